@@ -1,0 +1,23 @@
+/*
+ * The benchmark's deterministic data generator, identical in the C harness
+ * and the Rust runner (bench/rust/src/gen.rs); bench/harness/SPEC.md defines
+ * every draw. Same seed and size, same tree, on every machine.
+ */
+#ifndef SDX_BENCH_GEN_H
+#define SDX_BENCH_GEN_H
+
+#include <stdint.h>
+
+#include "tree.h"
+
+#define GEN_MIN_SIZE 1
+#define GEN_MAX_SIZE 5
+#define GEN_DEFAULT_SEED 1
+
+/* Values (not counting keys) the root's children add up to at least. */
+uint64_t gen_target_values(int size);
+
+/* Generate the tree for `size` (1 to 5) and `seed`; free with bt_free(). */
+bt_node *gen_tree(int size, uint64_t seed);
+
+#endif /* SDX_BENCH_GEN_H */

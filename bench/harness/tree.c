@@ -1,0 +1,170 @@
+/*
+ * Plain tree loaded through jansson (Debian's libjansson-dev).
+ */
+#include "tree.h"
+
+#include "gen.h"
+#include "hash.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_bytes(const char *s, size_t n) {
+    char *p = malloc(n + 1);
+    if (!p) abort();
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+static void from_jansson(bt_node *out, json_t *j) {
+    memset(out, 0, sizeof *out);
+    switch (json_typeof(j)) {
+    case JSON_NULL: out->type = BT_NULL; break;
+    case JSON_TRUE: out->type = BT_BOOL, out->v.b = true; break;
+    case JSON_FALSE: out->type = BT_BOOL, out->v.b = false; break;
+    case JSON_INTEGER: out->type = BT_INT, out->v.i = (int64_t)json_integer_value(j); break;
+    case JSON_REAL: out->type = BT_DOUBLE, out->v.d = json_real_value(j); break;
+    case JSON_STRING:
+        out->type = BT_STR;
+        out->v.str.len = json_string_length(j);
+        out->v.str.ptr = dup_bytes(json_string_value(j), out->v.str.len);
+        break;
+    case JSON_ARRAY: {
+        size_t n = json_array_size(j);
+        out->type = BT_ARRAY;
+        out->v.c.count = n;
+        out->v.c.items = calloc(n ? n : 1, sizeof(bt_node));
+        for (size_t i = 0; i < n; i++) from_jansson(&out->v.c.items[i], json_array_get(j, i));
+        break;
+    }
+    case JSON_OBJECT: {
+        size_t n = json_object_size(j), i = 0;
+        out->type = BT_MAP;
+        out->v.c.count = n;
+        out->v.c.items = calloc(n ? 2 * n : 1, sizeof(bt_node));
+        const char *key;
+        size_t key_len;
+        json_t *val;
+        /* jansson keeps insertion order */
+        json_object_keylen_foreach(j, key, key_len, val) {
+            bt_node *k = &out->v.c.items[2 * i];
+            k->type = BT_STR;
+            k->v.str.ptr = dup_bytes(key, key_len);
+            k->v.str.len = key_len;
+            from_jansson(&out->v.c.items[2 * i + 1], val);
+            i++;
+        }
+        break;
+    }
+    }
+}
+
+bt_node *bt_load_json_file(const char *path) {
+    json_error_t err;
+    json_t *j = json_load_file(path, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+    if (!j) {
+        fprintf(stderr, "%s:%d:%d: %s\n", path, err.line, err.column, err.text);
+        return NULL;
+    }
+    bt_node *root = malloc(sizeof *root);
+    from_jansson(root, j);
+    json_decref(j);
+    return root;
+}
+
+static void free_node(bt_node *n) {
+    if (n->type == BT_STR) free((void *)n->v.str.ptr);
+    if (n->type == BT_ARRAY || n->type == BT_MAP) {
+        size_t k = n->type == BT_MAP ? 2 * n->v.c.count : n->v.c.count;
+        for (size_t i = 0; i < k; i++) free_node(&n->v.c.items[i]);
+        free(n->v.c.items);
+    }
+}
+
+void bt_free(bt_node *root) {
+    if (!root) return;
+    free_node(root);
+    free(root);
+}
+
+size_t bt_count(const bt_node *n) {
+    size_t total = 1;
+    if (n->type == BT_ARRAY || n->type == BT_MAP) {
+        size_t k = n->type == BT_MAP ? 2 * n->v.c.count : n->v.c.count;
+        for (size_t i = 0; i < k; i++) total += bt_count(&n->v.c.items[i]);
+    }
+    return total;
+}
+
+void bt_hash(const bt_node *n, sbh *h) {
+    switch (n->type) {
+    case BT_NULL: sbh_null(h); break;
+    case BT_BOOL: sbh_bool(h, n->v.b); break;
+    case BT_INT: sbh_int(h, n->v.i); break;
+    case BT_UINT: sbh_uint(h, n->v.u); break;
+    case BT_DOUBLE: sbh_double(h, n->v.d); break;
+    case BT_STR: sbh_str(h, n->v.str.ptr, n->v.str.len); break;
+    case BT_ARRAY:
+        sbh_array(h);
+        for (size_t i = 0; i < n->v.c.count; i++) bt_hash(&n->v.c.items[i], h);
+        sbh_end(h);
+        break;
+    case BT_MAP:
+        sbh_map(h);
+        for (size_t i = 0; i < n->v.c.count; i++) {
+            const bt_node *k = &n->v.c.items[2 * i];
+            sbh_key(h, k->v.str.ptr, k->v.str.len);
+            bt_hash(&n->v.c.items[2 * i + 1], h);
+        }
+        sbh_end(h);
+        break;
+    }
+}
+
+static void adapt_big_uints(bt_node *n) {
+    if (n->type == BT_UINT && n->v.u > (uint64_t)INT64_MAX) {
+        n->type = BT_DOUBLE;
+        n->v.d = (double)n->v.u;
+    }
+    if (n->type == BT_ARRAY || n->type == BT_MAP) {
+        size_t k = n->type == BT_MAP ? 2 * n->v.c.count : n->v.c.count;
+        for (size_t i = 0; i < k; i++) adapt_big_uints(&n->v.c.items[i]);
+    }
+}
+
+void bt_adapt(const char *format, bt_node *root) {
+    int bson = strcmp(format, "bson") == 0;
+    if (bson || strcmp(format, "ubjson") == 0) adapt_big_uints(root);
+    if (bson && root->type == BT_ARRAY) {
+        size_t n = root->v.c.count;
+        bt_node *items = calloc(n ? 2 * n : 1, sizeof(bt_node));
+        if (!items) abort();
+        for (size_t i = 0; i < n; i++) {
+            char key[24];
+            int len = snprintf(key, sizeof key, "%zu", i);
+            items[2 * i].type = BT_STR;
+            items[2 * i].v.str.ptr = dup_bytes(key, (size_t)len);
+            items[2 * i].v.str.len = (size_t)len;
+            items[2 * i + 1] = root->v.c.items[i];
+        }
+        free(root->v.c.items);
+        root->type = BT_MAP;
+        root->v.c.items = items;
+    }
+}
+
+bt_node *bt_from_spec(const char *spec) {
+    if (strncmp(spec, "json:", 5) == 0) return bt_load_json_file(spec + 5);
+    if (strncmp(spec, "gen:", 4) == 0) {
+        char *end;
+        long size = strtol(spec + 4, &end, 10);
+        unsigned long long seed = GEN_DEFAULT_SEED;
+        if (*end == ':') seed = strtoull(end + 1, &end, 10);
+        if (*end == 0 && size >= GEN_MIN_SIZE && size <= GEN_MAX_SIZE) return gen_tree((int)size, seed);
+    }
+    fprintf(stderr, "bad tree spec '%s' (want gen:SIZE[:SEED] or json:PATH)\n", spec);
+    return NULL;
+}

@@ -1,0 +1,163 @@
+/*
+ * sdx — common types: version, errors, allocator, the event model and sinks.
+ *
+ * Every reader in sdx produces sdx_event values and every writer consumes
+ * them through an sdx_sink, so that any format converts to any other without
+ * a tree in between.
+ */
+#ifndef SDX_COMMON_H
+#define SDX_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SDX_VERSION_MAJOR 0
+#define SDX_VERSION_MINOR 1
+#define SDX_VERSION_PATCH 0
+#define SDX_VERSION_STRING "0.1.0"
+
+/* Public functions are exported from the shared library; everything else is
+ * hidden (the library is compiled with -fvisibility=hidden). */
+#if defined(_WIN32) && defined(SDX_BUILDING_SHARED)
+#define SDX_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SDX_API __attribute__((visibility("default")))
+#else
+#define SDX_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* One error enum for the whole library. Values are stable: new ones are only
+ * ever added before SDX_ERR__COUNT. */
+typedef enum sdx_err {
+    SDX_OK = 0,
+    SDX_ERR_NOMEM,       /* an allocation failed */
+    SDX_ERR_IO,          /* a read from or write to a stream failed */
+    SDX_ERR_OVERFLOW,    /* the output does not fit in a fixed-size buffer */
+    SDX_ERR_USAGE,       /* a call out of order: a value where a key is due, an
+                            end without a begin, a container count not met,
+                            finish with containers still open */
+    SDX_ERR_SYNTAX,      /* malformed input */
+    SDX_ERR_TRUNCATED,   /* the input ends inside a value */
+    SDX_ERR_DEPTH,       /* nesting deeper than the configured limit */
+    SDX_ERR_UTF8,        /* a string is not valid UTF-8 */
+    SDX_ERR_RANGE,       /* a number the target cannot represent (NaN or
+                            infinity in strict JSON, out-of-range integers) */
+    SDX_ERR_UNSUPPORTED, /* a value the target format cannot represent */
+    SDX_ERR_KEY,         /* a map key the target format does not allow */
+    SDX_ERR_TYPE,        /* a value of another type than the one asked for */
+    SDX_ERR_NOT_FOUND,   /* no such key or index */
+    SDX_ERR_LIMIT,       /* a size or count above a configured limit */
+    SDX_ERR_INVALID_ARG, /* an argument outside its documented domain */
+    SDX_ERR__COUNT
+} sdx_err;
+
+/* A short English description of an error code; never NULL (unknown codes
+ * give "unknown error"). Works in every build. */
+SDX_API const char *sdx_strerror(sdx_err err);
+
+/* Where and why reading failed. `offset` is a byte offset into the input;
+ * `line` and `column` (both 1-based, column counted in bytes) are set by text
+ * formats and 0 for binary ones. `msg` is a static string, never NULL once an
+ * error is reported. */
+typedef struct sdx_error {
+    sdx_err code;
+    size_t offset;
+    size_t line;
+    size_t column;
+    const char *msg;
+} sdx_error;
+
+/* ------------------------------------------------------------------------ */
+/* Allocator                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* One pluggable allocator for every allocation the library makes. `realloc`
+ * receives the old size so that arena and pool allocators can be plugged in;
+ * `free` accepts NULL. Any function may return NULL to signal failure, which
+ * the library reports as SDX_ERR_NOMEM and never treats as fatal. */
+typedef struct sdx_alloc {
+    void *(*malloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free)(void *ctx, void *ptr);
+    void *ctx;
+} sdx_alloc;
+
+/* The default allocator: the C library's malloc, realloc and free. */
+SDX_API const sdx_alloc *sdx_alloc_default(void);
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* What an event is. A map's entries are alternating key and value events: a
+ * string key is an SDX_KEY event; formats that allow other keys (MessagePack,
+ * CBOR) deliver them as ordinary scalar events in key position. */
+typedef enum sdx_kind {
+    SDX_NULL = 0,
+    SDX_BOOL,   /* v.b */
+    SDX_INT,    /* v.i: readers use SDX_INT for every integer that fits int64 */
+    SDX_UINT,   /* v.u: readers use SDX_UINT only above INT64_MAX; writers
+                   accept any value either way */
+    SDX_DOUBLE, /* v.d */
+    SDX_STR,    /* v.str: UTF-8 text, not NUL-terminated */
+    SDX_BIN,    /* v.str: raw bytes */
+    SDX_ARRAY,  /* begin an array of v.count elements (or SDX_COUNT_UNKNOWN) */
+    SDX_MAP,    /* begin a map of v.count entries (or SDX_COUNT_UNKNOWN) */
+    SDX_KEY,    /* v.str: a string map key */
+    SDX_END     /* end the innermost array or map */
+} sdx_kind;
+
+/* The count of a container whose size is not known when it begins. */
+#define SDX_COUNT_UNKNOWN UINT64_MAX
+
+/* Which namespace an event's tag belongs to. A format that has no notion of
+ * a tag writes the plain value and ignores the tag. */
+typedef enum sdx_tag_kind {
+    SDX_TAG_NONE = 0,    /* untagged (tag is 0) */
+    SDX_TAG_MSGPACK_EXT, /* MessagePack extension type; tag holds the int8
+                            type (as a two's complement value) */
+    SDX_TAG_CBOR,        /* CBOR tag number (RFC 8949 section 3.4) */
+    SDX_TAG_BSON         /* BSON element type or binary subtype */
+} sdx_tag_kind;
+
+/* One event: what readers produce and writers consume. A zero-initialized
+ * event is an untagged null. Strings and binaries are views: the bytes belong
+ * to whoever produced the event and are valid until the producer's next call. */
+typedef struct sdx_event {
+    uint8_t kind;     /* sdx_kind */
+    uint8_t tag_kind; /* sdx_tag_kind */
+    uint32_t depth;   /* nesting depth, set by readers (0 at the root) */
+    uint64_t tag;     /* meaning given by tag_kind */
+    union {
+        bool b;
+        int64_t i;
+        uint64_t u;
+        double d;
+        struct {
+            const char *ptr;
+            size_t len;
+        } str;          /* SDX_STR, SDX_BIN, SDX_KEY */
+        uint64_t count; /* SDX_ARRAY, SDX_MAP */
+    } v;
+} sdx_event;
+
+/* The name of the SIMD instruction set the library's kernels use in this
+ * process: "scalar", "sse2", "avx2", "avx512" or "neon". Chosen at first use
+ * from what the CPU supports; the environment variable SDX_SIMD (same names)
+ * caps the choice, e.g. SDX_SIMD=scalar forces the portable kernels. */
+SDX_API const char *sdx_simd_name(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDX_COMMON_H */

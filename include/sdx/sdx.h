@@ -1,0 +1,12 @@
+/*
+ * sdx — schemaless data serialization: the umbrella header.
+ */
+#ifndef SDX_H
+#define SDX_H
+
+#include "buf.h"
+#include "common.h"
+#include "json.h"
+#include "sink.h"
+
+#endif /* SDX_H */

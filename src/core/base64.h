@@ -1,0 +1,17 @@
+/*
+ * Internal: base64 (RFC 4648 section 4, standard alphabet, with padding).
+ */
+#ifndef SDX_BASE64_H
+#define SDX_BASE64_H
+
+#include <stddef.h>
+
+/* Encoded length of n bytes: 4 * ceil(n / 3). The caller checks n against
+ * overflow (n <= SIZE_MAX / 4 * 3 - 3). */
+static inline size_t sdx_base64_len(size_t n) { return (n + 2) / 3 * 4; }
+
+/* Encode n bytes at src into dst (room for sdx_base64_len(n) bytes); returns
+ * the end. */
+char *sdx_base64_encode(char *dst, const void *src, size_t n);
+
+#endif /* SDX_BASE64_H */

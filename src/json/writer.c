@@ -1,0 +1,593 @@
+/*
+ * The streaming JSON writer (RFC 8259).
+ *
+ * Every value has a fast path for the common case — minified output, no
+ * error, enough room in the buffer — that checks the writer's position with
+ * one table bit, reserves the worst case once and writes without further
+ * checks. Everything else (pretty printing, errors, misuse, a full fixed
+ * buffer, a value larger than the room left) takes a checked slow path that
+ * reserves exactly what it writes, so that a fixed buffer overflows only when
+ * the output really does not fit.
+ */
+#include <string.h>
+
+#include "core/base64.h"
+#include "core/platform.h"
+#include "core/utf8.h"
+#include "num/num.h"
+#include "sdx/json.h"
+#include "simd/simd.h"
+
+/* Where the writer is: what may come next. */
+enum {
+    POS_ROOT,      /* a top-level value */
+    POS_DONE,      /* nothing: the document is complete */
+    POS_ARR_FIRST, /* first element of an array, or its end */
+    POS_ARR_NEXT,  /* ',' element, or the end */
+    POS_KEY_FIRST, /* first key of a map, or its end */
+    POS_KEY_NEXT,  /* ',' key, or the end */
+    POS_VALUE      /* the value after a key */
+};
+
+enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP };
+
+#define BIT(x) (1u << (x))
+#define VALUE_POS (BIT(POS_ROOT) | BIT(POS_ARR_FIRST) | BIT(POS_ARR_NEXT) | BIT(POS_VALUE))
+#define KEY_POS (BIT(POS_KEY_FIRST) | BIT(POS_KEY_NEXT))
+#define FAST_ON 0xFF
+
+/* Input bytes of a string handled per buffer reservation. Bounds the chunk a
+ * stream buffer needs for a huge string. */
+#define STRING_PIECE 4096
+
+/* Position after a value written in position `pos`. */
+static const uint8_t pos_after_value[] = {
+    [POS_ROOT] = POS_DONE,         [POS_DONE] = POS_DONE,         [POS_ARR_FIRST] = POS_ARR_NEXT,
+    [POS_ARR_NEXT] = POS_ARR_NEXT, [POS_KEY_FIRST] = POS_KEY_NEXT, [POS_KEY_NEXT] = POS_KEY_NEXT,
+    [POS_VALUE] = POS_KEY_NEXT,
+};
+
+static sdx_err fail(sdx_json_writer *w, sdx_err err) {
+    if (!w->err) w->err = err;
+    w->fast = 0;
+    return w->err;
+}
+
+static sdx_err fail_buf(sdx_json_writer *w) {
+    return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+}
+
+sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_write_opts *opts) {
+    static const sdx_json_write_opts defaults = {0, 0, NULL};
+    if (!opts) opts = &defaults;
+    const uint32_t known = SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_ESCAPE_UNICODE |
+                           SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_NAN_AS_NULL |
+                           SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_SEQUENCE;
+    w->out = out;
+    w->err = SDX_OK;
+    w->flags = opts->flags;
+    w->indent = opts->indent;
+    w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    w->frames = w->inline_frames;
+    w->cap = SDX_JSON_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    w->top = w->frames;
+    w->top->left = SDX_COUNT_UNKNOWN;
+    w->top->kind = FRAME_ROOT;
+    w->top->parent_pos = POS_ROOT;
+    w->pos = POS_ROOT;
+    const sdx_simd_kernels *kernels = sdx_simd_active();
+    w->escape_copy = kernels->json_escape_copy;
+    w->utf8_valid = kernels->utf8_valid_prefix;
+    w->esc_set = (uint8_t)(SDX_ESC_HIGH | (w->flags & SDX_JSON_WRITE_ESCAPE_SLASH ? SDX_ESC_SLASH : 0));
+    w->fast = w->indent ? 0 : FAST_ON;
+    if ((opts->flags & ~known) || opts->indent > 16) return fail(w, SDX_ERR_INVALID_ARG);
+    return SDX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bookkeeping shared by every value                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Count one element of the innermost container against its declared count;
+ * 0 when the count is already used up. A map value was counted by its key. */
+static SDX_ALWAYS_INLINE int count_take(sdx_json_writer *w, unsigned pos) {
+    sdx_json_frame *f = w->top;
+    if (pos == POS_VALUE || f->left == SDX_COUNT_UNKNOWN) return 1;
+    if (f->left == 0) return 0;
+    f->left--;
+    return 1;
+}
+
+/* After a top-level value: done, or ready for the next one in a sequence. */
+static SDX_NOINLINE sdx_err root_done(sdx_json_writer *w) {
+    if (w->flags & SDX_JSON_WRITE_SEQUENCE) {
+        w->pos = POS_ROOT;
+        if (sdx_buf_write(w->out, "\n", 1)) return fail_buf(w);
+    }
+    return w->err;
+}
+
+static SDX_ALWAYS_INLINE sdx_err value_done(sdx_json_writer *w) {
+    unsigned pos = w->pos;
+    w->pos = pos_after_value[pos];
+    if (SDX_UNLIKELY(pos == POS_ROOT)) return root_done(w);
+    return SDX_OK;
+}
+
+/* Fast path: where to write a value of at most `need` bytes, after its comma;
+ * NULL (with nothing changed) when the checked path must handle it. */
+static SDX_ALWAYS_INLINE char *value_fast(sdx_json_writer *w, size_t need) {
+    unsigned pos = w->pos;
+    if (SDX_UNLIKELY(!((w->fast & VALUE_POS) >> pos & 1))) return NULL;
+    size_t comma = pos == POS_ARR_NEXT;
+    char *p = w->out->cur;
+    if (SDX_UNLIKELY((size_t)(w->out->end - p) < need + comma)) return NULL;
+    if (SDX_UNLIKELY(!count_take(w, pos))) return NULL;
+    *p = ',';
+    return p + comma;
+}
+
+static int put_bytes(sdx_json_writer *w, const char *s, size_t n) {
+    if (sdx_buf_write(w->out, s, n)) {
+        fail_buf(w);
+        return 0;
+    }
+    return 1;
+}
+
+/* Pretty printing: an optional ',', a newline and `levels` indents. */
+static int newline_indent(sdx_json_writer *w, int comma, uint32_t levels) {
+    char head[2] = {',', '\n'};
+    if (!put_bytes(w, head + !comma, 1 + (size_t)comma)) return 0;
+    uint64_t spaces = (uint64_t)levels * w->indent;
+    while (spaces) {
+        size_t n = spaces < 256 ? (size_t)spaces : 256;
+        char *p = sdx_buf_reserve(w->out, n);
+        if (!p) {
+            fail_buf(w);
+            return 0;
+        }
+        memset(p, ' ', n);
+        w->out->cur = p + n;
+        spaces -= n;
+    }
+    return 1;
+}
+
+/* Checked path: verify that a value may come now and write what precedes
+ * it. Returns 0 with the sticky error set otherwise. */
+static SDX_NOINLINE int value_prefix(sdx_json_writer *w) {
+    if (w->err) return 0;
+    unsigned pos = w->pos;
+    if (!(VALUE_POS >> pos & 1)) {
+        fail(w, KEY_POS >> pos & 1 ? SDX_ERR_KEY : SDX_ERR_USAGE);
+        return 0;
+    }
+    if (!count_take(w, pos)) {
+        fail(w, SDX_ERR_USAGE);
+        return 0;
+    }
+    if (pos == POS_ARR_FIRST || pos == POS_ARR_NEXT) {
+        if (w->indent) return newline_indent(w, pos == POS_ARR_NEXT, w->depth);
+        if (pos == POS_ARR_NEXT) return put_bytes(w, ",", 1);
+    }
+    return 1;
+}
+
+/* Checked path for a value already formatted in text[0, n). */
+static SDX_NOINLINE sdx_err value_slow(sdx_json_writer *w, const char *text, size_t n) {
+    if (!value_prefix(w) || !put_bytes(w, text, n)) return w->err;
+    return value_done(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalars                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static SDX_ALWAYS_INLINE sdx_err literal(sdx_json_writer *w, const char *text, size_t n) {
+    char *p = value_fast(w, 8);
+    if (SDX_UNLIKELY(!p)) return value_slow(w, text, n);
+    memcpy(p, text, 8); /* the literals are padded to 8 bytes */
+    w->out->cur = p + n;
+    return value_done(w);
+}
+
+sdx_err sdx_json_writer_null(sdx_json_writer *w) { return literal(w, "null\0\0\0", 4); }
+
+sdx_err sdx_json_writer_bool(sdx_json_writer *w, bool v) {
+    return v ? literal(w, "true\0\0\0", 4) : literal(w, "false\0\0", 5);
+}
+
+sdx_err sdx_json_writer_int(sdx_json_writer *w, int64_t v) {
+    char *p = value_fast(w, SDX_ITOA_RESERVE);
+    if (SDX_UNLIKELY(!p)) {
+        char text[SDX_ITOA_RESERVE];
+        return value_slow(w, text, (size_t)(sdx_i64_to_dec(text, v) - text));
+    }
+    w->out->cur = sdx_i64_to_dec(p, v);
+    return value_done(w);
+}
+
+sdx_err sdx_json_writer_uint(sdx_json_writer *w, uint64_t v) {
+    char *p = value_fast(w, SDX_ITOA_RESERVE);
+    if (SDX_UNLIKELY(!p)) {
+        char text[SDX_ITOA_RESERVE];
+        return value_slow(w, text, (size_t)(sdx_u64_to_dec(text, v) - text));
+    }
+    w->out->cur = sdx_u64_to_dec(p, v);
+    return value_done(w);
+}
+
+static SDX_NOINLINE sdx_err nonfinite(sdx_json_writer *w) {
+    if (w->err) return w->err;
+    if (!(w->flags & SDX_JSON_WRITE_NAN_AS_NULL)) return fail(w, SDX_ERR_RANGE);
+    return sdx_json_writer_null(w);
+}
+
+sdx_err sdx_json_writer_double(sdx_json_writer *w, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    if (SDX_UNLIKELY((bits >> 52 & 0x7FF) == 0x7FF)) return nonfinite(w);
+    char *p = value_fast(w, SDX_DTOA_RESERVE);
+    if (SDX_UNLIKELY(!p)) {
+        char text[SDX_DTOA_RESERVE];
+        return value_slow(w, text, (size_t)(sdx_dtoa_json(text, v) - text));
+    }
+    w->out->cur = sdx_dtoa_json(p, v);
+    return value_done(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const char hex_digits[16] = "0123456789abcdef";
+
+/* The escape of ASCII byte c ('"', '\\', '/' or a control character). */
+static size_t escape_ascii(char *e, uint8_t c) {
+    static const char short_form[32] = {['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+                                        ['\f'] = 'f', ['\r'] = 'r'};
+    e[0] = '\\';
+    if (c >= 0x20) {
+        e[1] = (char)c;
+        return 2;
+    }
+    if (short_form[c]) {
+        e[1] = short_form[c];
+        return 2;
+    }
+    memcpy(e + 1, "u00", 3);
+    e[4] = hex_digits[c >> 4];
+    e[5] = hex_digits[c & 15];
+    return 6;
+}
+
+/* \uXXXX for one UTF-16 code unit. */
+static size_t escape_u16(char *e, uint32_t u) {
+    e[0] = '\\';
+    e[1] = 'u';
+    e[2] = hex_digits[u >> 12 & 15];
+    e[3] = hex_digits[u >> 8 & 15];
+    e[4] = hex_digits[u >> 4 & 15];
+    e[5] = hex_digits[u & 15];
+    return 6;
+}
+
+/* The escape of the non-ASCII character at s (SDX_JSON_WRITE_ESCAPE_UNICODE):
+ * one \uXXXX, or a surrogate pair above U+FFFF. Stores the bytes consumed in
+ * *used; 0 for invalid UTF-8 that may not be replaced. */
+static size_t escape_non_ascii(sdx_json_writer *w, char *e, const char *s, size_t n, size_t *used) {
+    uint32_t cp;
+    if (sdx_utf8_valid_prefix(s, n < 4 ? n : 4) == 0) {
+        if (!(w->flags & SDX_JSON_WRITE_REPLACE_INVALID_UTF8)) return 0;
+        *used = sdx_utf8_invalid_len(s, n);
+        cp = 0xFFFD;
+    } else {
+        cp = sdx_utf8_decode(s, used);
+    }
+    if (cp < 0x10000) return escape_u16(e, cp);
+    cp -= 0x10000;
+    escape_u16(e, 0xD800 + (cp >> 10));
+    return 6 + escape_u16(e + 6, 0xDC00 + (cp & 0x3FF));
+}
+
+/* Write the escaped body of s[0, n) at p and make sure `tail` more bytes fit
+ * after it. Returns the end of the body, or NULL with the sticky error set.
+ * Each reservation is at most what the rest of the string will certainly
+ * take (every input byte gives at least one output byte), so a fixed buffer
+ * only overflows when the string really does not fit.
+ *
+ * UTF-8 is checked lazily: the scan stops at the first non-ASCII byte, the
+ * rest of the string is validated in one pass, and the scan continues
+ * without stopping at non-ASCII bytes up to the end of the valid part. */
+static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s, size_t n,
+                                      size_t tail) {
+    sdx_buf *b = w->out;
+    const unsigned set = w->esc_set;
+    const unsigned set_valid = set & ~(unsigned)SDX_ESC_HIGH;
+    const int escape_unicode = (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE) != 0;
+    const char *valid_end = s; /* [s, valid_end) is known to be valid UTF-8 */
+    for (;;) {
+        size_t piece = n < STRING_PIECE ? n : STRING_PIECE;
+        if (SDX_UNLIKELY((size_t)(b->end - p) < piece + tail)) {
+            b->cur = p;
+            if (!(p = sdx_buf_reserve_slow(b, piece + tail))) {
+                fail_buf(w);
+                return NULL;
+            }
+        }
+        size_t k;
+        if (s < valid_end && !escape_unicode) {
+            if ((size_t)(valid_end - s) < piece) piece = (size_t)(valid_end - s);
+            k = w->escape_copy(p, s, piece, set_valid);
+        } else {
+            k = w->escape_copy(p, s, piece, set);
+        }
+        p += k;
+        s += k;
+        n -= k;
+        if (k == piece) {
+            if (n == 0) return p;
+            continue;
+        }
+        /* s[0] needs attention. */
+        uint8_t c = (uint8_t)*s;
+        char esc[12];
+        size_t elen, used = 1;
+        if (c < 0x80) {
+            elen = escape_ascii(esc, c);
+        } else if (!escape_unicode) {
+            size_t valid = w->utf8_valid(s, n);
+            if (valid) {
+                valid_end = s + valid;
+                continue;
+            }
+            if (!(w->flags & SDX_JSON_WRITE_REPLACE_INVALID_UTF8)) {
+                fail(w, SDX_ERR_UTF8);
+                return NULL;
+            }
+            memcpy(esc, "\xEF\xBF\xBD", 3); /* U+FFFD */
+            elen = 3;
+            used = sdx_utf8_invalid_len(s, n);
+        } else if (!(elen = escape_non_ascii(w, esc, s, n, &used))) {
+            fail(w, SDX_ERR_UTF8);
+            return NULL;
+        }
+        if (SDX_UNLIKELY((size_t)(b->end - p) < elen + tail)) {
+            b->cur = p;
+            if (!(p = sdx_buf_reserve_slow(b, elen + tail))) {
+                fail_buf(w);
+                return NULL;
+            }
+        }
+        memcpy(p, esc, elen);
+        p += elen;
+        s += used;
+        n -= used;
+        if (n == 0) return p;
+    }
+}
+
+/* The common case inline: a string of at most STRING_PIECE bytes, with room
+ * for it and its tail already reserved, copied in one kernel call when it
+ * needs no escape and is ASCII; anything else continues in string_body. */
+static SDX_ALWAYS_INLINE char *string_fast(sdx_json_writer *w, char *p, const char *s, size_t n,
+                                           size_t tail) {
+    size_t k = w->escape_copy(p, s, n, w->esc_set);
+    if (SDX_LIKELY(k == n)) return p + n;
+    return string_body(w, p + k, s + k, n - k, tail);
+}
+
+/* '"' body tail, with the tail ("\"", "\":" or "\": ") written at the end. */
+static int write_quoted(sdx_json_writer *w, const char *s, size_t n, const char *tail, size_t tlen) {
+    char *p = sdx_buf_reserve(w->out, 1 + tlen);
+    if (!p) {
+        fail_buf(w);
+        return 0;
+    }
+    *p++ = '"';
+    if (!(p = string_body(w, p, s, n, tlen))) return 0;
+    memcpy(p, tail, tlen);
+    w->out->cur = p + tlen;
+    return 1;
+}
+
+static SDX_NOINLINE sdx_err string_slow(sdx_json_writer *w, const char *s, size_t n) {
+    if (!value_prefix(w) || !write_quoted(w, s, n, "\"", 1)) return w->err;
+    return value_done(w);
+}
+
+sdx_err sdx_json_writer_string(sdx_json_writer *w, const char *s, size_t n) {
+    char *p;
+    if (SDX_LIKELY(n <= STRING_PIECE) && (p = value_fast(w, n + 2))) {
+        *p++ = '"';
+        if (!(p = string_fast(w, p, s, n, 1))) return w->err;
+        *p++ = '"';
+        w->out->cur = p;
+        return value_done(w);
+    }
+    return string_slow(w, s, n);
+}
+
+static SDX_NOINLINE sdx_err key_slow(sdx_json_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    unsigned pos = w->pos;
+    if (!(KEY_POS >> pos & 1) || !count_take(w, pos)) return fail(w, SDX_ERR_USAGE);
+    int ok;
+    if (w->indent)
+        ok = newline_indent(w, pos == POS_KEY_NEXT, w->depth) && write_quoted(w, s, n, "\": ", 3);
+    else
+        ok = (pos == POS_KEY_FIRST || put_bytes(w, ",", 1)) && write_quoted(w, s, n, "\":", 2);
+    if (!ok) return w->err;
+    w->pos = POS_VALUE;
+    return SDX_OK;
+}
+
+sdx_err sdx_json_writer_key(sdx_json_writer *w, const char *s, size_t n) {
+    unsigned pos = w->pos;
+    if (SDX_LIKELY((w->fast & KEY_POS) >> pos & 1) && SDX_LIKELY(n <= STRING_PIECE)) {
+        size_t comma = pos == POS_KEY_NEXT;
+        char *p = w->out->cur;
+        if (SDX_LIKELY((size_t)(w->out->end - p) >= comma + n + 3) && count_take(w, pos)) {
+            *p = ',';
+            p += comma;
+            *p++ = '"';
+            if (!(p = string_fast(w, p, s, n, 2))) return w->err;
+            p[0] = '"';
+            p[1] = ':';
+            w->out->cur = p + 2;
+            w->pos = POS_VALUE;
+            return SDX_OK;
+        }
+    }
+    return key_slow(w, s, n);
+}
+
+sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t n) {
+    if (w->err) return w->err;
+    if (!(w->flags & SDX_JSON_WRITE_BIN_BASE64)) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (!value_prefix(w) || !put_bytes(w, "\"", 1)) return w->err;
+    const char *s = (const char *)data;
+    while (n) {
+        size_t piece = n < 3 * 1024 ? n : 3 * 1024;
+        char *p = sdx_buf_reserve(w->out, sdx_base64_len(piece));
+        if (!p) return fail_buf(w);
+        w->out->cur = sdx_base64_encode(p, s, piece);
+        s += piece;
+        n -= piece;
+    }
+    if (!put_bytes(w, "\"", 1)) return w->err;
+    return value_done(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Containers                                                                */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE int grow_frames(sdx_json_writer *w) {
+    if (w->cap > UINT32_MAX / 4) {
+        fail(w, SDX_ERR_LIMIT);
+        return 0;
+    }
+    size_t old_size = (size_t)w->cap * sizeof(sdx_json_frame);
+    sdx_json_frame *f;
+    if (w->frames == w->inline_frames) {
+        f = w->alloc.malloc(w->alloc.ctx, old_size * 2);
+        if (f) memcpy(f, w->frames, old_size);
+    } else {
+        f = w->alloc.realloc(w->alloc.ctx, w->frames, old_size, old_size * 2);
+    }
+    if (!f) {
+        fail(w, SDX_ERR_NOMEM);
+        return 0;
+    }
+    w->frames = f;
+    w->top = f + w->depth;
+    w->cap *= 2;
+    return 1;
+}
+
+static sdx_err begin(sdx_json_writer *w, uint64_t count, uint8_t kind) {
+    const char *open = kind == FRAME_MAP ? "{" : "[";
+    uint8_t parent_pos = w->pos;
+    char *p = value_fast(w, 1);
+    if (SDX_LIKELY(p)) {
+        *p = *open;
+        w->out->cur = p + 1;
+    } else if (!value_prefix(w) || !put_bytes(w, open, 1)) {
+        return w->err;
+    }
+    if (SDX_UNLIKELY(w->depth + 1 >= w->cap) && !grow_frames(w)) return w->err;
+    w->depth++;
+    sdx_json_frame *f = ++w->top;
+    f->left = count;
+    f->kind = kind;
+    f->parent_pos = parent_pos;
+    w->pos = kind == FRAME_MAP ? POS_KEY_FIRST : POS_ARR_FIRST;
+    return SDX_OK;
+}
+
+sdx_err sdx_json_writer_begin_array(sdx_json_writer *w, uint64_t count) {
+    return begin(w, count, FRAME_ARRAY);
+}
+
+sdx_err sdx_json_writer_begin_map(sdx_json_writer *w, uint64_t count) {
+    return begin(w, count, FRAME_MAP);
+}
+
+static sdx_err end_container(sdx_json_writer *w, int kind) {
+    if (w->err) return w->err;
+    sdx_json_frame *f = w->top;
+    unsigned pos = w->pos;
+    if (f->kind == FRAME_ROOT || (kind != FRAME_ROOT && f->kind != kind) || pos == POS_VALUE ||
+        (f->left != SDX_COUNT_UNKNOWN && f->left != 0))
+        return fail(w, SDX_ERR_USAGE);
+    int empty = pos == POS_ARR_FIRST || pos == POS_KEY_FIRST;
+    if (w->indent && !empty && !newline_indent(w, 0, w->depth - 1)) return w->err;
+    char *p = sdx_buf_reserve(w->out, 1);
+    if (SDX_UNLIKELY(!p)) return fail_buf(w);
+    *p = f->kind == FRAME_MAP ? '}' : ']';
+    w->out->cur = p + 1;
+    w->pos = f->parent_pos;
+    w->top--;
+    w->depth--;
+    return value_done(w);
+}
+
+sdx_err sdx_json_writer_end(sdx_json_writer *w) { return end_container(w, FRAME_ROOT); }
+sdx_err sdx_json_writer_end_array(sdx_json_writer *w) { return end_container(w, FRAME_ARRAY); }
+sdx_err sdx_json_writer_end_map(sdx_json_writer *w) { return end_container(w, FRAME_MAP); }
+
+/* ------------------------------------------------------------------------ */
+/* Events, sink, finish                                                      */
+/* ------------------------------------------------------------------------ */
+
+sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
+    switch ((sdx_kind)ev->kind) {
+    case SDX_NULL: return sdx_json_writer_null(w);
+    case SDX_BOOL: return sdx_json_writer_bool(w, ev->v.b);
+    case SDX_INT: return sdx_json_writer_int(w, ev->v.i);
+    case SDX_UINT: return sdx_json_writer_uint(w, ev->v.u);
+    case SDX_DOUBLE: return sdx_json_writer_double(w, ev->v.d);
+    case SDX_STR: return sdx_json_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_BIN: return sdx_json_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_ARRAY: return sdx_json_writer_begin_array(w, ev->v.count);
+    case SDX_MAP: return sdx_json_writer_begin_map(w, ev->v.count);
+    case SDX_KEY: return sdx_json_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_END: return sdx_json_writer_end(w);
+    }
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_INVALID_ARG);
+}
+
+sdx_err sdx_json_writer_finish(sdx_json_writer *w) {
+    if (!w->err) {
+        if (w->depth != 0 || (w->pos == POS_ROOT && !(w->flags & SDX_JSON_WRITE_SEQUENCE)))
+            fail(w, SDX_ERR_USAGE);
+        else if (sdx_buf_flush(w->out))
+            fail_buf(w);
+    }
+    if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
+    w->frames = w->top = w->inline_frames;
+    w->cap = SDX_JSON_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    /* Nothing more is accepted: every later value fails with SDX_ERR_USAGE. */
+    w->pos = POS_DONE;
+    w->flags &= ~(uint32_t)SDX_JSON_WRITE_SEQUENCE;
+    w->fast = 0;
+    return w->err;
+}
+
+static sdx_err sink_put(void *ctx, const sdx_event *ev) {
+    return sdx_json_writer_put((sdx_json_writer *)ctx, ev);
+}
+
+static sdx_err sink_finish(void *ctx) { return sdx_json_writer_finish((sdx_json_writer *)ctx); }
+
+static const sdx_sink_vt json_sink_vt = {sink_put, sink_finish};
+
+sdx_sink sdx_json_writer_sink(sdx_json_writer *w) {
+    sdx_sink s = {&json_sink_vt, w};
+    return s;
+}
