@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The main job: the benchmark on its built-in default data (the corpus in
-# ../shared/corpus, or SDX_CORPUS). Installs what it needs itself.
+# The main job: the benchmark suite on its built-in default data (generated
+# sizes 2 and 4 plus the corpus in ../shared/corpus or SDX_CORPUS). Installs
+# the peers from Debian's packages; the Rust peers come from crates.io
+# through cargo. Extra arguments go to bench/run.py (e.g. --quick, --full,
+# --filter REGEX, --record).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_debian_packages cmake gcc make pkg-config libjansson-dev
-corpus="${SDX_CORPUS:-../shared/corpus}"
-mkdir -p build
-build_tree build/bench -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_BENCH=ON -DSDX_BUILD_TESTS=OFF
-build/bench/bench/json_write "$@" "$corpus/twitter.json" "$corpus/citm_catalog.json" "$corpus/canada.json"
+bench_install_peers
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "note: cargo not found; the Rust peers will be reported as missing" >&2
+fi
+exec python3 bench/run.py "$@"

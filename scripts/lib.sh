@@ -29,3 +29,47 @@ build_tree() {
         { mkdir -p "$dir"; cat "$dir.configure.log" >&2; return 1; }
     cmake --build "$dir" -j "$(nproc)" >"$dir.build.log" 2>&1 || { cat "$dir.build.log" >&2; return 1; }
 }
+
+# Unpack Debian packages into PREFIX without installing them (for peers
+# whose packages conflict with others in Debian 12: libmsgpack-dev depends
+# on Boost 1.74, which conflicts with Boost.JSON's 1.81). Skips packages
+# already unpacked. Returns non-zero if any could not be fetched.
+extract_debian_packages() {
+    local prefix="$1"
+    shift
+    mkdir -p "$prefix"
+    local tmp rc=0
+    tmp=$(mktemp -d)
+    for p in "$@"; do
+        [ -f "$prefix/.unpacked-$p" ] && continue
+        if (cd "$tmp" && apt-get download -q "$p" >/dev/null 2>&1) ||
+            { (apt-get update -q >/dev/null 2>&1 || sudo apt-get update -q >/dev/null 2>&1) &&
+              (cd "$tmp" && apt-get download -q "$p" >/dev/null 2>&1); }; then
+            dpkg-deb -x "$tmp"/"$p"_*.deb "$prefix" && touch "$prefix/.unpacked-$p" || rc=1
+        else
+            echo "cannot download Debian package $p" >&2
+            rc=1
+        fi
+    done
+    rm -rf "$tmp"
+    return $rc
+}
+
+# Every Debian package the benchmark suite's peers come from. msgpack's
+# development packages are unpacked into build/deps (see above); its
+# runtime library is installed normally.
+BENCH_DEBIAN_PACKAGES="cmake gcc g++ make pkg-config python3 libjansson-dev libsimdjson-dev
+    rapidjson-dev libyajl-dev libcjson-dev libjson-c-dev nlohmann-json3-dev libboost-json1.81-dev
+    libmsgpackc2 libmsgpuck-dev libcbor-dev libbson-dev"
+BENCH_UNPACKED_PACKAGES="libmsgpack-dev libmsgpack-cxx-dev"
+
+# Install (or unpack) every peer of the benchmark suite; missing ones are
+# reported by the suite itself.
+bench_install_peers() {
+    # shellcheck disable=SC2086
+    ensure_debian_packages $BENCH_DEBIAN_PACKAGES ||
+        echo "warning: some peer libraries could not be installed; the suite reports them as missing" >&2
+    # shellcheck disable=SC2086
+    extract_debian_packages build/deps $BENCH_UNPACKED_PACKAGES ||
+        echo "warning: msgpack-c could not be unpacked; the suite reports it as missing" >&2
+}

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Run every test: the release build, the same tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer, and the aarch64 build
-# (NEON kernels) under qemu. Prints one summary line at the end; exits
+# AddressSanitizer and UndefinedBehaviorSanitizer, the aarch64 build (NEON
+# kernels) under qemu, the benchmark suite's own tests (C and Rust) and a
+# quick run of the whole suite. Prints one summary line at the end; exits
 # non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_debian_packages cmake gcc make pkg-config || { echo "cannot install build tools" >&2; exit 1; }
+ensure_debian_packages cmake gcc make pkg-config python3 python3-venv libjansson-dev ||
+    { echo "cannot install build tools" >&2; exit 1; }
 mkdir -p build
 
 passed=0
@@ -34,15 +36,17 @@ run_ctest() {
     [ $rc -eq 0 ] && configs+=("$name: ok") || configs+=("$name: FAILED")
 }
 
-# 1. Release build.
-if build_tree build/release -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON; then
+# 1. Release build (with the benchmark harness's tests; peers are built in 5).
+if build_tree build/release -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON -DSDX_BUILD_BENCH=ON \
+    -DSDX_BENCH_PEERS=OFF; then
     run_ctest release build/release
 else
     failed=$((failed + 1)); configs+=("release: BUILD FAILED")
 fi
 
 # 2. AddressSanitizer + UndefinedBehaviorSanitizer.
-if build_tree build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDX_SANITIZE=ON -DSDX_BUILD_TESTS=ON; then
+if build_tree build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDX_SANITIZE=ON -DSDX_BUILD_TESTS=ON \
+    -DSDX_BUILD_BENCH=ON -DSDX_BENCH_PEERS=OFF; then
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         run_ctest "asan+ubsan" build/sanitize
 else
@@ -65,6 +69,34 @@ elif [ -n "$line" ]; then
 else
     echo "$out" | tail -30
     failed=$((failed + 1)); configs+=("aarch64: FAILED")
+fi
+
+# 4. The Rust runner's tests (generator and hash ported byte for byte).
+echo "== rust runner: cargo test"
+if command -v cargo >/dev/null 2>&1; then
+    out=$(cd bench/rust && cargo test --release --locked 2>&1)
+    rc=$?
+    echo "$out" | grep -E "^test |test result: .* [1-9][0-9]* passed|error" | tail -20
+    p=$(echo "$out" | grep -oE "[0-9]+ passed" | awk '{s+=$1} END {print s+0}')
+    f=$(echo "$out" | grep -oE "[0-9]+ failed" | awk '{s+=$1} END {print s+0}')
+    passed=$((passed + p)); failed=$((failed + f))
+    if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); fi
+    [ $rc -eq 0 ] && configs+=("rust: ok") || { echo "$out" | tail -30; configs+=("rust: FAILED"); }
+else
+    configs+=("rust: skipped (no cargo)")
+fi
+
+# 5. The benchmark suite itself, quickly: every program built, its result
+#    verified, timed briefly. A failing sdx program fails the test; a peer
+#    that is missing or fails verification is reported, not failed.
+echo "== benchmark suite (quick)"
+bench_install_peers
+if python3 bench/run.py --quick >build/bench-quick.log 2>&1; then
+    passed=$((passed + 1)); configs+=("bench --quick: ok")
+    grep -E "^== Summary" -A3 build/bench-quick.log
+else
+    failed=$((failed + 1)); configs+=("bench --quick: FAILED")
+    tail -40 build/bench-quick.log
 fi
 
 echo

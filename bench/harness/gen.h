@@ -10,6 +10,10 @@
 
 #include "tree.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define GEN_MIN_SIZE 1
 #define GEN_MAX_SIZE 5
 #define GEN_DEFAULT_SEED 1
@@ -19,5 +23,9 @@ uint64_t gen_target_values(int size);
 
 /* Generate the tree for `size` (1 to 5) and `seed`; free with bt_free(). */
 bt_node *gen_tree(int size, uint64_t seed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SDX_BENCH_GEN_H */

@@ -15,6 +15,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct sbh {
     uint64_t h;
 } sbh;
@@ -93,5 +97,9 @@ static inline uint64_t sbh_of_bytes(const void *p, size_t n) {
     sbh_bytes(&s, p, n);
     return sbh_final(&s);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SDX_BENCH_HASH_H */

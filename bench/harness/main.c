@@ -246,6 +246,9 @@ int main(int argc, char **argv) {
         printf(",\"status\":\"ok\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64
                "\",\"bytes\":%zu}\n",
                tree_hash, s.result, is_write ? s.kept_len : s.input_len);
+        free(s.kept);
+        free((void *)s.input);
+        bt_free(tree);
         return 0;
     }
 

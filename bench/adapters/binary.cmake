@@ -1,0 +1,119 @@
+# C and C++ peers for the binary formats: MessagePack, CBOR, BSON, UBJSON.
+# Included by bench/CMakeLists.txt. Every program the suite expects is
+# declared here, built (bench_program) or listed as missing (bench_missing).
+#
+# Linkage: a library is linked statically where its Debian package ships a
+# static archive (msgpack-c: libmsgpackc.a, msgpuck: libmsgpuck.a, libbson:
+# libbson-static-1.0.a); libcbor-dev ships only libcbor.so, so the libcbor
+# programs link it shared. msgpack-c++ and nlohmann are header-only.
+#
+# Libraries are looked up in the default places and in CMAKE_PREFIX_PATH
+# (so headers unpacked from a .deb into a private prefix are found too).
+# On Debian 12, libmsgpack-dev and libmsgpack-cxx-dev cannot be installed
+# together with libboost-json1.81-dev (the boost-json JSON peer):
+# libmsgpack-cxx-dev depends on libboost-dev (1.74), which conflicts with
+# libboost1.81-dev. They can be unpacked instead, without apt:
+#   apt-get download libmsgpack-dev libmsgpack-cxx-dev
+#   for d in libmsgpack*.deb; do dpkg-deb -x "$d" /opt/msgpack-deb; done
+#   export CMAKE_PREFIX_PATH=/opt/msgpack-deb/usr
+# (msgpack-c++ then uses the Boost 1.81 headers; libmsgpackc.a is static.)
+
+# --- MessagePack ------------------------------------------------------------
+
+# msgpack-c (libmsgpack-dev): the C API, static libmsgpackc.a.
+find_path(BENCH_MSGPACK_C_INCLUDE msgpack.h)
+find_library(BENCH_MSGPACK_C_LIB NAMES libmsgpackc.a msgpackc)
+if(BENCH_MSGPACK_C_INCLUDE AND BENCH_MSGPACK_C_LIB)
+  bench_program(msgpack-c msgpack write C SOURCES adapters/msgpack-c/msgpack_c_write.c
+                LIBS ${BENCH_MSGPACK_C_LIB} INCLUDES ${BENCH_MSGPACK_C_INCLUDE})
+  bench_program(msgpack-c msgpack tree C SOURCES adapters/msgpack-c/msgpack_c_tree.c
+                LIBS ${BENCH_MSGPACK_C_LIB} INCLUDES ${BENCH_MSGPACK_C_INCLUDE})
+else()
+  bench_missing(msgpack-c msgpack write C "libmsgpack-dev not installed")
+  bench_missing(msgpack-c msgpack tree C "libmsgpack-dev not installed")
+endif()
+# The C API has no event/visitor API: msgpack_unpacker is a streaming
+# *buffer* (feed bytes, get whole msgpack_object trees out of a zone).
+bench_missing(msgpack-c msgpack incremental C "no incremental API (msgpack_unpacker yields whole object trees)")
+
+# msgpack-c++ (libmsgpack-cxx-dev): header-only. It uses Boost headers by
+# default; without them it is built with its documented MSGPACK_NO_BOOST.
+find_path(BENCH_MSGPACK_CXX_INCLUDE msgpack.hpp)
+if(BENCH_MSGPACK_CXX_INCLUDE)
+  find_path(BENCH_BOOST_INCLUDE boost/predef.h)
+  if(BENCH_BOOST_INCLUDE)
+    set(bench_msgpack_cxx_defs "")
+  else()
+    set(bench_msgpack_cxx_defs MSGPACK_NO_BOOST)
+  endif()
+  foreach(test write tree incremental)
+    bench_program(msgpack-cxx msgpack ${test} C++ SOURCES adapters/msgpack-cxx/msgpack_cxx_${test}.cpp
+                  INCLUDES ${BENCH_MSGPACK_CXX_INCLUDE} DEFINES ${bench_msgpack_cxx_defs})
+  endforeach()
+else()
+  foreach(test write tree incremental)
+    bench_missing(msgpack-cxx msgpack ${test} C++ "libmsgpack-cxx-dev not installed")
+  endforeach()
+endif()
+
+# msgpuck (libmsgpuck-dev): one header plus libmsgpuck.a (its lookup tables).
+find_path(BENCH_MSGPUCK_INCLUDE msgpuck.h)
+find_library(BENCH_MSGPUCK_LIB NAMES libmsgpuck.a msgpuck)
+if(BENCH_MSGPUCK_INCLUDE AND BENCH_MSGPUCK_LIB)
+  bench_program(msgpuck msgpack write C SOURCES adapters/msgpuck/msgpuck_write.c
+                LIBS ${BENCH_MSGPUCK_LIB} INCLUDES ${BENCH_MSGPUCK_INCLUDE})
+  bench_program(msgpuck msgpack incremental C SOURCES adapters/msgpuck/msgpuck_incremental.c
+                LIBS ${BENCH_MSGPUCK_LIB} INCLUDES ${BENCH_MSGPUCK_INCLUDE})
+else()
+  bench_missing(msgpuck msgpack write C "libmsgpuck-dev not installed")
+  bench_missing(msgpuck msgpack incremental C "libmsgpuck-dev not installed")
+endif()
+bench_missing(msgpuck msgpack tree C "no tree API (msgpuck only encodes and pull-decodes)")
+
+# --- CBOR -------------------------------------------------------------------
+
+# libcbor (libcbor-dev): no static archive in the package -> shared.
+pkg_check_modules(BENCH_LIBCBOR IMPORTED_TARGET libcbor)
+if(BENCH_LIBCBOR_FOUND)
+  foreach(test write tree incremental)
+    bench_program(libcbor cbor ${test} C SOURCES adapters/libcbor/libcbor_${test}.c LIBS PkgConfig::BENCH_LIBCBOR)
+  endforeach()
+else()
+  foreach(test write tree incremental)
+    bench_missing(libcbor cbor ${test} C "libcbor-dev not installed")
+  endforeach()
+endif()
+
+# --- BSON -------------------------------------------------------------------
+
+# libbson (libbson-dev): static libbson-static-1.0.a (with -DBSON_STATIC).
+find_path(BENCH_LIBBSON_INCLUDE bson/bson.h PATH_SUFFIXES libbson-1.0)
+find_library(BENCH_LIBBSON_LIB NAMES libbson-static-1.0.a)
+if(BENCH_LIBBSON_INCLUDE AND BENCH_LIBBSON_LIB)
+  foreach(test write incremental)
+    bench_program(libbson bson ${test} C SOURCES adapters/libbson/libbson_${test}.c
+                  LIBS ${BENCH_LIBBSON_LIB} INCLUDES ${BENCH_LIBBSON_INCLUDE} DEFINES BSON_STATIC)
+  endforeach()
+else()
+  foreach(test write incremental)
+    bench_missing(libbson bson ${test} C "libbson-dev not installed")
+  endforeach()
+endif()
+# A bson_t is the encoded buffer itself; reading is bson_iter over it (the
+# incremental test). bson_visit_all is a visitor over the same iterator.
+bench_missing(libbson bson tree C "no tree API (bson_t is the encoded buffer, read with bson_iter)")
+
+# --- nlohmann::json: MessagePack, CBOR, BSON, UBJSON ------------------------
+
+# Header-only (nlohmann-json3-dev). One source per test, compiled per format.
+find_path(BENCH_NLOHMANN_INCLUDE nlohmann/json.hpp)
+foreach(fmt msgpack cbor bson ubjson)
+  foreach(test write tree incremental)
+    if(BENCH_NLOHMANN_INCLUDE)
+      bench_program(nlohmann ${fmt} ${test} C++ SOURCES adapters/nlohmann/nlohmann_binary_${test}.cpp
+                    INCLUDES ${BENCH_NLOHMANN_INCLUDE} DEFINES NL_FMT=${fmt})
+    else()
+      bench_missing(nlohmann ${fmt} ${test} C++ "nlohmann-json3-dev not installed")
+    endif()
+  endforeach()
+endforeach()

@@ -1,0 +1,142 @@
+/*
+ * simdjson 3.0.1 (Debian), JSON, Incremental: the On-Demand API — iterate
+ * the document and visit every value in order (error-code API, no
+ * exceptions). Strings and keys are unescaped (get_string,
+ * unescaped_key), numbers parsed once with get_number.
+ *
+ * One static ondemand::parser serves every call: simdjson's documentation
+ * tells users to reuse a parser across documents (it keeps its buffers);
+ * that is its normal usage, and it favours simdjson slightly.
+ *
+ * On-Demand needs padded input: the harness puts 64 zero bytes after the
+ * data (BENCH_PADDING == SIMDJSON_PADDING), which padded_string_view's
+ * capacity argument promises.
+ *
+ * Note: stage 1 (structural indexing) runs in the shared library with its
+ * run-time CPU dispatch; the On-Demand front end is inline code compiled for
+ * simdjson's "builtin" implementation, which for the suite's generic x86-64
+ * flags (no -march) is the portable fallback kernel.
+ */
+#include <simdjson.h>
+
+extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
+#include "hash.h"
+}
+#include "adapter.h"
+
+static_assert(BENCH_PADDING >= simdjson::SIMDJSON_PADDING, "the harness pads less than simdjson needs");
+
+using namespace simdjson;
+
+static bool hash_number(ondemand::number n, sbh *h) {
+    switch (n.get_number_type()) {
+    case ondemand::number_type::signed_integer: sbh_int(h, n.get_int64()); return true;
+    case ondemand::number_type::unsigned_integer: sbh_uint(h, n.get_uint64()); return true;
+    case ondemand::number_type::floating_point_number: sbh_double(h, n.get_double()); return true;
+    }
+    return false;
+}
+
+static bool walk(ondemand::value v, sbh *h) {
+    ondemand::json_type t;
+    if (v.type().get(t)) return false;
+    switch (t) {
+    case ondemand::json_type::null: {
+        bool is_null;
+        if (v.is_null().get(is_null) || !is_null) return false;
+        sbh_null(h);
+        return true;
+    }
+    case ondemand::json_type::boolean: {
+        bool b;
+        if (v.get_bool().get(b)) return false;
+        sbh_bool(h, b);
+        return true;
+    }
+    case ondemand::json_type::number: {
+        ondemand::number n;
+        if (v.get_number().get(n)) return false;
+        return hash_number(n, h);
+    }
+    case ondemand::json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s)) return false;
+        sbh_str(h, s.data(), s.size());
+        return true;
+    }
+    case ondemand::json_type::array: {
+        ondemand::array a;
+        if (v.get_array().get(a)) return false;
+        sbh_array(h);
+        for (auto item : a) {
+            ondemand::value iv;
+            if (item.get(iv) || !walk(iv, h)) return false;
+        }
+        sbh_end(h);
+        return true;
+    }
+    case ondemand::json_type::object: {
+        ondemand::object o;
+        if (v.get_object().get(o)) return false;
+        sbh_map(h);
+        for (auto field : o) {
+            std::string_view key;
+            ondemand::value fv;
+            if (field.unescaped_key().get(key)) return false;
+            sbh_key(h, key.data(), key.size());
+            if (field.value().get(fv) || !walk(fv, h)) return false;
+        }
+        sbh_end(h);
+        return true;
+    }
+    }
+    return false;
+}
+
+/* A scalar at the root is a special case in On-Demand: the document itself
+ * has the getters (it cannot become a value). */
+static bool walk_scalar_document(ondemand::document &doc, ondemand::json_type t, sbh *h) {
+    switch (t) {
+    case ondemand::json_type::null: {
+        bool is_null;
+        if (doc.is_null().get(is_null) || !is_null) return false;
+        sbh_null(h);
+        return true;
+    }
+    case ondemand::json_type::boolean: {
+        bool b;
+        if (doc.get_bool().get(b)) return false;
+        sbh_bool(h, b);
+        return true;
+    }
+    case ondemand::json_type::number: {
+        ondemand::number n;
+        if (doc.get_number().get(n)) return false;
+        return hash_number(n, h);
+    }
+    case ondemand::json_type::string: {
+        std::string_view s;
+        if (doc.get_string().get(s)) return false;
+        sbh_str(h, s.data(), s.size());
+        return true;
+    }
+    default: return false;
+    }
+}
+
+static int simdjson_parse(const char *data, size_t len, sbh *h) {
+    static ondemand::parser parser; /* reused: simdjson's documented usage */
+    ondemand::document doc;
+    if (parser.iterate(padded_string_view(data, len, len + BENCH_PADDING)).get(doc)) return 1;
+    ondemand::json_type t;
+    if (doc.type().get(t)) return 1;
+    if (t == ondemand::json_type::array || t == ondemand::json_type::object) {
+        ondemand::value root;
+        if (doc.get_value().get(root)) return 1;
+        return walk(root, h) ? 0 : 1;
+    }
+    return walk_scalar_document(doc, t, h) ? 0 : 1;
+}
+
+extern "C" const bench_adapter bench_adapter_def = {"simdjson", "C++", "json", "incremental", nullptr,
+                                                    simdjson_parse};

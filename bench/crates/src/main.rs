@@ -1,0 +1,2 @@
+// Only a manifest for fetching crate sources; see Cargo.toml.
+fn main() {}

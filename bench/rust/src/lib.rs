@@ -1,0 +1,14 @@
+//! The Rust runner of the sdx benchmark suite: a byte-exact port of the C
+//! harness (bench/harness: generator, sbh64 hash, plain tree, timing main)
+//! and the shared glue of the Rust adapters (one program per library, format
+//! and test in src/bin/).
+
+pub mod gen;
+pub mod harness;
+pub mod hash;
+pub mod serde_support;
+pub mod tree;
+
+pub use harness::{Adapter, Input, Res, Test};
+pub use hash::Sbh;
+pub use tree::Node;

@@ -1,0 +1,140 @@
+/*
+ * Pins the benchmark's generator and value hash (bench/harness/SPEC.md):
+ * the hash of every generated size for the default seed and of size 2 for
+ * two more seeds, the byte-hash vectors of vectors.txt (shared with the
+ * Rust runner's tests; path in SDX_BENCH_VECTORS), and the rules of the
+ * value hash (an integer hashes by value, a double by its bits).
+ * A change to gen.c or hash.c that changes a single byte fails here.
+ */
+#include "gen.h"
+#include "hash.h"
+#include "test.h"
+#include "tree.h"
+
+static uint64_t gen_hash(int size, uint64_t seed) {
+    bt_node *t = gen_tree(size, seed);
+    if (!t) return 0;
+    sbh h;
+    sbh_init(&h);
+    bt_hash(t, &h);
+    bt_free(t);
+    return sbh_final(&h);
+}
+
+/* Obtained once from the generator; tests/bench/spec_check.py confirms the
+ * same values from an independent port of SPEC.md, and the Rust runner pins
+ * them too. */
+static const struct {
+    int size;
+    uint64_t seed, hash;
+} gen_pins[] = {
+    {1, 1, 0xda01796d3a20cb9bull}, {2, 1, 0x07921bfca2e87d94ull}, {3, 1, 0x36f815a799a940e7ull},
+    {4, 1, 0x1b4f8d9792129f9eull}, {5, 1, 0x4bdc9cd071628212ull}, {2, 2, 0x937b3b169270b56dull},
+    {2, 3, 0xaf028ad4e36223c4ull},
+};
+
+TEST(generator_pins) {
+    for (size_t i = 0; i < sizeof gen_pins / sizeof gen_pins[0]; i++) {
+        uint64_t got = gen_hash(gen_pins[i].size, gen_pins[i].seed);
+        if (!CHECK_EQ_U64(got, gen_pins[i].hash))
+            fprintf(stderr, "  gen:%d:%llu\n", gen_pins[i].size, (unsigned long long)gen_pins[i].seed);
+    }
+}
+
+TEST(generator_shape) {
+    /* sizes and targets as SPEC.md gives them */
+    CHECK_EQ_U64(gen_target_values(1), 30);
+    CHECK_EQ_U64(gen_target_values(5), 300000);
+    CHECK(gen_tree(0, 1) == NULL);
+    CHECK(gen_tree(6, 1) == NULL);
+    bt_node *t = gen_tree(2, 1);
+    if (!CHECK(t != NULL)) return;
+    CHECK(t->type == BT_ARRAY || t->type == BT_MAP);
+    bt_free(t);
+    /* the default seed is 1 */
+    bt_node *a = bt_from_spec("gen:3"), *b = bt_from_spec("gen:3:1");
+    if (CHECK(a && b)) {
+        sbh ha, hb;
+        sbh_init(&ha);
+        sbh_init(&hb);
+        bt_hash(a, &ha);
+        bt_hash(b, &hb);
+        CHECK_EQ_U64(sbh_final(&ha), sbh_final(&hb));
+    }
+    bt_free(a);
+    bt_free(b);
+}
+
+TEST(byte_vectors) {
+    const char *path = getenv("SDX_BENCH_VECTORS");
+    if (!CHECK(path != NULL)) return;
+    FILE *f = fopen(path, "r");
+    if (!CHECK(f != NULL)) return;
+    unsigned char bytes[4096];
+    for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (unsigned char)(i * 31 + 7);
+    char line[256];
+    int vectors = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        unsigned long n;
+        char hex[32];
+        if (!CHECK(sscanf(line, "%lu %31s", &n, hex) == 2) || !CHECK(n <= sizeof bytes)) continue;
+        uint64_t want = strtoull(hex, NULL, 16);
+        if (!CHECK_EQ_U64(sbh_of_bytes(bytes, n), want)) fprintf(stderr, "  vector of %lu bytes\n", n);
+        vectors++;
+    }
+    fclose(f);
+    CHECK(vectors >= 41);
+}
+
+static uint64_t one(void (*fn)(sbh *, const void *), const void *arg) {
+    sbh h;
+    sbh_init(&h);
+    fn(&h, arg);
+    return sbh_final(&h);
+}
+
+static void h_int(sbh *h, const void *a) { sbh_int(h, *(const int64_t *)a); }
+static void h_uint(sbh *h, const void *a) { sbh_uint(h, *(const uint64_t *)a); }
+static void h_double(sbh *h, const void *a) { sbh_double(h, *(const double *)a); }
+static void h_str(sbh *h, const void *a) { sbh_str(h, (const char *)a, strlen((const char *)a)); }
+static void h_key(sbh *h, const void *a) { sbh_key(h, (const char *)a, strlen((const char *)a)); }
+
+TEST(value_rules) {
+    int64_t i5 = 5, im1 = -1;
+    uint64_t u5 = 5, umax = UINT64_MAX;
+    double d5 = 5.0, dm0 = -0.0, d0 = 0.0;
+    int64_t i0 = 0;
+    CHECK_EQ_U64(one(h_int, &i5), one(h_uint, &u5)); /* an integer hashes by value */
+    CHECK(one(h_int, &im1) != one(h_uint, &umax));    /* -1 is not 2^64-1 */
+    CHECK(one(h_double, &d5) != one(h_int, &i5));     /* 5.0 is not 5 */
+    CHECK(one(h_double, &d0) != one(h_double, &dm0)); /* doubles by their bits */
+    CHECK(one(h_double, &d0) != one(h_int, &i0));
+    CHECK(one(h_str, "ab") != one(h_key, "ab"));
+    /* containers hash by marks, not counts: [] then 1 differs from [1] */
+    sbh a, b;
+    sbh_init(&a);
+    sbh_init(&b);
+    sbh_array(&a);
+    sbh_end(&a);
+    sbh_uint(&a, 1);
+    sbh_array(&b);
+    sbh_uint(&b, 1);
+    sbh_end(&b);
+    CHECK(sbh_final(&a) != sbh_final(&b));
+    /* the SPEC's word values */
+    sbh_init(&a);
+    CHECK_EQ_U64(a.h, 0x243F6A8885A308D3ull);
+    sbh_word(&a, 0);
+    CHECK_EQ_U64(a.h, ((0x243F6A8885A308D3ull * 0x9E3779B97F4A7C15ull) ^
+                       ((0x243F6A8885A308D3ull * 0x9E3779B97F4A7C15ull) >> 29)));
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){{"generator_pins", generator_pins},
+                                  {"generator_shape", generator_shape},
+                                  {"byte_vectors", byte_vectors},
+                                  {"value_rules", value_rules},
+                                  {0}});
+}
