@@ -90,13 +90,21 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
 /* ------------------------------------------------------------------------ */
 
 /* Count one element of the innermost container against its declared count;
- * 0 when the count is already used up. A map value was counted by its key. */
+ * 0 when the count is already used up. A map value was counted by its key.
+ * An unknown count (SDX_COUNT_UNKNOWN) starts at 2^64 - 1 and so never runs
+ * out; at the end any count at or above 2^63 counts as unknown, which saves
+ * a test on every element (no container has 2^63 elements). */
 static SDX_ALWAYS_INLINE int count_take(sdx_json_writer *w, unsigned pos) {
     sdx_json_frame *f = w->top;
-    if (pos == POS_VALUE || f->left == SDX_COUNT_UNKNOWN) return 1;
-    if (f->left == 0) return 0;
+    if (pos == POS_VALUE) return 1;
+    if (SDX_UNLIKELY(f->left == 0)) return 0;
     f->left--;
     return 1;
+}
+
+/* At the end of a container: was its declared count met? */
+static SDX_ALWAYS_INLINE int count_met(const sdx_json_frame *f) {
+    return f->left == 0 || f->left >= (UINT64_C(1) << 63);
 }
 
 /* After a top-level value: done, or ready for the next one in a sequence. */
@@ -199,22 +207,26 @@ sdx_err sdx_json_writer_bool(sdx_json_writer *w, bool v) {
     return v ? literal(w, "true\0\0\0", 4) : literal(w, "false\0\0", 5);
 }
 
+static SDX_NOINLINE sdx_err int_slow(sdx_json_writer *w, int64_t v) {
+    char text[SDX_ITOA_RESERVE];
+    return value_slow(w, text, (size_t)(sdx_i64_to_dec(text, v) - text));
+}
+
 sdx_err sdx_json_writer_int(sdx_json_writer *w, int64_t v) {
     char *p = value_fast(w, SDX_ITOA_RESERVE);
-    if (SDX_UNLIKELY(!p)) {
-        char text[SDX_ITOA_RESERVE];
-        return value_slow(w, text, (size_t)(sdx_i64_to_dec(text, v) - text));
-    }
+    if (SDX_UNLIKELY(!p)) return int_slow(w, v);
     w->out->cur = sdx_i64_to_dec(p, v);
     return value_done(w);
 }
 
+static SDX_NOINLINE sdx_err uint_slow(sdx_json_writer *w, uint64_t v) {
+    char text[SDX_ITOA_RESERVE];
+    return value_slow(w, text, (size_t)(sdx_u64_to_dec(text, v) - text));
+}
+
 sdx_err sdx_json_writer_uint(sdx_json_writer *w, uint64_t v) {
     char *p = value_fast(w, SDX_ITOA_RESERVE);
-    if (SDX_UNLIKELY(!p)) {
-        char text[SDX_ITOA_RESERVE];
-        return value_slow(w, text, (size_t)(sdx_u64_to_dec(text, v) - text));
-    }
+    if (SDX_UNLIKELY(!p)) return uint_slow(w, v);
     w->out->cur = sdx_u64_to_dec(p, v);
     return value_done(w);
 }
@@ -488,17 +500,8 @@ static SDX_NOINLINE int grow_frames(sdx_json_writer *w) {
     return 1;
 }
 
-static sdx_err begin(sdx_json_writer *w, uint64_t count, uint8_t kind) {
-    const char *open = kind == FRAME_MAP ? "{" : "[";
-    uint8_t parent_pos = w->pos;
-    char *p = value_fast(w, 1);
-    if (SDX_LIKELY(p)) {
-        *p = *open;
-        w->out->cur = p + 1;
-    } else if (!value_prefix(w) || !put_bytes(w, open, 1)) {
-        return w->err;
-    }
-    if (SDX_UNLIKELY(w->depth + 1 >= w->cap) && !grow_frames(w)) return w->err;
+static SDX_ALWAYS_INLINE sdx_err push_frame(sdx_json_writer *w, uint64_t count, uint8_t kind,
+                                            uint8_t parent_pos) {
     w->depth++;
     sdx_json_frame *f = ++w->top;
     f->left = count;
@@ -506,6 +509,25 @@ static sdx_err begin(sdx_json_writer *w, uint64_t count, uint8_t kind) {
     f->parent_pos = parent_pos;
     w->pos = kind == FRAME_MAP ? POS_KEY_FIRST : POS_ARR_FIRST;
     return SDX_OK;
+}
+
+static SDX_NOINLINE sdx_err begin_slow(sdx_json_writer *w, uint64_t count, uint8_t kind) {
+    uint8_t parent_pos = w->pos;
+    if (!value_prefix(w) || !put_bytes(w, kind == FRAME_MAP ? "{" : "[", 1)) return w->err;
+    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    return push_frame(w, count, kind, parent_pos);
+}
+
+/* Fast path; everything unusual (including a full nesting stack) is left
+ * to begin_slow, as a tail call, so that this path saves no registers. */
+static SDX_ALWAYS_INLINE sdx_err begin(sdx_json_writer *w, uint64_t count, uint8_t kind) {
+    uint8_t parent_pos = w->pos;
+    if (SDX_UNLIKELY(w->depth + 1 >= w->cap)) return begin_slow(w, count, kind);
+    char *p = value_fast(w, 1);
+    if (SDX_UNLIKELY(!p)) return begin_slow(w, count, kind);
+    *p = kind == FRAME_MAP ? '{' : '[';
+    w->out->cur = p + 1;
+    return push_frame(w, count, kind, parent_pos);
 }
 
 sdx_err sdx_json_writer_begin_array(sdx_json_writer *w, uint64_t count) {
@@ -516,21 +538,36 @@ sdx_err sdx_json_writer_begin_map(sdx_json_writer *w, uint64_t count) {
     return begin(w, count, FRAME_MAP);
 }
 
-static sdx_err end_container(sdx_json_writer *w, int kind) {
+static SDX_NOINLINE sdx_err end_slow(sdx_json_writer *w, int kind) {
     if (w->err) return w->err;
     sdx_json_frame *f = w->top;
     unsigned pos = w->pos;
-    if (f->kind == FRAME_ROOT || (kind != FRAME_ROOT && f->kind != kind) || pos == POS_VALUE ||
-        (f->left != SDX_COUNT_UNKNOWN && f->left != 0))
+    if (f->kind == FRAME_ROOT || (kind != FRAME_ROOT && f->kind != kind) || pos == POS_VALUE || !count_met(f))
         return fail(w, SDX_ERR_USAGE);
     int empty = pos == POS_ARR_FIRST || pos == POS_KEY_FIRST;
     if (w->indent && !empty && !newline_indent(w, 0, w->depth - 1)) return w->err;
-    char *p = sdx_buf_reserve(w->out, 1);
-    if (SDX_UNLIKELY(!p)) return fail_buf(w);
-    *p = f->kind == FRAME_MAP ? '}' : ']';
-    w->out->cur = p + 1;
+    if (!put_bytes(w, f->kind == FRAME_MAP ? "}" : "]", 1)) return w->err;
     w->pos = f->parent_pos;
     w->top--;
+    w->depth--;
+    return value_done(w);
+}
+
+/* Where an end may come: inside an array or where a map key is due. */
+#define END_POS (BIT(POS_ARR_FIRST) | BIT(POS_ARR_NEXT) | BIT(POS_KEY_FIRST) | BIT(POS_KEY_NEXT))
+
+/* Fast path for closing a container; `kind` FRAME_ROOT means either kind. */
+static SDX_ALWAYS_INLINE sdx_err end_container(sdx_json_writer *w, int kind) {
+    sdx_json_frame *f = w->top;
+    unsigned pos = w->pos;
+    char *p = w->out->cur;
+    if (SDX_UNLIKELY(!((w->fast & END_POS) >> pos & 1) || !count_met(f) || p == w->out->end ||
+                     (kind != FRAME_ROOT && f->kind != kind)))
+        return end_slow(w, kind);
+    *p = pos >= POS_KEY_FIRST ? '}' : ']';
+    w->out->cur = p + 1;
+    w->pos = f->parent_pos;
+    w->top = f - 1;
     w->depth--;
     return value_done(w);
 }

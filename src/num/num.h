@@ -6,16 +6,8 @@
 
 #include <stdint.h>
 
-/* Decimal digits of an unsigned 64-bit integer at dst, no terminator; returns
- * the end. Writes at most 20 digits but may store up to 24 bytes: the caller
- * reserves 24 bytes (SDX_ITOA_RESERVE). */
-char *sdx_u64_to_dec(char *dst, uint64_t v);
-
-/* The same for a signed value, with a leading '-' when negative. May store
- * up to SDX_ITOA_RESERVE bytes. */
-char *sdx_i64_to_dec(char *dst, int64_t v);
-
-#define SDX_ITOA_RESERVE 24
+/* Integers: sdx_u64_to_dec, sdx_i64_to_dec (inline, see itoa.h). */
+#include "num/itoa.h"
 
 /* Shortest decimal that round-trips: for a finite, nonzero, positive double
  * `v`, the integer `*digits` (1 to 17 decimal digits, no trailing zeros) and

@@ -798,6 +798,35 @@ TEST(misuse_errors) {
     }
 }
 
+/* Counts of 2^63 and more are taken as unknown: never exhausted, never
+ * short at the end; a count just below still is checked. */
+TEST(huge_counts_are_unknown) {
+    uint64_t counts[] = {UINT64_C(1) << 63, (UINT64_C(1) << 63) + 5, SDX_COUNT_UNKNOWN - 1};
+    for (size_t i = 0; i < 3; i++) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_json_writer w;
+        sdx_json_writer_init(&w, &b, NULL);
+        sdx_json_writer_begin_array(&w, counts[i]);
+        sdx_json_writer_int(&w, 1);
+        sdx_json_writer_begin_map(&w, counts[i]);
+        sdx_json_writer_end(&w);
+        sdx_json_writer_end(&w);
+        CHECK(sdx_json_writer_finish(&w) == SDX_OK);
+        CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b), "[1,{}]");
+        sdx_buf_destroy(&b);
+    }
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_json_writer w;
+    sdx_json_writer_init(&w, &b, NULL);
+    sdx_json_writer_begin_array(&w, (UINT64_C(1) << 63) - 1);
+    sdx_json_writer_int(&w, 1);
+    CHECK(sdx_json_writer_end(&w) == SDX_ERR_USAGE);
+    sdx_json_writer_finish(&w);
+    sdx_buf_destroy(&b);
+}
+
 TEST(invalid_options) {
     sdx_buf b;
     sdx_buf_init(&b, NULL);
@@ -1066,6 +1095,7 @@ int main(int argc, char **argv) {
                       {"nan_and_infinity", nan_and_infinity},
                       {"binary", binary},
                       {"misuse_errors", misuse_errors},
+                      {"huge_counts_are_unknown", huge_counts_are_unknown},
                       {"invalid_options", invalid_options},
                       {"sequence_mode", sequence_mode},
                       {"fixed_buffer_every_size", fixed_buffer_every_size},
