@@ -127,7 +127,7 @@ SDX_API sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t
 
 /* Containers. `count` is the number of elements (entries for a map) that
  * will follow, checked (SDX_ERR_USAGE when exceeded or not met), or
- * SDX_COUNT_UNKNOWN; counts of 2^63 and more are taken as unknown. */
+ * SDX_COUNT_UNKNOWN; counts of 2^62 and more are taken as unknown. */
 SDX_API sdx_err sdx_json_writer_begin_array(sdx_json_writer *w, uint64_t count);
 SDX_API sdx_err sdx_json_writer_begin_map(sdx_json_writer *w, uint64_t count);
 /* A map key; must come where a key is due (SDX_ERR_USAGE otherwise). */

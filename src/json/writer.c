@@ -91,9 +91,10 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
 
 /* Count one element of the innermost container against its declared count;
  * 0 when the count is already used up. A map value was counted by its key.
- * An unknown count (SDX_COUNT_UNKNOWN) starts at 2^64 - 1 and so never runs
- * out; at the end any count at or above 2^63 counts as unknown, which saves
- * a test on every element (no container has 2^63 elements). */
+ * An unknown count (SDX_COUNT_UNKNOWN, and any count of 2^62 or more)
+ * starts at 2^64 - 1 and so never runs out, which saves a test on every
+ * element; at the end, whatever is still at or above 2^62 was unknown (no
+ * container has 2^62 elements, so it cannot have dropped below). */
 static SDX_ALWAYS_INLINE int count_take(sdx_json_writer *w, unsigned pos) {
     sdx_json_frame *f = w->top;
     if (pos == POS_VALUE) return 1;
@@ -104,7 +105,7 @@ static SDX_ALWAYS_INLINE int count_take(sdx_json_writer *w, unsigned pos) {
 
 /* At the end of a container: was its declared count met? */
 static SDX_ALWAYS_INLINE int count_met(const sdx_json_frame *f) {
-    return f->left == 0 || f->left >= (UINT64_C(1) << 63);
+    return f->left == 0 || f->left >= (UINT64_C(1) << 62);
 }
 
 /* After a top-level value: done, or ready for the next one in a sequence. */
@@ -504,7 +505,7 @@ static SDX_ALWAYS_INLINE sdx_err push_frame(sdx_json_writer *w, uint64_t count, 
                                             uint8_t parent_pos) {
     w->depth++;
     sdx_json_frame *f = ++w->top;
-    f->left = count;
+    f->left = count < (UINT64_C(1) << 62) ? count : SDX_COUNT_UNKNOWN; /* see count_take */
     f->kind = kind;
     f->parent_pos = parent_pos;
     w->pos = kind == FRAME_MAP ? POS_KEY_FIRST : POS_ARR_FIRST;
