@@ -1,53 +1,99 @@
 /*
  * Double to shortest decimal, and that decimal in JSON text.
  *
- * The digits come from the Schubfach algorithm: Raffaello Giulietti, "The
- * Schubfach way to render doubles" (2020, revised 2021). This is an
- * implementation of the paper's mathematics with its own constants and
- * error analysis (128-bit powers of ten instead of the paper's 126-bit ones).
+ * The digits come from Dragonbox: Junekey Jeon, "Dragonbox: A New
+ * Floating-Point Binary-to-Decimal Conversion Algorithm" (2020, revised 2024),
+ * the binary64 instance with kappa = 2, nearest rounding with ties to even for
+ * the interval and a closest-to-v, ties-to-even pick among the shortest. This
+ * is an implementation of the paper's algorithm with its own derivation of the
+ * steps and its own checks of the arithmetic (tools/gen_pow10.py); no code
+ * from the reference implementation. The paper builds on Schubfach (R.
+ * Giulietti, "The Schubfach way to render doubles", 2020/2021), whose choice
+ * of candidates it keeps; tests/unit/test_dtoa.c keeps a Schubfach
+ * implementation as an independent reference.
  *
  * Outline. A positive double is v = c * 2^q with an integer c < 2^53. Every
  * real in its rounding interval R = [vl, vr] reads back as v, where
- *   vl = (4c - 2) * 2^(q-2),  vr = (4c + 2) * 2^(q-2),
- * except at a power of two (c = 2^52, q above the subnormal exponent), where
- * the binade below is twice as dense and vl = (4c - 1) * 2^(q-2). R is closed
- * when c is even (ties go to the even c) and open when c is odd.
- * Let D(i) be the decimals d * 10^i. The paper picks k = floor(log10(vr - vl))
- * (floor(log10(2^q)), or floor(log10(3/4 * 2^q)) at a power of two), so that
- * R holds at least one member of D(k) and at most one of D(k+1):
- *   - if R holds a member of D(k+1), it has the fewest digits; take it
- *     (for a few tiny subnormals a member of D(k) has as few digits, and
- *     then it is the farther one: the tests check all c <= 100000);
- *   - otherwise the candidates are s * 10^k and (s+1) * 10^k with
- *     s = floor(v / 10^k); take the one in R, or if both are, the closer (the
- *     even one on a tie).
- * All comparisons involve x * 2^(q-2) * 10^-k for x in {4c-2 or 4c-1, 4c,
- * 4c+2}, compared with multiples of 1/4 (the candidates and their midpoint).
- * The paper's insight is that these tests need only the scaled values rounded
- * to odd, r_o(y) = y if y is an integer, floor(y) | 1 otherwise: rounding to
- * odd preserves every comparison of 4y with an even integer.
+ *   vl = (2c - 1) * 2^(q-1),  vr = (2c + 1) * 2^(q-1),
+ * except at a power of two (c = 2^52, q above the subnormal exponent, the
+ * "shorter interval" case below). R is closed when c is even, open when odd.
+ * Let k0 = floor(log10(2^q)) and D(i) the decimals d * 10^i. R is 2^q wide,
+ * 10^k0 <= 2^q < 10^(k0+1), so R holds at most one member of D(k0+1), and if
+ * it holds one, that member has the fewest digits (Schubfach's argument);
+ * otherwise the answer is the member of D(k0) closest to v (it is in R, as R
+ * is at least 10^k0 wide around v).
  *
- * Scaling. Write 10^-k = T * 2^E with E = floor(log2(10^-k)) - 127 and the
- * real T in [2^127, 2^128); floor(T) is the 128-bit entry of
- * src/num/pow10_table.h. Then
- *   4 * x * 2^(q-2) * 10^-k = (x << h) * T / 2^128,
- *   h = q + floor(log2(10^-k)) + 1, which lies in [1, 4],
- * so cp = x << h < 2^59 and one 64 x 128-bit product gives the value. We use
- * g = floor(T) + 1 > T (the table is truncated; the paper's g likewise), so
- * the computed product exceeds the exact one by less than cp / 2^128 < 2^-69.
- * tools/gen_pow10.py checks, for every q and k that occur and every x < 2^55,
- * that the exact value is an integer or has a fraction in [2^-68, 1 - 2^-69]
- * (the closest is 2^-65.4). Hence the integer part of the computed product is
- * the exact floor, and the exact value is an integer if and only if the
- * computed fraction is below 2^-68: its top 64 bits are zero and the next 4
- * bits too. That is round_to_odd() below.
+ * Scaling (the paper's main case). Multiply by 10^k, k = kappa - k0 = 2 - k0:
+ * at that scale the members of D(k0+1) are the multiples of 1000 (the paper's
+ * "big divisor" 10^(kappa+1)) and those of D(k0) the multiples of 100 (the
+ * "small divisor" 10^kappa); R scales to [vr' - Delta, vr'] with
+ *   vr' = (2c + 1) * 2^(q-1) * 10^k,   Delta = 2^q * 10^k in [100, 1000).
+ * Write 10^k = T * 2^E with E = floor(log2(10^k)) - 127, the real T in
+ * [2^127, 2^128), and phi = ceil(T) (the paper's cache entry: the truncated
+ * table entry of src/num/pow10_table.h plus one, except for the exact entries
+ * 0 <= k <= 55). k and beta below come from a generated table indexed by the
+ * biased exponent (sdx_dbox_exp). Then for an integer x
+ *   x * 2^(q-1) * 10^k = (x << beta) * T / 2^128,  beta = q + floor(log2(10^k)),
+ * beta in [6, 9], and (x << beta) * phi / 2^128 exceeds it by less than 2^-65
+ * for x < 2^54. One 64 x 128-bit product, the upper 128 bits of 192, gives
+ *   z = floor(vr') (its top 64 bits) and whether vr' is an integer (the next
+ *   64 bits are zero),
+ * and delta = floor(Delta) is phi's high word shifted. The generator checks,
+ * for every q, that the floor is exact (x * 2^(q-1) * 10^k is an integer or
+ * at least 2^-62.2 below the next one), that delta is exact, and that such a
+ * product can be an integer only for q in [SDX_DBOX_INT_QMIN,
+ * SDX_DBOX_INT_QMAX], where its denominator is below 2^54 and the zero test
+ * of the fraction bits is exact. Outside that range "integer" is simply false
+ * (the paper restricts its integer checks to exponent ranges the same way).
  *
- * JSON layout (sdx_dtoa_json). Integers below 2^53 skip Schubfach: their
- * digits are the integer's. Otherwise the digits are written once with
- * sdx_u64_to_dec, one byte to the right of where the layout wants them when a
- * point goes in among them; then a fixed-size copy moves the leading digit(s)
- * down one byte, and the point fills the gap. Zeros are padded in 8-byte
- * words. No division by a variable, no per-digit loop.
+ * Step 1 (D(k0+1)). s = floor(z / 1000), r = z mod 1000: A = 1000s is the
+ * largest multiple of 1000 not above vr', and A - vl' = Delta - r - frac(vr').
+ *   - r < delta: A > vl'; A is in R unless A = vr' (r = 0, vr' an integer)
+ *     and R is open, and then no member of D(k0+1) is in R: go to step 2 with
+ *     s - 1 and r = 1000.
+ *   - r > delta: A < vl', step 2.
+ *   - r = delta: A - vl' is in (-1, 1), so floor(vl') is A - 1 (odd; A is in
+ *     R) or A (even; A is in R only if vl' = A and R is closed). The paper's
+ *     parity check: one more product, for x = 2c - 1.
+ * Step 2 (D(k0)). The answer is round(y / 100), ties to even, for the scaled
+ * value y = vr' - Delta / 2. With dist = r - floor(delta / 2) + 50, the real
+ * y - 1000s + 50 lies in (dist - 1, dist + 1) (as 0 <= frac(vr') < 1 and
+ * 0 <= frac(Delta) < 1), so the answer is 10s + floor(dist / 100) unless dist
+ * is a multiple of 100; then y is within 1 of m = 1000s - 50 + dist, which is
+ * even, and the parity of floor(y) (the paper's third product, x = 2c, taken
+ * only here) tells y < m (odd: one less) from y >= m; y = m (y an integer) is
+ * a tie, which goes to the even digit. The answer of step 2 never ends in 0
+ * (it would be a member of D(k0+1) in R).
+ *
+ * The shorter interval: v = 2^52 * 2^q, vl = (2^54 - 1) * 2^(q-2),
+ * vr = (2^54 + 2) * 2^(q-2), closed. With k1 = floor(log10(3/4 * 2^q)) (R is
+ * 3/4 * 2^q wide) and the scale 10^-k1, the paper computes the endpoints and
+ * the rounded value from phi's high word with shifts alone; the generator
+ * checks all 2045 exponents exactly. xi = ceil(vl'), zi = floor(vr'); the
+ * member of D(k1+1) is floor(zi / 10) * 10 if that is >= xi; otherwise the
+ * rounded y (ties at one exponent only, to even) or, when that is below xi,
+ * y + 1.
+ *
+ * Integers. A value below 2^53 that is an integer is its own shortest
+ * digits (the paper's fast path for small integers); both entry points test
+ * for it first.
+ *
+ * JSON layout (sdx_dtoa_json). For a normal double that is not a power of
+ * two, the digits are those of s (step 1) or of s and one more digit (step
+ * 2), and s has 15 or 16 digits; the decimal point goes after the same
+ * number of digits in both cases. So the 16 digits of s (times 10 when it
+ * has 15) are converted while the step is decided, without a branch on it:
+ * SSE2 splits 8-digit halves into 4-, 2- and 1-digit lanes with
+ * multiplications by reciprocals; a compare and a mask count the digits up to
+ * the last nonzero one (step 1's trailing zeros are not stripped). The string
+ * is stored once at its place, one byte to the right of the start, and the
+ * first eight bytes are stored again with the decimal point inserted in a
+ * register: fixed-size stores, no loads of what was stored, no per-digit loop,
+ * no division by a variable. Other numbers (subnormals, powers of two, eight
+ * or more integer digits, integers of 16 digits or more) take a general
+ * layout of the same kind off the hot path. Without SSE2 (or with
+ * SDX_DTOA_PORTABLE defined, for testing) the digits come from the SWAR
+ * method of src/num/itoa.h.
  */
 #include "num/num.h"
 
@@ -57,8 +103,13 @@
 #include "core/platform.h"
 #include "num/pow10_table.h"
 
-/* Without unsigned __int128 (or with SDX_DTOA_PORTABLE defined, for testing)
- * 64 x 64-bit products are assembled from 32-bit halves. */
+/* SSE2 digit conversion on x86-64 (SSE2 is part of its baseline; the code
+ * moves 64-bit words between SSE and general registers). */
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(SDX_DTOA_PORTABLE)
+#define DTOA_SSE2 1
+#include <emmintrin.h>
+#endif
+
 #if defined(SDX_HAVE_U128) && !defined(SDX_DTOA_PORTABLE)
 #define DTOA_U128 1
 #endif
@@ -78,14 +129,112 @@ static inline uint64_t mul_64x64(uint64_t a, uint64_t b, uint64_t *lo) {
 #endif
 }
 
-/* r_o(cp * T / 2^128) from g = T + 1 = {g_hi, g_lo}; see the header comment.
- * The 192-bit product cp * g is a_hi:a_lo:0 + 0:b_hi:b_lo. */
-static inline uint64_t round_to_odd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
-    uint64_t a_lo, a_hi = mul_64x64(g_hi, cp, &a_lo);
-    uint64_t b_lo, b_hi = mul_64x64(g_lo, cp, &b_lo);
-    uint64_t frac = a_lo + b_hi;          /* fraction bits 2^-1 .. 2^-64 */
-    uint64_t whole = a_hi + (frac < a_lo); /* with the carry */
-    return whole | ((frac | (b_lo >> 60)) != 0);
+/* The upper 128 bits of the 192-bit product x * {phi_hi, phi_lo}: the
+ * integer part of x * phi / 2^128, and its top 64 fraction bits in *frac. */
+static inline uint64_t mul_scaled(uint64_t x, uint64_t phi_hi, uint64_t phi_lo, uint64_t *frac) {
+    uint64_t a_lo, a_hi = mul_64x64(x, phi_hi, &a_lo);
+    uint64_t b_lo, b_hi = mul_64x64(x, phi_lo, &b_lo);
+    (void)b_lo;
+    uint64_t f = a_lo + b_hi;
+    *frac = f;
+    return a_hi + (f < a_lo);
+}
+
+/* Whether a scaled x * 2^(q-1) * 10^k can be an integer (see the header). */
+static inline bool int_possible(int q) {
+    return (unsigned)(q - SDX_DBOX_INT_QMIN) <= (unsigned)(SDX_DBOX_INT_QMAX - SDX_DBOX_INT_QMIN);
+}
+
+/* k0 = floor(log10(2^q)) from an entry of sdx_dbox_exp. */
+static inline int dbox_k0(unsigned ent) {
+    return 2 - ((int)SDX_DBOX_EXP_IDX(ent) + SDX_POW10_MIN);
+}
+
+/* phi = ceil(10^k * 2^-E) for the k of a table entry: one more than the
+ * truncated sdx_pow10_128 entry unless it is exact (the low half never
+ * carries: checked by the generator). */
+static SDX_ALWAYS_INLINE uint64_t dbox_phi(unsigned ent, uint64_t *phi_lo) {
+    unsigned idx = SDX_DBOX_EXP_IDX(ent);
+    const uint64_t *t = sdx_pow10_128[idx];
+    *phi_lo = t[1] + (idx - (unsigned)(SDX_POW10_EXACT_MIN - SDX_POW10_MIN) >
+                      (unsigned)(SDX_POW10_EXACT_MAX - SDX_POW10_EXACT_MIN));
+    return t[0];
+}
+
+/* The paper's parity check, off the hot path: for X = x * 2^(q-1) * 10^k,
+ * bit 0 of floor(X), and bit 1 set when X is an integer. */
+static SDX_NOINLINE unsigned dbox_parity(uint64_t x, int q, unsigned ent) {
+    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
+    uint64_t f, w = mul_scaled(x << SDX_DBOX_EXP_BETA(ent), phi_hi, phi_lo, &f);
+    return (unsigned)(w & 1) | (unsigned)(f == 0 && int_possible(q)) << 1;
+}
+
+/* The main case for v = c * 2^q with the symmetric interval (c not 2^52, or
+ * a subnormal), k0 = floor(log10(2^q)), ent = sdx_dbox_exp[biased exponent].
+ * The result is s and, when step 1 finds no member of D(k0+1) in R
+ * (*small), a last digit: the shortest digits are
+ *   s (maybe ending in zeros) with exponent k0 + 1,  if !*small,
+ *   10s + *digit with exponent k0,                   if *small,
+ * where then 1 <= *digit <= 9: 10s and 10s + 10 are members of D(k0+1),
+ * and none is in R. The common decision is left to conditional moves; the
+ * rare corrections (r = 0 or delta, a multiple of 100) take branches. */
+static SDX_ALWAYS_INLINE uint64_t dragonbox(uint64_t c, int q, unsigned ent, bool *small,
+                                            uint32_t *digit) {
+    /* k = 2 - k0 and beta from the generated table (sdx_dbox_exp) */
+    int beta = SDX_DBOX_EXP_BETA(ent);
+    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
+    bool open = c & 1;
+
+    uint64_t zf, z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, &zf);
+    uint32_t delta = (uint32_t)(phi_hi >> (63 - beta));
+    uint64_t s = z / 1000;
+    uint32_t r = (uint32_t)(z - s * 1000);
+    bool sm = r >= delta; /* step 1 fails unless corrected below */
+    if (SDX_UNLIKELY(r == 0 || r == delta)) {
+        if (r == 0) {
+            if (open && zf == 0 && int_possible(q)) {
+                s--; /* vr' = 1000s is excluded */
+                r = 1000;
+                sm = true;
+            }
+        } else {
+            unsigned x = dbox_parity((c << 1) - 1, q, ent); /* the left endpoint */
+            sm = !((x & 1) || (!open && (x & 2)));
+        }
+    }
+
+    /* step 2 (the values are meaningless, and unused, when !sm) */
+    uint32_t dist = r - (delta >> 1) + 50;
+    uint32_t h = (dist * 656) >> 16; /* dist / 100 for dist < 1099; here dist <= 1000 */
+    if (SDX_UNLIKELY((h * 100 == dist) & sm)) { /* no branch on sm itself */
+        unsigned y = dbox_parity(c << 1, q, ent);
+        if (y & 1) h--;
+        else if ((y & 2) && (h & 1)) h--;
+    }
+    *small = sm;
+    *digit = h;
+    return s;
+}
+
+/* The shorter interval of v = 2^52 * 2^q (see the header). May end in zeros. */
+static SDX_NOINLINE uint64_t dragonbox_shorter(int q, int *exp10) {
+    int k1 = sdx_floor_log10_3q4_pow2(q);
+    int beta = q + sdx_floor_log2_pow10(-k1);
+    uint64_t ph = sdx_pow10_128[-k1 - SDX_POW10_MIN][0];
+    int sh = 11 - beta;
+    uint64_t xi = (ph - (ph >> 54)) >> sh;
+    uint64_t zi = (ph + (ph >> 53)) >> sh;
+    if (q < SDX_DBOX_SHORTER_LEFT_INT_QMIN || q > SDX_DBOX_SHORTER_LEFT_INT_QMAX) xi++;
+    uint64_t s = zi / 10;
+    if (s * 10 >= xi) {
+        *exp10 = k1 + 1;
+        return s;
+    }
+    uint64_t y = ((ph >> (sh - 1)) + 1) >> 1;
+    if (q == SDX_DBOX_SHORTER_TIE_Q && (y & 1)) y--;
+    if (y < xi) y++;
+    *exp10 = k1;
+    return y;
 }
 
 /* d without its trailing decimal zeros (at most 15, as 0 < d < 10^16),
@@ -120,66 +269,41 @@ static inline uint64_t strip_zeros(uint64_t d, int *exp10) {
     return d;
 }
 
-/* Shortest digits of the positive finite v = c * 2^q; asym marks a power of
- * two above the subnormal range. Returns the digits, exponent in *exp10. */
-static SDX_ALWAYS_INLINE uint64_t schubfach(uint64_t c, int q, bool asym, int *exp10) {
-    uint64_t cb = c << 2, cbr = cb + 2, cbl;
-    int k;
-    if (SDX_LIKELY(!asym)) {
-        cbl = cb - 2;
-        k = sdx_floor_log10_pow2(q);
-    } else {
-        cbl = cb - 1;
-        k = sdx_floor_log10_3q4_pow2(q);
-    }
-    int h = q + sdx_floor_log2_pow10(-k) + 1;
-    const uint64_t *t = sdx_pow10_128[-k - SDX_POW10_MIN];
-    uint64_t g_lo = t[1] + 1, g_hi = t[0] + (g_lo == 0);
-
-    /* 4 * (vl, v, vr) / 10^k, rounded to odd */
-    uint64_t vbl = round_to_odd(g_hi, g_lo, cbl << h);
-    uint64_t vb = round_to_odd(g_hi, g_lo, cb << h);
-    uint64_t vbr = round_to_odd(g_hi, g_lo, cbr << h);
-    /* R's endpoints belong to it only when c is even: a candidate u is below
-     * the top when 4u + open <= vbr, above the bottom when vbl + open <= 4u. */
-    uint64_t open = c & 1;
-    uint64_t s = vb >> 2; /* floor(v / 10^k) */
-
-    /* The members of D(k+1) around v: 10 * s10 and 10 * (s10 + 1). At most
-     * one is in R. (s10 = 0 is never in R, as vbl > 0. As v / 10^k < 10 * c,
-     * s10 + 1 <= 2^53 < 10^16.) */
-    uint64_t s10 = s / 10;
-    uint64_t u4 = s10 * 40, w4 = u4 + 40;
-    bool uin = vbl + open <= u4, win = w4 + open <= vbr;
-    if (uin != win) {
-        *exp10 = k + 1;
-        return strip_zeros(s10 + win, exp10);
-    }
-
-    /* D(k): s and s + 1, neither a multiple of 10 if it is in R. */
-    *exp10 = k;
-    uin = vbl + open <= 4 * s;
-    win = 4 * s + 4 + open <= vbr;
-    if (uin != win) return s + win;
-    /* Both in R (the paper shows that R cannot miss both): the closer one,
-     * comparing 4v / 10^k with the midpoint 4s + 2; on a tie the even one. */
-    uint64_t mid = 4 * s + 2;
-    return s + (vb > mid || (vb == mid && (s & 1)));
-}
-
-/* The fields of a positive finite nonzero double, into schubfach(). */
-static SDX_ALWAYS_INLINE uint64_t shortest_of_bits(uint64_t bits, int *exp10) {
+/* Shortest digits of the positive finite nonzero double with these bits,
+ * possibly with trailing zeros; exponent in *exp10. */
+static inline uint64_t digits_of_bits(uint64_t bits, int *exp10) {
     uint64_t frac = bits & ((1ull << 52) - 1);
-    int bexp = (int)((bits >> 52) & 0x7ff);
-    if (SDX_LIKELY(bexp != 0))
-        return schubfach(frac | (1ull << 52), bexp - 1075, frac == 0 && bexp > 1, exp10);
-    return schubfach(frac, -1074, false, exp10);
+    int bexp = (int)(bits >> 52);
+    uint64_t c = frac | (1ull << 52);
+    int q = bexp - 1075;
+    if (SDX_UNLIKELY(bexp == 0)) {
+        c = frac;
+        q = -1074;
+    } else if (SDX_UNLIKELY(frac == 0 && bexp > 1)) {
+        return dragonbox_shorter(q, exp10);
+    }
+    unsigned ent = sdx_dbox_exp[bexp];
+    int k0 = dbox_k0(ent);
+    bool small;
+    uint32_t digit;
+    uint64_t s = dragonbox(c, q, ent, &small, &digit);
+    *exp10 = small ? k0 : k0 + 1;
+    return small ? s * 10 + digit : s;
 }
 
 void sdx_dtoa_shortest(double v, uint64_t *digits, int *exp10) {
     uint64_t bits;
     memcpy(&bits, &v, 8);
-    *digits = shortest_of_bits(bits & ~(1ull << 63), exp10);
+    bits &= ~(1ull << 63);
+    /* integers below 2^53: v = m * 2^-shift, 0 <= shift <= 52 */
+    unsigned shift = (unsigned)(1075 - (int)(bits >> 52));
+    uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    int e = 0;
+    uint64_t d;
+    if (shift <= 52 && (m & ((1ull << shift) - 1)) == 0) d = m >> shift;
+    else d = digits_of_bits(bits, &e);
+    *exp10 = e;
+    *digits = strip_zeros(d, exp10);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -198,94 +322,185 @@ static inline int decimal_length(uint64_t d) {
     return t + (d >= pow10_u64[t]);
 }
 
-/* "e" and the exponent x, -324 <= x <= 308. */
+/* "e" and the exponent x, -324 <= x <= 308, with one 8-byte store (the
+ * digit count and the sign are data, so no branches on them). */
 static inline char *put_exponent(char *p, int x) {
-    *p++ = 'e';
-    if (x < 0) {
-        *p++ = '-';
-        x = -x;
-    }
-    unsigned u = (unsigned)x;
-    if (u < 10) {
-        *p = (char)('0' + u);
-        return p + 1;
-    }
-    if (u >= 100) {
-        unsigned hundreds = u / 100;
-        *p++ = (char)('0' + hundreds);
-        u -= hundreds * 100;
-    }
-    unsigned tens = (u * 103) >> 10; /* u / 10 for u < 100 */
-    p[0] = (char)('0' + tens);
-    p[1] = (char)('0' + (u - tens * 10));
-    return p + 2;
-}
-
-/* Move the n bytes at p + 1 to p (1 <= n <= 16) with fixed-size copies that
- * touch nothing outside [p, p + n]. */
-static inline void shift_down_one(char *p, int n) {
-    const char *s = p + 1;
-    if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(p, &a, 8);
-        memcpy(p + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(p, &a, 4);
-        memcpy(p + n - 4, &b, 4);
-    } else {
-        char a = s[0], b = s[n >> 1], c = s[n - 1];
-        p[0] = a;
-        p[n >> 1] = b;
-        p[n - 1] = c;
-    }
+    unsigned neg = x < 0;
+    unsigned u = neg ? (unsigned)-x : (unsigned)x;
+    unsigned h = (u * 41) >> 12;        /* u / 100 for u < 1000 */
+    unsigned tu = u - h * 100;
+    unsigned t = (tu * 103) >> 10;      /* tu / 10 for tu < 100 */
+    unsigned lead = (u < 10) + (u < 100); /* leading zeros of the 3 digits */
+    uint64_t digits = (uint64_t)(h | t << 8 | (tu - t * 10) << 16) + 0x303030;
+    digits >>= 8 * lead;
+    unsigned at = 8 + 8 * neg;          /* bit position of the digits */
+    sdx_store64le(p, 'e' | (uint64_t)(neg * '-') << 8 | digits << at);
+    return p + 4 + neg - lead;
 }
 
 #define ZEROS8 0x3030303030303030ull /* "00000000" */
 
-/* The decimal d * 10^e (d without trailing zeros) at p. Byte budget: the
- * digit writer may store 24 bytes from where it starts; the comments give
- * the furthest byte stored, relative to p (sign excluded, so one less than
- * SDX_DTOA_RESERVE is available). */
-static inline char *put_decimal(char *p, uint64_t d, int e) {
+/* The 16 decimal digits of rest < 10^16, with leading zeros, as ASCII in a
+ * 16-byte string (first digit in the lowest byte), and in *nsig the number
+ * of digits up to the last nonzero one. rest = hi * 10^8 + lo; each half
+ * splits into two 4-digit quarters, each quarter into two 2-digit parts, each
+ * part into two digits, all lanes at once. The divisions are multiplications
+ * by reciprocals, exact over the ranges involved (the tests check them
+ * exhaustively):
+ *   floor(x / 10^4) = (x * 3518437209) >> 45  for x < 10^8
+ *   floor(x / 100)  = (x * 5243) >> 19        for x < 10^4
+ *   floor(x / 10)   = (x * 6554) >> 16        for x < 100
+ * SSE2 does it in one register (64-bit lanes, then 32, 16 and 8); elsewhere
+ * the same steps run on two 64-bit words (sdx_itoa_digits8 of itoa.h, with
+ * its own reciprocals). */
+#ifdef DTOA_SSE2
+
+typedef __m128i dig16;
+
+static SDX_ALWAYS_INLINE dig16 digits16(uint64_t rest, int *nsig) {
+    uint64_t hi = rest / 100000000u, lo = rest - hi * 100000000u;
+    __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
+    /* 64-bit lanes: [hi, lo] -> 32-bit lanes [hi / 10^4, hi % 10^4, ...] */
+    __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)3518437209u)), 45);
+    __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
+    x = _mm_or_si128(q, _mm_slli_epi64(r, 32));
+    /* 32-bit lanes -> 16-bit lanes: x / 100, x % 100 (the multipliers are
+     * hidden from the compiler, which would otherwise turn each pmullw into
+     * five shifts and adds) */
+    __m128i m100 = _mm_set1_epi16(100), m10 = _mm_set1_epi16(10);
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+x"(m100), "+x"(m10));
+#endif
+    q = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);
+    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m100));
+    x = _mm_or_si128(q, _mm_slli_epi32(r, 16));
+    /* 16-bit lanes -> bytes: x / 10, x % 10 */
+    q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));
+    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m10));
+    x = _mm_or_si128(q, _mm_slli_epi16(r, 8));
+    /* digits up to the last nonzero one: the bit length of the mask of
+     * nonzero bytes */
+    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+    *nsig = 63 - (int)sdx_clz64(((uint64_t)(~zero & 0xffff) << 1) | 1);
+    return _mm_add_epi8(x, _mm_set1_epi8('0'));
+}
+
+static inline void dig16_store(char *p, dig16 v) {
+    _mm_storeu_si128((__m128i *)(void *)p, v);
+}
+
+static inline uint64_t dig16_first8(dig16 v) {
+    return (uint64_t)_mm_cvtsi128_si64(v);
+}
+
+static inline uint64_t dig16_last8(dig16 v) {
+    return (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+}
+
+#else /* !DTOA_SSE2 */
+
+typedef struct {
+    uint64_t w0, w1;
+} dig16;
+
+static SDX_ALWAYS_INLINE dig16 digits16(uint64_t rest, int *nsig) {
+    uint64_t hi = rest / 100000000u, lo = rest - hi * 100000000u;
+    uint64_t x0 = sdx_itoa_digits8((uint32_t)hi), x1 = sdx_itoa_digits8((uint32_t)lo);
+    /* zero digits at the top of x1:x0 */
+    uint64_t top = x1 ? x1 : x0;
+    int tz = (int)((sdx_clz64(top | 1) + (top == 0)) >> 3) + (x1 ? 0 : 8);
+    *nsig = 16 - tz;
+    dig16 v = {x0 + ZEROS8, x1 + ZEROS8};
+    return v;
+}
+
+static inline void dig16_store(char *p, dig16 v) {
+    sdx_store64le(p, v.w0);
+    sdx_store64le(p + 8, v.w1);
+}
+
+static inline uint64_t dig16_first8(dig16 v) {
+    return v.w0;
+}
+
+static inline uint64_t dig16_last8(dig16 v) {
+    return v.w1;
+}
+
+#endif /* DTOA_SSE2 */
+
+/* The JSON text of d * 10^e at p (d of 1 to 17 digits, possibly with
+ * trailing zeros), for any double: the general layout, off the hot path of
+ * sdx_dtoa_json. Returns the end. The furthest byte stored is given in the
+ * comments, relative to p (one less than SDX_DTOA_RESERVE is available). */
+static SDX_NOINLINE char *put_decimal(char *p, uint64_t d, int e) {
     int nd = decimal_length(d);
     int n = nd + e; /* v = 0.d1d2...dnd * 10^n */
-    if (SDX_LIKELY(n > 0 && n <= 21)) {
-        if (n < nd) {
-            /* ddd.ddd: digits at p + 1, the integer part moved down one, then
-             * the point (furthest: 1 + 24 = 25) */
-            char *end = sdx_u64_to_dec(p + 1, d);
-            shift_down_one(p, n);
-            p[n] = '.';
-            return end;
+    /* d left-aligned to exactly 17 digits, a * 10^16 + rest: the first digit
+     * a (not zero), then the 16 of rest */
+    uint64_t dd = d * pow10_u64[17 - nd];
+    uint64_t a = dd / 10000000000000000ull;
+    int nds;
+    dig16 dg = digits16(dd - a * 10000000000000000ull, &nds);
+    nds += 1; /* significant digits */
+    char ca = (char)('0' + a);
+
+    if (SDX_LIKELY(n > 0 && n < nds)) {
+        /* ddd.ddd: the 17 digits at p + 1, then the first eight again at p
+         * with the point inserted, in a register (furthest: 17) */
+        uint64_t w0 = dig16_first8(dg);
+        uint64_t x0 = (uint64_t)(unsigned char)ca | (w0 << 8); /* digits 0..7 */
+        dig16_store(p + 2, dg);
+        if (SDX_LIKELY(n < 8)) {
+            uint64_t low = (1ull << (8 * n)) - 1;
+            sdx_store64le(p, (x0 & low) | ((x0 & ~low) << 8) | ((uint64_t)'.' << (8 * n)));
+        } else {
+            /* the integer part is 8 to 16 digits: digits 0..7 in place, the
+             * point inserted in digits 8..15 (or after them) */
+            uint64_t x1 = (w0 >> 56) | (dig16_last8(dg) << 8);
+            unsigned j = (unsigned)n - 8;
+            sdx_store64le(p, x0);
+            if (j < 8) {
+                uint64_t low = (1ull << (8 * j)) - 1;
+                sdx_store64le(p + 8, (x1 & low) | ((x1 & ~low) << 8) | ((uint64_t)'.' << (8 * j)));
+            } else {
+                sdx_store64le(p + 8, x1);
+                p[16] = '.';
+            }
         }
-        /* integral: digits, e zeros (e <= 20) in 8-byte words, ".0"
-         * (furthest: 24 for the digits, nd + 8 * ceil(e / 8) <= n + 7 = 28
-         * for the zeros) */
-        char *z = sdx_u64_to_dec(p, d);
-        for (int i = 0; i < e; i += 8) sdx_store64le(z + i, ZEROS8);
-        z += e;
-        z[0] = '.';
-        z[1] = '0';
-        return z + 2;
+        return p + nds + 1;
     }
     if (n <= 0 && n > -6) {
         /* 0.000ddd: "0.000000" then the digits over its tail (furthest:
-         * 2 + 5 + 24 = 31) */
+         * 2 + 5 + 17 - 1 = 23) */
         memcpy(p, "0.000000", 8);
-        return sdx_u64_to_dec(p + 2 - n, d);
+        char *q = p + 2 - n;
+        q[0] = ca;
+        dig16_store(q + 1, dg);
+        return q + nds;
     }
-    /* d.ddde[-]x: digits at p + 1, the first moved before the point
-     * (furthest: 1 + 24 = 25; the exponent ends by 1 + 17 + 5) */
-    char *end = sdx_u64_to_dec(p + 1, d);
-    p[0] = p[1];
-    if (nd > 1) p[1] = '.';
-    else end = p + 1;
-    return put_exponent(end, n - 1);
+    if (SDX_UNLIKELY(n > 0 && n <= 21)) {
+        /* an integer (of 16 or more digits: smaller ones do not come here):
+         * the 17 digits, padded with zeros, zeros to n, ".0" (furthest: 24) */
+        p[0] = ca;
+        dig16_store(p + 1, dg);
+        sdx_store64le(p + 17, ZEROS8);
+        p[n] = '.';
+        p[n + 1] = '0';
+        return p + n + 2;
+    }
+    /* d.ddde[-]x (furthest: 17; the exponent ends by 18 + 5) */
+    p[0] = ca;
+    p[1] = '.';
+    dig16_store(p + 2, dg);
+    return put_exponent(nds > 1 ? p + nds + 1 : p + 1, n - 1);
+}
+
+/* Subnormals and powers of two, off the hot path. */
+static SDX_NOINLINE char *json_rare(char *p, uint64_t bits) {
+    int e;
+    uint64_t d = digits_of_bits(bits, &e);
+    return put_decimal(p, d, e);
 }
 
 char *sdx_dtoa_json(char *dst, double v) {
@@ -295,25 +510,79 @@ char *sdx_dtoa_json(char *dst, double v) {
     dst += bits >> 63;
     bits &= ~(1ull << 63);
 
-    /* Integers below 2^53 are their own shortest digits, in fixed notation:
-     * print them directly. v = m * 2^-shift with the 53-bit m is such an
-     * integer when 0 <= shift <= 52 and the low shift bits of m are zero. */
-    int bexp = (int)(bits >> 52);
-    unsigned shift = (unsigned)(1075 - bexp);
-    if (shift <= 52) {
-        uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
-        if ((m & ((1ull << shift) - 1)) == 0) {
-            char *z = sdx_u64_to_dec(dst, m >> shift);
+    /* Integers below 2^53 (zero included) are their own shortest digits, in
+     * fixed notation: print them directly. */
+    double av;
+    memcpy(&av, &bits, 8);
+    if (av < 9007199254740992.0) {
+        int64_t i = (int64_t)av; /* exact for av < 2^53 when av is integral */
+        if ((double)i == av) {
+            char *z = sdx_u64_to_dec(dst, (uint64_t)i);
             z[0] = '.';
             z[1] = '0';
             return z + 2;
         }
-    } else if (bits == 0) {
-        memcpy(dst, "0.0", 3);
-        return dst + 3;
     }
 
-    int e;
-    uint64_t d = shortest_of_bits(bits, &e);
-    return put_decimal(dst, d, e);
+    uint64_t frac = bits & ((1ull << 52) - 1);
+    int bexp = (int)(bits >> 52);
+    if (SDX_UNLIKELY(bexp == 0 || frac == 0)) return json_rare(dst, bits);
+
+    /* A normal double, not a power of two. Its digits are those of s, and
+     * in step 2 one more digit. s lies in [2^52 / 10, 2^53) (the scaled vr'
+     * is at least 2^52 * 100 and below 2^53 * 1000): 15 or 16 digits
+     * (lz = 1 or 0). The digits converted are those of t = s * 10^lz, always
+     * 16 with the first nonzero (the zero that s * 10 adds at the end is not
+     * significant, and step 2's digit goes in its place). The point goes
+     * after n = k0 + 17 - lz digits in either step. The digits are converted
+     * while the step is decided. */
+    unsigned ent = sdx_dbox_exp[bexp];
+    int k0 = dbox_k0(ent);
+    bool small;
+    uint32_t digit;
+    uint64_t s = dragonbox(frac | (1ull << 52), bexp - 1075, ent, &small, &digit);
+    unsigned lz = s < 1000000000000000ull;
+    int nsig;
+    dig16 dg = digits16(s * (1 + 9 * lz), &nsig); /* a multiplication, not a branch */
+    int n = k0 + 17 - (int)lz;
+    int sm_mask = -(int)small;
+    int nds = ((17 - (int)lz) & sm_mask) | (nsig & ~sm_mask); /* significant digits */
+    char last = (char)('0' + digit); /* step 2's last digit, at p + 17 - lz */
+    char *p = dst;
+
+    /* The digits stored at p + 1 put digit i at p + 1 + i; each layout then
+     * rewrites the bytes before them. The furthest byte stored is given
+     * relative to p (one less than SDX_DTOA_RESERVE is available). */
+    if (SDX_LIKELY(n > 0 && n < 8 && n < nds)) {
+        /* ddd.ddd: the first eight digits again at p with the point inserted
+         * in a register (furthest: 17) */
+        static const uint64_t low_bytes[8] = {
+            0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, 0xffffffffffffff};
+        uint64_t x0 = dig16_first8(dg);
+        uint64_t low = low_bytes[n];
+        dig16_store(p + 1, dg);
+        p[17 - lz] = last;
+        sdx_store64le(p, (x0 & low) | ((x0 & ~low) << 8) | ((low + 1) * '.'));
+        return p + nds + 1;
+    }
+    if (n <= 0 && n > -6) {
+        /* 0.000ddd: "0.000000" then the digits over its tail (furthest:
+         * 2 + 5 + 16 = 23) */
+        memcpy(p, "0.000000", 8);
+        char *z = p + 2 - n;
+        dig16_store(z, dg);
+        z[16 - lz] = last;
+        return z + nds;
+    }
+    if (n > 21 || n <= 0) {
+        /* d.ddde[-]x (furthest: 17; the exponent's store ends by 17 + 8) */
+        char first = (char)dig16_first8(dg);
+        dig16_store(p + 1, dg);
+        p[17 - lz] = last;
+        p[0] = first;
+        p[1] = '.';
+        return put_exponent(nds > 1 ? p + nds + 1 : p + 1, n - 1);
+    }
+    /* 8 or more digits before the point, or an integer of 16 or more */
+    return put_decimal(p, small ? s * 10 + digit : s, small ? k0 : k0 + 1);
 }

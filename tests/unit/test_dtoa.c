@@ -1,6 +1,6 @@
 /*
- * Tests for src/num/dtoa.c (shortest round-trip digits, JSON layout) and for
- * the generated src/num/pow10_table.h.
+ * Tests for src/num/dtoa.c (shortest round-trip digits by Dragonbox, JSON
+ * layout) and for the generated src/num/pow10_table.h.
  *
  * The reference for every double is the C library: strtod (correctly rounded
  * in glibc) for reading back, and printf("%.*e") (exact, correctly rounded in
@@ -23,6 +23,17 @@
  * in a Release build, most of it in strtod and printf. SDX_TEST_SCALE=10
  * scales the random ones tenfold, the long variant: 20 million random bit
  * patterns, 40 million random doubles in all (about 90 s).
+ *
+ * Dragonbox in particular: the generated tables are checked against exact
+ * arithmetic (the ceiling of each power of ten, the per-exponent table, the
+ * exponent ranges where scaled values can be integers); the multiplications
+ * by reciprocals of the digit conversion are checked exhaustively; doubles
+ * that take each rare branch of the algorithm (found with exact arithmetic)
+ * get the full checks; and about 20 million doubles (every exponent, every
+ * power of two, many subnormals, random bit patterns; scaled by
+ * SDX_TEST_SCALE) are compared with an independent implementation of
+ * Schubfach, the algorithm this file used to test, and their JSON text with
+ * the layout rule.
  */
 #include <float.h>
 #include <math.h>
@@ -150,6 +161,12 @@ TEST(pow10_table_exact) {
             big_shl(side[i], E > 0 ? E : 0);
         }
         ok = ok && big_cmp(&t, &a) <= 0 && big_cmp(&a, &t1) < 0;
+        /* Dragonbox's ceiling is T + 1 unless T is exact, which it is for
+         * exactly SDX_POW10_EXACT_MIN <= e <= SDX_POW10_EXACT_MAX, and then
+         * the low half of T + 1 never carries into the high half */
+        bool exact = big_cmp(&t, &a) == 0;
+        ok = ok && exact == (e >= SDX_POW10_EXACT_MIN && e <= SDX_POW10_EXACT_MAX);
+        ok = ok && (exact || lo != UINT64_MAX);
         if (!ok && bad++ < 10) fprintf(stderr, "  table entry for 1e%d is wrong\n", e);
     }
     CHECK_EQ_INT(bad, 0);
@@ -176,6 +193,64 @@ TEST(exponent_approximations) {
         }
         if (f != exact_floor_log2_pow10(e) && bad++ < 10) fprintf(stderr, "  log2 10^%d\n", e);
     }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* The per-exponent table of Dragonbox: for every biased exponent, the index
+ * of 10^k, k = 2 - floor(log10(2^q)), and beta = q + floor(log2(10^k)) (the
+ * helpers are checked exactly above); delta = floor(2^q * 10^k) taken from
+ * the high word is exact; and the scaled values x * 2^(q-1) * 10^k can be
+ * integers (their denominator is below 2^54 > x) for q in [SDX_DBOX_INT_QMIN,
+ * SDX_DBOX_INT_QMAX] only. */
+TEST(dragonbox_exponent_table) {
+    int bad = 0;
+    for (int b = 0; b < 2047; b++) {
+        int q = (b ? b : 1) - 1075;
+        unsigned ent = sdx_dbox_exp[b];
+        int k = 2 - sdx_floor_log10_pow2(q);
+        int beta = q + sdx_floor_log2_pow10(k);
+        bool ok = SDX_DBOX_EXP_IDX(ent) == (unsigned)(k - SDX_POW10_MIN) &&
+                  SDX_DBOX_EXP_BETA(ent) == beta && beta >= 6 && beta <= 9;
+        uint64_t delta = sdx_pow10_128[k - SDX_POW10_MIN][0] >> (63 - beta);
+        /* delta <= 2^q * 10^k < delta + 1, i.e. 10^k vs delta * 2^-q */
+        ok = ok && delta < 1000 && cmp_pow10_vs_pow2(k, (uint32_t)delta, -q) >= 0 &&
+             cmp_pow10_vs_pow2(k, (uint32_t)delta + 1, -q) < 0;
+        /* the denominator of 2^(q-1) * 10^k is 2^a * 5^f; it is below 2^54
+         * when 10^f * 2^a < 2^(54 + f) */
+        int a = 1 - q - k > 0 ? 1 - q - k : 0, f = k < 0 ? -k : 0;
+        bool small_den = cmp_pow10_vs_pow2(f, 1, 54 + f - a) < 0;
+        bool in_range = q >= SDX_DBOX_INT_QMIN && q <= SDX_DBOX_INT_QMAX;
+        ok = ok && small_den == in_range;
+        if (!ok && bad++ < 10) fprintf(stderr, "  exponent table entry %d (q = %d)\n", b, q);
+    }
+    /* The shorter interval (c = 2^52): the left endpoint
+     * (2^54 - 1) * 2^(q-2) * 10^K, K = -floor(log10(3/4 * 2^q)), is an integer
+     * exactly when K >= 0 and q - 2 + K >= 0 (2^54 - 1 is odd and not a
+     * multiple of 5); the value 2^(q+52) * 10^K is halfway between integers
+     * exactly when K >= 0 and q + 52 + K = -1. */
+    bad += ((1ull << 54) - 1) % 5 == 0;
+    for (int q = -1073; q <= 971; q++) {
+        int K = -sdx_floor_log10_3q4_pow2(q);
+        bool left_int = K >= 0 && q - 2 + K >= 0;
+        bool tie = K >= 0 && q + 52 + K == -1;
+        bool ok = left_int == (q >= SDX_DBOX_SHORTER_LEFT_INT_QMIN &&
+                               q <= SDX_DBOX_SHORTER_LEFT_INT_QMAX) &&
+                  tie == (q == SDX_DBOX_SHORTER_TIE_Q);
+        if (!ok && bad++ < 10) fprintf(stderr, "  shorter interval constants at q = %d\n", q);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* The multiplications by reciprocals in dtoa.c's digit conversion and
+ * exponent, exhaustively over their ranges. */
+TEST(reciprocal_constants) {
+    long bad = 0;
+    for (uint64_t x = 0; x < 100000000; x++) bad += (x * 3518437209u) >> 45 != x / 10000;
+    for (uint32_t x = 0; x < 10000; x++) bad += (x * 5243) >> 19 != x / 100;
+    for (uint32_t x = 0; x < 100; x++) bad += (x * 6554) >> 16 != x / 10;
+    for (uint32_t x = 0; x < 100; x++) bad += (x * 103) >> 10 != x / 10;
+    for (uint32_t x = 0; x < 1000; x++) bad += (x * 41) >> 12 != x / 100;
+    for (uint32_t x = 0; x < 1099; x++) bad += (x * 656) >> 16 != x / 100;
     CHECK_EQ_INT(bad, 0);
 }
 
@@ -575,6 +650,181 @@ TEST(closest_approaches) {
     CHECK_EQ_INT(bad, 0);
 }
 
+/* Doubles that take each rare branch of Dragonbox's main case (with the
+ * scaled values vr', vl', y of dtoa.c's header; s, r, delta, dist as there),
+ * four of each, found with exact rational arithmetic. */
+TEST(dragonbox_branch_cases) {
+    static const uint64_t cases[] = {
+        /* r = 0, vr' an integer, c odd: the candidate 1000s is the excluded right endpoint */
+        0x47637b547a731c01ull, 0x4358ee736567439full,
+        0x436d03e6b60d30cfull, 0x4540b0d39d75f159ull,
+        /* r = 0, vr' an integer, c even: 1000s is the included right endpoint */
+        0x4359de9f89a97350ull, 0x436ccf6ab1da6992ull,
+        0x436d5a0129d2821aull, 0x436054f01e6259dcull,
+        /* r = delta, floor(vl') odd: 1000s is inside */
+        0x47b9a5eda8c6bcb0ull, 0x454341a2281ade6eull,
+        0x45f9b3babeb3a6a1ull, 0x46d5187fdeb5f8efull,
+        /* r = delta, vl' = 1000s an integer, c even: included left endpoint */
+        0x47637b547a731c02ull, 0x4358ee73656743a0ull,
+        0x436d03e6b60d30d0ull, 0x4540b0d39d75f15aull,
+        /* r = delta, vl' = 1000s an integer, c odd: excluded left endpoint */
+        0x4359de9f89a97351ull, 0x436ccf6ab1da6993ull,
+        0x43564722ddb09f87ull, 0x436d5a0129d2821bull,
+        /* r = delta, floor(vl') even and vl' not an integer: 1000s is outside */
+        0x46e261ffdddaf54bull, 0x47b92c7f6a22c407ull,
+        0x46eaa9fbf5fe2abdull, 0x46d5371d2805df74ull,
+        /* step 2, dist a multiple of 100, floor(y) odd: one less */
+        0x44f58d734c0fe406ull, 0x44958cbb5a9c8830ull,
+        0x463ae93299a2a7cdull, 0x475558b9d430cd70ull,
+        /* step 2, dist a multiple of 100, y an integer: a tie, odd, one less */
+        0x43190bc0b09a9779ull, 0x3f11a00000000000ull,
+        0x408c474920000000ull, 0x430e18fa3a8539f2ull,
+        /* step 2, dist a multiple of 100, y an integer: a tie, already even */
+        0x42baf9738d7e4570ull, 0x43190bc0b09a9777ull,
+        0x41c7462c54598000ull, 0x42836ac78afad6c0ull,
+        /* step 2, dist a multiple of 100, floor(y) even, y not an integer */
+        0x4826deb1154f79edull, 0x46994390065484baull,
+        0x44ebf995ce2bb399ull, 0x44eae54e0c319fdaull,
+    };
+    long bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = double_of(cases[i]);
+        bad += verify(v) + verify(-v) + verify(nextafter(v, 0)) + verify(nextafter(v, INFINITY));
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* An independent reference: Schubfach                                      */
+
+/* R. Giulietti's Schubfach ("The Schubfach way to render doubles",
+ * 2020/2021), as src/num/dtoa.c implemented it before Dragonbox: three
+ * products rounded to odd with T + 1 (tools/gen_pow10.py checks the margins
+ * this relies on), the candidates of D(k+1), then of D(k). A different
+ * algorithm on the same table, for comparison over many more doubles than
+ * strtod and printf can check. */
+
+static uint64_t ref_mul_hi(uint64_t a, uint64_t b, uint64_t *lo) {
+    uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (uint32_t)p01 + (uint32_t)p10;
+    *lo = (mid << 32) | (uint32_t)p00;
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* r_o(cp * T / 2^128) from g = T + 1 */
+static uint64_t ref_round_to_odd(uint64_t g_hi, uint64_t g_lo, uint64_t cp) {
+    uint64_t a_lo, a_hi = ref_mul_hi(g_hi, cp, &a_lo);
+    uint64_t b_lo, b_hi = ref_mul_hi(g_lo, cp, &b_lo);
+    uint64_t frac = a_lo + b_hi;
+    uint64_t whole = a_hi + (frac < a_lo);
+    return whole | ((frac | (b_lo >> 60)) != 0);
+}
+
+static uint64_t ref_strip(uint64_t d, int *e) {
+    while (d % 10 == 0) {
+        d /= 10;
+        ++*e;
+    }
+    return d;
+}
+
+/* Shortest digits (no trailing zeros) of a positive finite nonzero double. */
+static uint64_t ref_schubfach(double v, int *exp10) {
+    uint64_t bits = bits_of(v) & ~(1ull << 63);
+    uint64_t frac = bits & ((1ull << 52) - 1);
+    int bexp = (int)(bits >> 52);
+    uint64_t c = bexp ? frac | (1ull << 52) : frac;
+    int q = bexp ? bexp - 1075 : -1074;
+    bool asym = bexp > 1 && frac == 0;
+    uint64_t cb = c << 2, cbr = cb + 2, cbl = asym ? cb - 1 : cb - 2;
+    int k = asym ? sdx_floor_log10_3q4_pow2(q) : sdx_floor_log10_pow2(q);
+    int h = q + sdx_floor_log2_pow10(-k) + 1;
+    const uint64_t *t = sdx_pow10_128[-k - SDX_POW10_MIN];
+    uint64_t g_lo = t[1] + 1, g_hi = t[0] + (g_lo == 0);
+    uint64_t vbl = ref_round_to_odd(g_hi, g_lo, cbl << h);
+    uint64_t vb = ref_round_to_odd(g_hi, g_lo, cb << h);
+    uint64_t vbr = ref_round_to_odd(g_hi, g_lo, cbr << h);
+    uint64_t open = c & 1, s = vb >> 2, s10 = s / 10;
+    uint64_t u4 = s10 * 40, w4 = u4 + 40;
+    bool uin = vbl + open <= u4, win = w4 + open <= vbr;
+    if (uin != win) {
+        *exp10 = k + 1;
+        return ref_strip(s10 + win, exp10);
+    }
+    *exp10 = k;
+    uin = vbl + open <= 4 * s;
+    win = 4 * s + 4 + open <= vbr;
+    if (uin != win) return s + win;
+    uint64_t mid = 4 * s + 2;
+    return s + (vb > mid || (vb == mid && (s & 1)));
+}
+
+/* sdx_dtoa_shortest against the reference, and with `json` the JSON text
+ * against the layout rule; returns the number of failures. */
+static int compare_with_reference(double v, bool json) {
+    uint64_t d, rd;
+    int e, re;
+    sdx_dtoa_shortest(v, &d, &e);
+    rd = ref_schubfach(v, &re);
+    if (d != rd || e != re) {
+        char text[96];
+        snprintf(text, sizeof text, "%" PRIu64 "e%d, Schubfach %" PRIu64 "e%d", d, e, rd, re);
+        report(v, "differs from the reference:", text);
+        return 1;
+    }
+    if (!json) return 0;
+    char out[96], want[96];
+    memset(out, 0x5a, sizeof out);
+    char *end = sdx_dtoa_json(out, v);
+    size_t len = (size_t)(end - out);
+    int overrun = 0;
+    for (size_t i = SDX_DTOA_RESERVE; i < sizeof out; i++) overrun |= out[i] != 0x5a;
+    out[len < sizeof out ? len : sizeof out - 1] = 0;
+    spec_json(want, v < 0, d, e);
+    if (overrun || strcmp(out, want) != 0) {
+        char both[256];
+        snprintf(both, sizeof both, "\"%s\", expected \"%s\"%s", out, want,
+                 overrun ? " (stored beyond SDX_DTOA_RESERVE)" : "");
+        report(v, "JSON layout:", both);
+        return 1;
+    }
+    return 0;
+}
+
+/* About 20 million doubles against Schubfach (scaled by SDX_TEST_SCALE):
+ * for every biased exponent the lowest and highest 512 significands (the
+ * power of two among them) and 1536 random ones; the subnormals with the
+ * 2^20 smallest significands and 2^20 random ones; random bit patterns. One
+ * in eight also gets its JSON text checked. */
+TEST(schubfach_reference) {
+    uint64_t seed = 0x5eed0004;
+    long bad = 0, n = 0;
+    for (uint64_t b = 1; b < 2047; b++) {
+        for (uint64_t j = 0; j < 2560; j++) {
+            uint64_t f = j < 512    ? j
+                         : j < 1024 ? (1ull << 52) - 1 - (j - 512)
+                                    : test_rand(&seed) & ((1ull << 52) - 1);
+            double v = double_of(b << 52 | f);
+            bad += compare_with_reference(v, (n++ & 7) == 0);
+            if (bad > 20) break;
+        }
+    }
+    for (uint64_t f = 1; f <= (1u << 20) && bad <= 20; f++)
+        bad += compare_with_reference(double_of(f), (n++ & 7) == 0);
+    for (long i = 0; i < (1l << 20) && bad <= 20; i++) {
+        uint64_t f = test_rand(&seed) & ((1ull << 52) - 1);
+        if (f) bad += compare_with_reference(double_of(f), (n++ & 7) == 0);
+    }
+    long count = scaled(13000000);
+    for (long i = 0; i < count && bad <= 20; i++) {
+        double v = double_of(test_rand(&seed));
+        if (isfinite(v) && v != 0) bad += compare_with_reference(v, (n++ & 7) == 0);
+    }
+    printf("  %ld doubles\n", n);
+    CHECK_EQ_INT(bad, 0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Exact expectations                                                       */
 
@@ -699,16 +949,20 @@ int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"pow10_table_exact", pow10_table_exact},
                                   {"exponent_approximations", exponent_approximations},
+                                  {"dragonbox_exponent_table", dragonbox_exponent_table},
+                                  {"reciprocal_constants", reciprocal_constants},
                                   {"layout", layout},
                                   {"powers_of_ten", powers_of_ten},
                                   {"integers_to_a_million", integers_to_a_million},
                                   {"literature_cases", literature_cases},
                                   {"closest_approaches", closest_approaches},
+                                  {"dragonbox_branch_cases", dragonbox_branch_cases},
                                   {"powers_of_two", powers_of_two},
                                   {"neighbourhoods", neighbourhoods},
                                   {"subnormals_and_extremes", subnormals_and_extremes},
                                   {"random_short_decimals", random_short_decimals},
                                   {"random_exponent_and_mantissa", random_exponent_and_mantissa},
                                   {"random_bit_patterns", random_bit_patterns},
+                                  {"schubfach_reference", schubfach_reference},
                                   {0, 0}});
 }
