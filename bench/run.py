@@ -143,6 +143,24 @@ def stripped_size(path):
 # Data
 # --------------------------------------------------------------------------
 
+def default_corpus(build_dir):
+    """../shared/corpus beside the checkout, else the bundled copy
+    (tests/corpus/corpus.tar.xz) unpacked into BUILD/corpus."""
+    shared = os.path.join(ROOT, "..", "shared", "corpus")
+    if os.path.exists(os.path.join(shared, "twitter.json")):
+        return shared
+    dest = os.path.join(build_dir, "corpus")
+    if not os.path.exists(os.path.join(dest, "canada.json")):
+        import tarfile
+        os.makedirs(dest, exist_ok=True)
+        with tarfile.open(os.path.join(ROOT, "tests", "corpus", "corpus.tar.xz")) as t:
+            for m in t.getmembers():
+                if m.isfile() and "/" not in m.name:
+                    with t.extractfile(m) as src, open(os.path.join(dest, m.name), "wb") as dst:
+                        shutil.copyfileobj(src, dst)
+    return dest
+
+
 def datasets_for(args):
     corpus = os.path.abspath(args.corpus)
     if args.quick:
@@ -314,7 +332,8 @@ def main():
     ap.add_argument("--runs", type=int, help="runs per test (default 5; quick 3; full 9)")
     ap.add_argument("--filter", help="only programs whose name matches this regular expression")
     ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    ap.add_argument("--corpus", default=os.environ.get("SDX_CORPUS", os.path.join(ROOT, "..", "shared", "corpus")))
+    ap.add_argument("--corpus", default=os.environ.get("SDX_CORPUS"),
+                    help="corpus directory (default ../shared/corpus, else the bundled tests/corpus)")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "bench"), help="build directory")
     ap.add_argument("--out", help="results directory (default BUILD/results)")
     ap.add_argument("--record", action="store_true", help="also write the report to bench/results/")
@@ -357,6 +376,8 @@ def main():
         if p["status"] == "built":
             p["size"] = stripped_size(p["path"])
 
+    if not args.corpus:
+        args.corpus = default_corpus(args.build)
     datasets = datasets_for(args)
     formats = [f for f in FORMATS if any(p["format"] == f for p in programs)]
     log("making the data: %d data sets x %d formats ..." % (len(datasets), len(formats)))

@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 ensure_debian_packages cmake gcc make pkg-config python3 python3-venv libjansson-dev ||
     { echo "cannot install build tools" >&2; exit 1; }
 mkdir -p build
+# Node.js and npm for the JSON conformance suite (tests/conformance: its ctest
+# test installs the pinned npm package itself, into each build tree).
+bash scripts/install-test-deps.sh ||
+    echo "warning: test dependencies missing; the conformance tests that need them fail" >&2
 
 passed=0
 failed=0
@@ -42,6 +46,13 @@ if build_tree build/release -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON -DSD
     run_ctest release build/release
 else
     failed=$((failed + 1)); configs+=("release: BUILD FAILED")
+fi
+
+# The corpus every later step uses: what the release build resolved
+# (../shared/corpus, or the bundled copy unpacked into the build tree).
+if [ -z "${SDX_CORPUS:-}" ] && [ -f build/release/CMakeCache.txt ]; then
+    SDX_CORPUS=$(sed -n 's/^SDX_CORPUS_DIR:PATH=//p' build/release/CMakeCache.txt)
+    export SDX_CORPUS
 fi
 
 # 2. AddressSanitizer + UndefinedBehaviorSanitizer.
