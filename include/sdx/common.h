@@ -113,7 +113,11 @@ typedef enum sdx_kind {
     SDX_ARRAY,  /* begin an array of v.count elements (or SDX_COUNT_UNKNOWN) */
     SDX_MAP,    /* begin a map of v.count entries (or SDX_COUNT_UNKNOWN) */
     SDX_KEY,    /* v.str: a string map key */
-    SDX_END     /* end the innermost array or map */
+    SDX_END,    /* end the innermost array or map */
+    SDX_RAW     /* v.str: a number kept as its JSON text (readers do this only
+                   when asked to, for numbers beyond 64 bits); the JSON writer
+                   writes it as is after checking its grammar, other formats
+                   reject it with SDX_ERR_UNSUPPORTED */
 } sdx_kind;
 
 /* The count of a container whose size is not known when it begins. */
@@ -145,7 +149,7 @@ typedef struct sdx_event {
         struct {
             const char *ptr;
             size_t len;
-        } str;          /* SDX_STR, SDX_BIN, SDX_KEY */
+        } str;          /* SDX_STR, SDX_BIN, SDX_KEY, SDX_RAW */
         uint64_t count; /* SDX_ARRAY, SDX_MAP */
     } v;
 } sdx_event;

@@ -25,9 +25,13 @@
 #ifndef SDX_JSON_H
 #define SDX_JSON_H
 
+#include <stdio.h>
+
 #include "buf.h"
 #include "common.h"
+#include "doc.h"
 #include "sink.h"
+#include "source.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +129,11 @@ SDX_API sdx_err sdx_json_writer_string(sdx_json_writer *w, const char *s, size_t
 /* Binary data: SDX_ERR_UNSUPPORTED unless SDX_JSON_WRITE_BIN_BASE64. */
 SDX_API sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t len);
 
+/* A number given as its text (an SDX_RAW event: e.g. an integer beyond 64
+ * bits kept by a reader), written as is. Text that is not a number in the
+ * RFC 8259 grammar is SDX_ERR_INVALID_ARG. */
+SDX_API sdx_err sdx_json_writer_raw_number(sdx_json_writer *w, const char *s, size_t len);
+
 /* Containers. `count` is the number of elements (entries for a map) that
  * will follow, checked (SDX_ERR_USAGE when exceeded or not met), or
  * SDX_COUNT_UNKNOWN; counts of 2^62 and more are taken as unknown. */
@@ -153,6 +162,120 @@ SDX_API sdx_err sdx_json_writer_finish(sdx_json_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_json_writer_error(const sdx_json_writer *w) { return w->err; }
+
+
+/* ------------------------------------------------------------------------ */
+/* Reading: options shared by the pull reader and the tree parser            */
+/* ------------------------------------------------------------------------ */
+
+/* Reader options (flags). With none set, input is strict RFC 8259: exactly
+ * one value, surrounded by optional whitespace. */
+enum sdx_json_read_flag {
+    /* Accept comments, // to the end of the line and / * ... * / , wherever
+     * whitespace is allowed. */
+    SDX_JSON_READ_COMMENTS = 1u << 0,
+    /* Accept one comma after the last element of an array or map. */
+    SDX_JSON_READ_TRAILING_COMMAS = 1u << 1,
+    /* Accept the literals NaN, Infinity and -Infinity as doubles. */
+    SDX_JSON_READ_NAN_INF = 1u << 2,
+    /* Skip a UTF-8 byte-order mark (EF BB BF) at the start of the input. */
+    SDX_JSON_READ_BOM = 1u << 3,
+    /* Parser: stop after the first complete value; what follows is not
+     * looked at, and sdx_doc_consumed() tells where it ended. Reader: read a
+     * sequence of values separated by optional whitespace (newline-delimited
+     * or concatenated JSON), each at depth 0. */
+    SDX_JSON_READ_STOP_AFTER_VALUE = 1u << 4,
+    /* Integers outside int64 and uint64 (and numbers whose double would be
+     * infinite) are kept as their text, SDX_RAW / SDX_TYPE_RAW, instead of
+     * being converted to the nearest double. */
+    SDX_JSON_READ_BIGNUM_RAW = 1u << 5,
+    /* Parser: copy the input into the document, so the caller may free it
+     * as soon as the parser returns. Without it, strings that need no
+     * unescaping point into the input, which must outlive the document. */
+    SDX_JSON_READ_COPY_INPUT = 1u << 6
+};
+
+/* Reader and parser options; a NULL pointer means all defaults. */
+typedef struct sdx_json_read_opts {
+    uint32_t flags;         /* sdx_json_read_flag bits */
+    uint32_t max_depth;     /* nesting limit (SDX_ERR_DEPTH beyond it);
+                               0 = SDX_JSON_DEFAULT_MAX_DEPTH */
+    const sdx_alloc *alloc; /* NULL = sdx_alloc_default() */
+} sdx_json_read_opts;
+
+#define SDX_JSON_DEFAULT_MAX_DEPTH 1024
+
+/* ------------------------------------------------------------------------ */
+/* Tree parser                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Parse `len` bytes of JSON into a new immutable document (free it with
+ * sdx_doc_free). Returns NULL on failure with the error in *err (if not
+ * NULL): code, message, byte offset, line and column of the first offending
+ * byte. The input need not be NUL-terminated; unless
+ * SDX_JSON_READ_COPY_INPUT is given it must outlive the document.
+ *
+ * Numbers: integers that fit int64 are SDX_TYPE_INT, larger ones up to
+ * UINT64_MAX SDX_TYPE_UINT; everything else is the correctly rounded double
+ * (or raw text with SDX_JSON_READ_BIGNUM_RAW). Strings are validated as
+ * UTF-8; \u escapes are decoded, surrogate pairs combined, and a lone
+ * surrogate is an error. Nesting is limited without recursion. */
+SDX_API sdx_doc *sdx_json_parse(const char *data, size_t len,
+                                const sdx_json_read_opts *opts, sdx_error *err);
+
+/* The same, parsing in place: strings are unescaped inside `data`, which the
+ * document then points into (it must outlive the document and is modified
+ * even when parsing fails). SDX_JSON_READ_COPY_INPUT is ignored. */
+SDX_API sdx_doc *sdx_json_parse_insitu(char *data, size_t len,
+                                       const sdx_json_read_opts *opts, sdx_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Incremental (pull) reader                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The reader. All fields are private (defined by src/json/reader.c's needs).
+ * It does not allocate per element: strings that need unescaping, and tokens
+ * that straddle two chunks of a stream, go through a scratch area that grows
+ * to the longest such token; a stream is read in chunks of a fixed size, so
+ * memory is bounded by the chunk size plus the longest string. */
+typedef struct sdx_json_reader sdx_json_reader;
+
+/* Create a reader over `len` bytes in memory (not copied: keep them alive
+ * while reading; events' strings point into them where no unescaping was
+ * needed). Returns NULL only when allocating the reader fails. */
+SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
+                                             const sdx_json_read_opts *opts);
+/* Create a reader over a stream; `chunk` is the read size (0 = 64 KiB). */
+SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
+                                                    const sdx_json_read_opts *opts);
+/* Create a reader over a FILE* (read with fread; not closed). */
+SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_opts *opts);
+/* Free a reader (NULL is a no-op). */
+SDX_API void sdx_json_reader_free(sdx_json_reader *r);
+
+/* Read the next event into *ev: a scalar, SDX_ARRAY / SDX_MAP (count
+ * SDX_COUNT_UNKNOWN: JSON does not say), SDX_KEY, or SDX_END; ev->depth is
+ * the nesting depth (0 for the top-level value; a container's END has the
+ * depth of its begin; its elements one more). Strings are views valid until
+ * the next call. Returns true with an event; false at the end of the input
+ * (after the one top-level value, or the last one of a sequence) or on an
+ * error: then sdx_json_reader_error() tells which. Errors are sticky. */
+SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev);
+
+/* SDX_OK (after a clean end or while reading), or the error; *err (if not
+ * NULL) gets the details: code, message, byte offset, line and column. */
+SDX_API sdx_err sdx_json_reader_error(const sdx_json_reader *r, sdx_error *err);
+
+/* Byte offset of the end of the last event read (for sequences: where the
+ * last complete value ended once its last event is read). */
+SDX_API uint64_t sdx_json_reader_offset(const sdx_json_reader *r);
+
+/* Skip the rest of the value whose begin event was just read (its END
+ * included), or nothing after a scalar. Returns false on error. */
+SDX_API bool sdx_json_reader_skip(sdx_json_reader *r);
+
+/* The reader as a format-independent source (valid while `r` is). */
+SDX_API sdx_source sdx_json_reader_source(sdx_json_reader *r);
 
 #ifdef __cplusplus
 }

@@ -6,7 +6,9 @@
 
 #include "buf.h"
 #include "common.h"
+#include "doc.h"
 #include "json.h"
 #include "sink.h"
+#include "source.h"
 
 #endif /* SDX_H */

@@ -577,6 +577,35 @@ sdx_err sdx_json_writer_end(sdx_json_writer *w) { return end_container(w, FRAME_
 sdx_err sdx_json_writer_end_array(sdx_json_writer *w) { return end_container(w, FRAME_ARRAY); }
 sdx_err sdx_json_writer_end_map(sdx_json_writer *w) { return end_container(w, FRAME_MAP); }
 
+/* Whether s[0, n) is a number in the RFC 8259 grammar:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int is_json_number(const char *s, size_t n) {
+    const char *p = s, *e = s + n;
+#define DIGITS(min_one)                                             \
+    do {                                                            \
+        const char *d0 = p;                                         \
+        while (p < e && (unsigned)(*p - '0') < 10) p++;             \
+        if ((min_one) && p == d0) return 0;                         \
+    } while (0)
+    if (p < e && *p == '-') p++;
+    if (p < e && *p == '0') p++;
+    else DIGITS(1);
+    if (p < e && *p == '.') { p++; DIGITS(1); }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        DIGITS(1);
+    }
+#undef DIGITS
+    return p == e;
+}
+
+sdx_err sdx_json_writer_raw_number(sdx_json_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    if (!s || !is_json_number(s, n)) return fail(w, SDX_ERR_INVALID_ARG);
+    return value_slow(w, s, n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Events, sink, finish                                                      */
 /* ------------------------------------------------------------------------ */
@@ -594,6 +623,7 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
     case SDX_MAP: return sdx_json_writer_begin_map(w, ev->v.count);
     case SDX_KEY: return sdx_json_writer_key(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_json_writer_end(w);
+    case SDX_RAW: return sdx_json_writer_raw_number(w, ev->v.str.ptr, ev->v.str.len);
     }
     if (w->err) return w->err;
     return fail(w, SDX_ERR_INVALID_ARG);

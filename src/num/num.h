@@ -31,4 +31,45 @@ char *sdx_dtoa_json(char *dst, double v);
 
 #define SDX_DTOA_RESERVE 32
 
+/* ---- Decimal text to binary (src/num/strtod.c) ---- */
+
+/* What sdx_json_number found. */
+typedef enum sdx_num_kind {
+    SDX_NUM_INT = 0, /* out->i: an integer that fits int64 */
+    SDX_NUM_UINT,    /* out->u: an integer above INT64_MAX that fits uint64 */
+    SDX_NUM_DOUBLE,  /* out->d: the correctly rounded double (round to
+                        nearest, ties to even; may be +-0 or +-infinity) */
+    SDX_NUM_BIG      /* only with SDX_NUM_BIG_RAW: an integer beyond 64 bits or
+                        a number whose double is infinite; keep the text */
+} sdx_num_kind;
+
+typedef struct sdx_num {
+    sdx_num_kind kind;
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+    } v;
+} sdx_num;
+
+enum { SDX_NUM_BIG_RAW = 1u << 0 };
+
+/* Scan one JSON number (RFC 8259 grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?
+ * ([eE][+-]?[0-9]+)?) starting at p, reading no byte at or after `end`.
+ * Returns the end of the number, or NULL when the text at p is not a number
+ * (then *err_at, if not NULL, gets the offending position). The number is
+ * the longest match: the byte after it is not examined beyond deciding that
+ * it cannot continue the number (the caller checks that a delimiter follows).
+ * Eisel-Lemire fast path (D. Lemire, "Number Parsing at a Gigabyte per
+ * Second", Software: Practice and Experience 51(8), 2021) with an exact
+ * big-integer fallback, so every result is correctly rounded. */
+const char *sdx_json_number(const char *p, const char *end, unsigned flags, sdx_num *out,
+                            const char **err_at);
+
+/* The correctly rounded double for a decimal string in the same grammar but
+ * with an optional leading '+' and without the JSON restriction on leading
+ * zeros ("007.5", "1e400" give 7.5, inf). Returns the end of what was parsed
+ * or NULL if nothing was a number. For tests and general use. */
+const char *sdx_parse_double(const char *p, const char *end, double *out);
+
 #endif /* SDX_NUM_H */

@@ -169,6 +169,68 @@ static size_t avx2_json_escape_copy(char *dst, const char *src, size_t n, unsign
     return n;
 }
 
+/* The JSON string scan: esc_mask256 with the default set, without the
+ * copy. Strings of 32 bytes and more check their first vector alone, then
+ * two vectors per step, then one vector ending at s + n; shorter ones are
+ * read as in escape_short. */
+static size_t avx2_json_string_scan(const char *s, size_t n) {
+    const esc_vecs k = esc_load(0);
+    if (n < 32) {
+        if (n >= 16) {
+            __m128i lo = _mm_loadu_si128((const __m128i *)s);
+            __m128i hi = _mm_loadu_si128((const __m128i *)(s + n - 16));
+            uint32_t m =
+                esc_mask256(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), &k);
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m);
+            return b < 16 ? b : n - 32 + b;
+        }
+        if (n >= 8) {
+            __m128i v = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)s),
+                                           _mm_loadl_epi64((const __m128i *)(s + n - 8)));
+            uint32_t m = esc_mask128(v, &k);
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m);
+            return b < 8 ? b : n - 16 + b;
+        }
+        if (n >= 4) {
+            uint32_t m = esc_mask128(_mm_unpacklo_epi32(load32(s), load32(s + n - 4)), &k) & 0xFF;
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m);
+            return b < 4 ? b : n - 8 + b;
+        }
+        if (n == 0) return 0;
+        unsigned c0 = (unsigned char)s[0], c1 = (unsigned char)s[n >> 1],
+                 c2 = (unsigned char)s[n - 1];
+        uint32_t m = esc_mask128(_mm_cvtsi32_si128((int)(c0 | c1 << 8 | c2 << 16)), &k) & 7;
+        if (!m) return n;
+        return m & 1 ? 0 : m & 2 ? n >> 1 : n - 1;
+    }
+    uint32_t m32 = esc_mask256(_mm256_loadu_si256((const __m256i *)s), &k);
+    if (m32) return sdx_ctz64(m32);
+    size_t i = 32;
+    for (; i + 64 <= n; i += 64) {
+        __m256i b0 = esc_bytes256(_mm256_loadu_si256((const __m256i *)(s + i)), &k);
+        __m256i b1 = esc_bytes256(_mm256_loadu_si256((const __m256i *)(s + i + 32)), &k);
+        if (_mm256_movemask_epi8(_mm256_or_si256(b0, b1))) {
+            uint64_t m = (uint32_t)_mm256_movemask_epi8(b0) |
+                         (uint64_t)(uint32_t)_mm256_movemask_epi8(b1) << 32;
+            return i + sdx_ctz64(m);
+        }
+    }
+    if (i + 32 <= n) {
+        uint32_t m = esc_mask256(_mm256_loadu_si256((const __m256i *)(s + i)), &k);
+        if (m) return i + sdx_ctz64(m);
+        i += 32;
+    }
+    if (i < n) {
+        i = n - 32;
+        uint32_t m = esc_mask256(_mm256_loadu_si256((const __m256i *)(s + i)), &k);
+        if (m) return i + sdx_ctz64(m);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* UTF-8 validation                                                          */
 /* ------------------------------------------------------------------------ */
@@ -317,4 +379,5 @@ const sdx_simd_kernels sdx_simd_avx2 = {
     "avx2",
     avx2_json_escape_copy,
     avx2_utf8_valid_prefix,
+    avx2_json_string_scan,
 };

@@ -134,6 +134,60 @@ static size_t neon_json_escape_copy(char *dst, const char *src, size_t n, unsign
     return n;
 }
 
+/* The JSON string scan: esc_bytes with the default set, without the copy.
+ * Strings of 16 bytes and more check their first vector alone, then two
+ * vectors per step, then one vector ending at s + n; shorter ones are read
+ * as in escape_short. */
+static size_t neon_json_string_scan(const char *s, size_t n) {
+    const esc_vecs k = esc_load(0);
+    if (n < 16) {
+        if (n >= 8) {
+            uint8x16_t v = vcombine_u8(vld1_u8((const uint8_t *)s),
+                                       vld1_u8((const uint8_t *)(s + n - 8)));
+            uint64_t m = nibble_mask(esc_bytes(v, &k));
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m) >> 2;
+            return b < 8 ? b : n - 16 + b;
+        }
+        if (n >= 4) {
+            uint64_t w = load32(s) | load32(s + n - 4) << 32;
+            uint64_t m = nibble_mask(esc_bytes(vreinterpretq_u8_u64(vdupq_n_u64(w)), &k));
+            m &= 0xFFFFFFFFull;
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m) >> 2;
+            return b < 4 ? b : n - 8 + b;
+        }
+        if (n == 0) return 0;
+        uint64_t w = (uint8_t)s[0] | (uint64_t)(uint8_t)s[n >> 1] << 8 |
+                     (uint64_t)(uint8_t)s[n - 1] << 16;
+        uint64_t m = nibble_mask(esc_bytes(vreinterpretq_u8_u64(vdupq_n_u64(w)), &k)) & 0xFFF;
+        if (!m) return n;
+        return m & 0xF ? 0 : m & 0xF0 ? n >> 1 : n - 1;
+    }
+    uint64_t m16 = nibble_mask(esc_bytes(vld1q_u8((const uint8_t *)s), &k));
+    if (m16) return sdx_ctz64(m16) >> 2;
+    size_t i = 16;
+    for (; i + 32 <= n; i += 32) {
+        uint8x16_t b0 = esc_bytes(vld1q_u8((const uint8_t *)(s + i)), &k);
+        uint8x16_t b1 = esc_bytes(vld1q_u8((const uint8_t *)(s + i + 16)), &k);
+        if (nibble_mask(vorrq_u8(b0, b1))) {
+            uint64_t m = nibble_mask(b0);
+            return m ? i + (sdx_ctz64(m) >> 2) : i + 16 + (sdx_ctz64(nibble_mask(b1)) >> 2);
+        }
+    }
+    if (i + 16 <= n) {
+        uint64_t m = nibble_mask(esc_bytes(vld1q_u8((const uint8_t *)(s + i)), &k));
+        if (m) return i + (sdx_ctz64(m) >> 2);
+        i += 16;
+    }
+    if (i < n) {
+        i = n - 16;
+        uint64_t m = nibble_mask(esc_bytes(vld1q_u8((const uint8_t *)(s + i)), &k));
+        if (m) return i + (sdx_ctz64(m) >> 2);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* UTF-8 validation                                                          */
 /* ------------------------------------------------------------------------ */
@@ -237,4 +291,5 @@ const sdx_simd_kernels sdx_simd_neon = {
     "neon",
     neon_json_escape_copy,
     neon_utf8_valid_prefix,
+    neon_json_string_scan,
 };

@@ -43,6 +43,11 @@ typedef struct sdx_simd_kernels {
      * sdx_utf8_valid_prefix() in src/core/utf8.c for every input. Never
      * reads outside s[0, n); with n == 0, s may be NULL (the result is 0). */
     size_t (*utf8_valid_prefix)(const char *s, size_t n);
+    /* Index of the first byte of s[0, n) that ends the plain part of a JSON
+     * string body when reading: '"', '\\' or a byte below 0x20; n if there
+     * is none. The JSON parser's scan for the end of a string. Never reads
+     * outside s[0, n); with n == 0, s may be NULL (the result is 0). */
+    size_t (*json_string_scan)(const char *s, size_t n);
 } sdx_simd_kernels;
 
 /* The table in use (chosen on first call; thread-safe). */

@@ -135,6 +135,55 @@ static size_t sse2_json_escape_copy(char *dst, const char *src, size_t n, unsign
     return n;
 }
 
+/* The JSON string scan: esc_mask with the default set, without the copy.
+ * Strings of 16 bytes and more check their first vector alone (most JSON
+ * strings are short), then two vectors per step, then one vector ending at
+ * s + n; shorter ones are read as in escape_short. */
+static size_t sse2_json_string_scan(const char *s, size_t n) {
+    const esc_vecs k = esc_load(0);
+    if (n < 16) {
+        if (n >= 8) {
+            __m128i v = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)s),
+                                           _mm_loadl_epi64((const __m128i *)(s + n - 8)));
+            unsigned m = esc_mask(v, &k);
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m);
+            return b < 8 ? b : n - 16 + b;
+        }
+        if (n >= 4) {
+            unsigned m = esc_mask(_mm_unpacklo_epi32(load32(s), load32(s + n - 4)), &k) & 0xFF;
+            if (!m) return n;
+            unsigned b = sdx_ctz64(m);
+            return b < 4 ? b : n - 8 + b;
+        }
+        if (n == 0) return 0;
+        unsigned c0 = (unsigned char)s[0], c1 = (unsigned char)s[n >> 1],
+                 c2 = (unsigned char)s[n - 1];
+        unsigned m = esc_mask(_mm_cvtsi32_si128((int)(c0 | c1 << 8 | c2 << 16)), &k) & 7;
+        if (!m) return n;
+        return m & 1 ? 0 : m & 2 ? n >> 1 : n - 1;
+    }
+    unsigned m16 = esc_mask(_mm_loadu_si128((const __m128i *)s), &k);
+    if (m16) return sdx_ctz64(m16);
+    size_t i = 16;
+    for (; i + 32 <= n; i += 32) {
+        unsigned m = esc_mask(_mm_loadu_si128((const __m128i *)(s + i)), &k) |
+                     esc_mask(_mm_loadu_si128((const __m128i *)(s + i + 16)), &k) << 16;
+        if (m) return i + sdx_ctz64(m);
+    }
+    if (i + 16 <= n) {
+        unsigned m = esc_mask(_mm_loadu_si128((const __m128i *)(s + i)), &k);
+        if (m) return i + sdx_ctz64(m);
+        i += 16;
+    }
+    if (i < n) {
+        i = n - 16;
+        unsigned m = esc_mask(_mm_loadu_si128((const __m128i *)(s + i)), &k);
+        if (m) return i + sdx_ctz64(m);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------------ */
 /* UTF-8 validation                                                          */
 /* ------------------------------------------------------------------------ */
@@ -279,4 +328,5 @@ const sdx_simd_kernels sdx_simd_sse2 = {
     "sse2",
     sse2_json_escape_copy,
     sse2_utf8_valid_prefix,
+    sse2_json_string_scan,
 };

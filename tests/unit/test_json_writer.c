@@ -593,6 +593,37 @@ TEST(numbers) {
     sdx_buf_destroy(&b);
 }
 
+TEST(raw_numbers) {
+    static const char *good[] = {"0", "-0", "123456789012345678901234567890", "1.5e+300",
+                                 "-2E-5", "0.000", "1e400"};
+    static const char *bad[] = {"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "0x10",
+                                "1 ", "NaN", "1.5.5"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_json_writer w;
+        sdx_json_writer_init(&w, &b, NULL);
+        sdx_event e = {0};
+        sdx_json_writer_begin_array(&w, 1);
+        e.kind = SDX_RAW, e.v.str.ptr = good[i], e.v.str.len = strlen(good[i]);
+        CHECK(sdx_json_writer_put(&w, &e) == SDX_OK);
+        sdx_json_writer_end(&w);
+        CHECK(sdx_json_writer_finish(&w) == SDX_OK);
+        CHECK(sdx_buf_len(&b) == strlen(good[i]) + 2);
+        CHECK(memcmp(sdx_buf_data(&b) + 1, good[i], strlen(good[i])) == 0);
+        sdx_buf_destroy(&b);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_json_writer w;
+        sdx_json_writer_init(&w, &b, NULL);
+        CHECK(sdx_json_writer_raw_number(&w, bad[i], strlen(bad[i])) == SDX_ERR_INVALID_ARG);
+        CHECK(sdx_json_writer_finish(&w) == SDX_ERR_INVALID_ARG);
+        sdx_buf_destroy(&b);
+    }
+}
+
 TEST(nan_and_infinity) {
     double bad[] = {NAN, -NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < 4; i++) {
@@ -1092,6 +1123,7 @@ int main(int argc, char **argv) {
                       {"long_strings", long_strings},
                       {"escape_options_exact", escape_options_exact},
                       {"numbers", numbers},
+                      {"raw_numbers", raw_numbers},
                       {"nan_and_infinity", nan_and_infinity},
                       {"binary", binary},
                       {"misuse_errors", misuse_errors},

@@ -389,6 +389,146 @@ TEST(escape_at_page_boundaries) {
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* The JSON string scan (reading)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* json_string_scan stops where json_escape_copy with set 0 stops: the
+ * reference is ref_scan(s, n, 0). Sources are exact-size heap blocks or sit
+ * against inaccessible pages, so an over-read fails. */
+
+/* Every byte value at every position of every length 0..MAX_LEN, and the
+ * first stop when a second special byte follows the first. */
+TEST(string_scan_every_byte_every_position) {
+    collect_kernels();
+    for (int ki = 0; ki < kernel_count; ki++) {
+        const sdx_simd_kernels *k = kernels[ki];
+        const long failed_before = test_checks_failed;
+        for (size_t n = 0; n <= MAX_LEN && test_checks_failed - failed_before < 1000; n++) {
+            char *block;
+            char *src = alloc_ending((n * 13) % 64, n, &block);
+            if (!CHECK(src != NULL)) return;
+            for (size_t i = 0; i < n; i++) src[i] = clean_byte(i + n);
+            test_checks_run++;
+            if (k->json_string_scan(src, n) != n) FAIL(k, 0, n, "clean string: not n");
+            for (size_t pos = 0; pos < n; pos++) {
+                for (unsigned b = 0; b < 256; b++) {
+                    src[pos] = (char)b;
+                    size_t r = k->json_string_scan(src, n);
+                    size_t expect = ref_stops((unsigned char)b, 0) ? pos : n;
+                    test_checks_run++;
+                    if (r != expect)
+                        FAIL(k, 0, n, "byte 0x%02x at %zu: result %zu, expected %zu", b, pos, r,
+                             expect);
+                }
+                /* a quote at pos and a control byte after it: pos wins */
+                src[pos] = '"';
+                if (pos + 1 < n) src[n - 1] = '\x01';
+                test_checks_run++;
+                if (k->json_string_scan(src, n) != pos) FAIL(k, 0, n, "two stops, first at %zu", pos);
+                if (pos + 1 < n) src[n - 1] = clean_byte(n - 1 + n);
+                src[pos] = clean_byte(pos + n);
+            }
+            free(block);
+        }
+    }
+}
+
+/* Long strings, a stop at each of the last 130 positions and at each of
+ * the first 130, across the ends of the vector loops. */
+TEST(string_scan_long_strings) {
+    collect_kernels();
+    static const size_t lens[] = {255, 256, 257, 511, 512, 513, 1000, 1024, 4095, 4096, 4097};
+    static const char specials[] = {'"', '\\', '\x1f', '\0'};
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        const size_t n = lens[li];
+        char *block;
+        char *src = alloc_ending(li % 4, n, &block);
+        if (!CHECK(src != NULL)) return;
+        for (size_t i = 0; i < n; i++) src[i] = (char)(i % 3 == 0 ? 0xC3 : clean_byte(i));
+        for (int i = 0; i < kernel_count; i++) {
+            const sdx_simd_kernels *k = kernels[i];
+            for (size_t pos = 0; pos <= n; pos++) {
+                if (pos >= 130 && pos < n - 130) continue;
+                const char special = specials[pos % 4];
+                char saved = pos < n ? src[pos] : 0;
+                if (pos < n) src[pos] = special;
+                size_t r = k->json_string_scan(src, n);
+                test_checks_run++;
+                if (r != pos) FAIL(k, 0, n, "stop 0x%02x at %zu: result %zu",
+                                   (unsigned char)special, pos, r);
+                if (pos < n) src[pos] = saved;
+            }
+        }
+        free(block);
+    }
+}
+
+/* Random strings from random starting points, and the loop of a parser:
+ * scan, step over the stop byte, scan again. */
+TEST(string_scan_random_strings) {
+    collect_kernels();
+    uint64_t rng = 0x5ca9u;
+    const long rounds = (long)(20000 * test_scale());
+    for (long round = 0; round < rounds; round++) {
+        const size_t n = random_length(&rng);
+        char *block;
+        char *src = alloc_ending((size_t)(test_rand(&rng) % 64), n, &block);
+        if (!CHECK(src != NULL)) return;
+        random_string(&rng, src, n);
+        for (int i = 0; i < kernel_count; i++) {
+            const sdx_simd_kernels *k = kernels[i];
+            size_t pos = 0;
+            while (pos <= n) {
+                size_t r = pos + k->json_string_scan(src + pos, n - pos);
+                size_t expect = pos + ref_scan(src + pos, n - pos, 0);
+                test_checks_run++;
+                if (r != expect) {
+                    FAIL(k, 0, n, "from %zu: result %zu, expected %zu", pos, r, expect);
+                    break;
+                }
+                pos = r + 1;
+            }
+        }
+        free(block);
+    }
+}
+
+#ifdef TEST_PAGES
+/* Strings against an inaccessible page on either side: any read outside
+ * s[0, n) faults, masked vector loads included. */
+TEST(string_scan_at_page_boundaries) {
+    collect_kernels();
+    const long page = sysconf(_SC_PAGESIZE);
+    if (!CHECK(page >= 4096)) return;
+    const size_t ps = (size_t)page;
+    unsigned char *map =
+        mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (!CHECK(map != MAP_FAILED)) return;
+    CHECK(mprotect(map, ps, PROT_NONE) == 0);
+    CHECK(mprotect(map + 2 * ps, ps, PROT_NONE) == 0);
+    char *page_start = (char *)map + ps;
+    for (int i = 0; i < kernel_count; i++) {
+        const sdx_simd_kernels *k = kernels[i];
+        for (size_t n = 0; n <= 300; n++) {
+            for (int at_start = 0; at_start < 2; at_start++) {
+                char *src = at_start ? page_start : page_start + ps - n;
+                for (size_t j = 0; j < n; j++) src[j] = clean_byte(j);
+                for (int v = 0; v < 3 && (v == 0 || n > 0); v++) {
+                    size_t pos = v == 0 ? n : v == 1 ? 0 : n - 1;
+                    if (pos < n) src[pos] = '"';
+                    size_t r = k->json_string_scan(src, n);
+                    test_checks_run++;
+                    if (r != pos) FAIL(k, 0, n, "stop at %zu: result %zu", pos, r);
+                    if (pos < n) src[pos] = clean_byte(pos);
+                }
+            }
+        }
+    }
+    munmap(map, 3 * ps);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* UTF-8 validation                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -890,9 +1030,11 @@ TEST(kernel_tables) {
         CHECK(k->name && strcmp(k->name, sdx_simd_level_name((sdx_simd_level)l)) == 0);
         CHECK(k->json_escape_copy != NULL);
         CHECK(k->utf8_valid_prefix != NULL);
+        CHECK(k->json_string_scan != NULL);
         /* an empty string may come with null pointers */
         CHECK_EQ_U64(k->json_escape_copy(NULL, NULL, 0, 0), 0);
         CHECK_EQ_U64(k->utf8_valid_prefix(NULL, 0), 0);
+        CHECK_EQ_U64(k->json_string_scan(NULL, 0), 0);
     }
     CHECK(sdx_simd_kernels_for(SDX_SIMD__COUNT) == NULL);
     CHECK(sdx_simd_kernels_for((sdx_simd_level)-1) == NULL);
@@ -1034,6 +1176,12 @@ int main(int argc, char **argv) {
         {"escape_at_page_boundaries", escape_at_page_boundaries},
 #endif
         {"escape_random_strings", escape_random_strings},
+        {"string_scan_every_byte_every_position", string_scan_every_byte_every_position},
+        {"string_scan_long_strings", string_scan_long_strings},
+#ifdef TEST_PAGES
+        {"string_scan_at_page_boundaries", string_scan_at_page_boundaries},
+#endif
+        {"string_scan_random_strings", string_scan_random_strings},
         {"utf8_lookup_tables", utf8_lookup_tables},
         {"utf8_every_error_every_position", utf8_every_error_every_position},
         {"utf8_characters_across_block_edges", utf8_characters_across_block_edges},

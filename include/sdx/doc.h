@@ -1,0 +1,323 @@
+/*
+ * sdx — the document: a format-independent tree of values.
+ *
+ * Two kinds of document:
+ *
+ *  - sdx_doc, immutable and compact: every value is a 16-byte sdx_val in one
+ *    contiguous array in document order (a container is followed by its
+ *    elements; a map's entries are key, value, key, value, ...). A container
+ *    stores its span, so skipping a subtree is O(1). Strings point into the
+ *    parsed input where they needed no unescaping. Built by the format
+ *    parsers (sdx_json_parse, ...) or, from any event stream, by the builder.
+ *
+ *  - sdx_mdoc, mutable: a tree of heap nodes for building and editing data in
+ *    code; converts to and from sdx_doc.
+ *
+ * Reading never dereferences NULL: a node is a {doc, val} pair that is never
+ * NULL itself. A missing key, an index out of range or a getter of the wrong
+ * type returns a nil node (type SDX_TYPE_NONE) or a zero value and flags a
+ * sticky error on the document, so a chain of lookups needs one check:
+ *
+ *   sdx_node root = sdx_doc_root(doc);
+ *   int64_t id = sdx_node_int(sdx_node_get(sdx_node_index(root, 0), "id", 2));
+ *   if (sdx_doc_error(doc) != SDX_OK) ... // SDX_ERR_NOT_FOUND or SDX_ERR_TYPE
+ */
+#ifndef SDX_DOC_H
+#define SDX_DOC_H
+
+#include "common.h"
+#include "sink.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The type of a value. */
+typedef enum sdx_type {
+    SDX_TYPE_NONE = 0, /* the nil node: a missing value */
+    SDX_TYPE_NULL,
+    SDX_TYPE_BOOL,
+    SDX_TYPE_INT,      /* int64 (every integer that fits int64 is INT) */
+    SDX_TYPE_UINT,     /* uint64 above INT64_MAX */
+    SDX_TYPE_DOUBLE,
+    SDX_TYPE_STR,      /* UTF-8 text */
+    SDX_TYPE_BIN,      /* raw bytes */
+    SDX_TYPE_RAW,      /* a number kept as its text (see SDX_RAW) */
+    SDX_TYPE_ARRAY,
+    SDX_TYPE_MAP,
+    SDX_TYPE__TAG = 15 /* internal: a tag slot that prefixes a tagged value */
+} sdx_type;
+
+/* One value: 16 bytes. `tag` holds the type in bits 0-7, a tag kind in
+ * bits 8-15 (tag slots only) and a length in bits 16-63 (bytes of a string,
+ * binary or raw number; elements of an array; entries of a map). The payload:
+ *   BOOL: u (0 or 1)   INT: i   UINT: u   DOUBLE: d
+ *   STR, BIN, RAW: s (not NUL-terminated; may be NULL when the length is 0)
+ *   ARRAY, MAP: u = span, the number of slots of the container and all its
+ *     descendants, itself included: the next sibling is at this + span.
+ *   __TAG: u = the tag number; the tagged value is the next slot. A tag slot
+ *     is never visible through the node API: a node is the tagged value, and
+ *     sdx_node_tag() reads the tag slot before it.
+ * The layout is public so that hot accessors can be inline; build documents
+ * only through the parsers, the builder or sdx_mdoc. */
+typedef struct sdx_val {
+    uint64_t tag;
+    union {
+        int64_t i;
+        uint64_t u;
+        double d;
+        const char *s;
+    } v;
+} sdx_val;
+
+#define SDX_VAL_TYPE(val) ((sdx_type)((val)->tag & 0xff))
+#define SDX_VAL_LEN(val) ((val)->tag >> 16)
+/* The largest length a value can have (2^48 - 1). */
+#define SDX_VAL_LEN_MAX ((UINT64_C(1) << 48) - 1)
+
+/* An immutable document (opaque). */
+typedef struct sdx_doc sdx_doc;
+
+/* A value in a document. Never NULL: a nil node has val pointing to a static
+ * value of type SDX_TYPE_NONE (doc may then be NULL too). */
+typedef struct sdx_node {
+    sdx_doc *doc;
+    const sdx_val *val;
+} sdx_node;
+
+/* ------------------------------------------------------------------------ */
+/* The document                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Free a document and everything it owns. NULL is a no-op. */
+SDX_API void sdx_doc_free(sdx_doc *doc);
+
+/* The root value; a nil node when doc is NULL. */
+SDX_API sdx_node sdx_doc_root(sdx_doc *doc);
+
+/* The sticky lookup error: SDX_OK, or the first of SDX_ERR_NOT_FOUND (missing
+ * key, index out of range, lookup in a nil node) and SDX_ERR_TYPE (a getter
+ * or lookup on a value of another type) since the last clear. A NULL doc
+ * gives SDX_ERR_INVALID_ARG. */
+SDX_API sdx_err sdx_doc_error(const sdx_doc *doc);
+SDX_API void sdx_doc_clear_error(sdx_doc *doc);
+
+/* Bytes of input the parser consumed: the whole input, or with
+ * SDX_JSON_READ_STOP_AFTER_VALUE the end of the first value (the next value,
+ * if any, starts there after whitespace). 0 for documents not parsed. */
+SDX_API size_t sdx_doc_consumed(const sdx_doc *doc);
+
+/* Number of slots (sdx_val) in the document, tag slots included. */
+SDX_API size_t sdx_doc_size(const sdx_doc *doc);
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The nil node. */
+SDX_API sdx_node sdx_node_nil(void);
+
+/* The node's type (SDX_TYPE_NONE for the nil node); never SDX_TYPE__TAG. */
+static inline sdx_type sdx_node_type(sdx_node n) { return SDX_VAL_TYPE(n.val); }
+static inline bool sdx_node_exists(sdx_node n) { return SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE; }
+static inline bool sdx_node_is_null(sdx_node n) { return SDX_VAL_TYPE(n.val) == SDX_TYPE_NULL; }
+static inline bool sdx_node_is_container(sdx_node n) {
+    return SDX_VAL_TYPE(n.val) == SDX_TYPE_ARRAY || SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP;
+}
+
+/* Typed getters. On another type (or the nil node) each returns 0 / false /
+ * NULL and flags SDX_ERR_TYPE (SDX_ERR_NOT_FOUND for the nil node).
+ * sdx_node_int accepts a UINT up to INT64_MAX (never stored so by the
+ * readers); sdx_node_uint accepts a nonnegative INT; sdx_node_double accepts
+ * INT and UINT too (converted, possibly rounded). */
+SDX_API bool sdx_node_bool(sdx_node n);
+SDX_API int64_t sdx_node_int(sdx_node n);
+SDX_API uint64_t sdx_node_uint(sdx_node n);
+SDX_API double sdx_node_double(sdx_node n);
+/* STR (and RAW); `*len` (if not NULL) gets the length in bytes. The bytes are
+ * not NUL-terminated and live as long as the document (and its input). */
+SDX_API const char *sdx_node_str(sdx_node n, size_t *len);
+/* BIN (also STR: any bytes). */
+SDX_API const void *sdx_node_bin(sdx_node n, size_t *len);
+
+/* Elements of an array, entries of a map, bytes of a string / binary / raw
+ * number; 0 for other types (no error). */
+static inline uint64_t sdx_node_len(sdx_node n) { return SDX_VAL_LEN(n.val); }
+
+/* The tag of a tagged value: returns its sdx_tag_kind (SDX_TAG_NONE when the
+ * value is untagged, then *tag = 0) and stores the tag in *tag (if not NULL). */
+SDX_API sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag);
+
+/* The i-th element of an array (O(i): each skip is O(1)). Out of range:
+ * nil and SDX_ERR_NOT_FOUND; not an array: nil and SDX_ERR_TYPE. */
+SDX_API sdx_node sdx_node_index(sdx_node n, uint64_t i);
+
+/* The value of the first entry of a map whose key is the string `key` of
+ * `len` bytes (linear search). Missing: nil and SDX_ERR_NOT_FOUND; not a map:
+ * nil and SDX_ERR_TYPE. sdx_node_getz takes a NUL-terminated key. */
+SDX_API sdx_node sdx_node_get(sdx_node n, const char *key, size_t len);
+SDX_API sdx_node sdx_node_getz(sdx_node n, const char *key);
+
+/* Iteration over an array's elements or a map's entries:
+ *
+ *   sdx_iter it = sdx_iter_init(map);
+ *   sdx_node k, v;
+ *   while (sdx_iter_next(&it, &k, &v)) ...   // arrays: k is nil
+ *
+ * On another type the iterator is empty and SDX_ERR_TYPE is flagged. */
+typedef struct sdx_iter {
+    sdx_doc *doc;
+    const sdx_val *cur; /* next slot */
+    uint64_t left;      /* elements (entries) still to come */
+    bool map;
+} sdx_iter;
+SDX_API sdx_iter sdx_iter_init(sdx_node n);
+/* Stores the next entry's key (maps; nil for arrays) and value, advances and
+ * returns true; false (and both nil) at the end. `key`/`val` may be NULL. */
+SDX_API bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val);
+
+/* The slot after a value and its descendants, for walking the value array
+ * directly. `v` must be a value slot, not a tag slot; the slot returned may be
+ * the tag slot of the next sibling. */
+static inline const sdx_val *sdx_val_next(const sdx_val *v) {
+    sdx_type t = SDX_VAL_TYPE(v);
+    return (t == SDX_TYPE_ARRAY || t == SDX_TYPE_MAP) ? v + v->v.u : v + 1;
+}
+
+/* Deep equality of two values (possibly from different documents): same
+ * types, tags, scalars (doubles by bit pattern), bytes, and containers equal
+ * element by element (maps in order). */
+SDX_API bool sdx_node_equal(sdx_node a, sdx_node b);
+
+/* ------------------------------------------------------------------------ */
+/* Events in and out                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Send the value `n` and its descendants to `sink` as events (depth counted
+ * from n as 0), without finishing the sink. Returns the sink's first error,
+ * SDX_ERR_NOT_FOUND for the nil node. Writing a document in any format:
+ *   sdx_node_emit(sdx_doc_root(doc), sdx_json_writer_sink(&w));
+ *   sdx_json_writer_finish(&w); */
+SDX_API sdx_err sdx_node_emit(sdx_node n, sdx_sink sink);
+
+/* Builder options; NULL means defaults. */
+typedef struct sdx_doc_build_opts {
+    const sdx_alloc *alloc; /* NULL = sdx_alloc_default() */
+    uint32_t max_depth;     /* nesting limit, 0 = 1024 (SDX_ERR_DEPTH) */
+} sdx_doc_build_opts;
+
+/* The builder: a sink that builds an immutable document from any event
+ * stream (it copies strings, so events may come from any reader). Its state
+ * is private. Containers with unknown counts are fine; a declared count that
+ * is not met is SDX_ERR_USAGE. */
+typedef struct sdx_doc_builder { /* all fields private */
+    sdx_doc *doc;        /* the document being built */
+    size_t *stack;       /* indices of the open containers' slots */
+    uint64_t *expect;    /* declared counts of the open containers */
+    uint32_t depth;
+    uint32_t cap;
+    uint32_t max_depth;
+    bool key_due;        /* in a map, a key comes next */
+    bool done;           /* the root value is complete */
+    sdx_err err;         /* sticky */
+    sdx_alloc alloc;
+} sdx_doc_builder;
+
+/* Start building. Returns SDX_ERR_NOMEM if the first allocation fails
+ * (also sticky). */
+SDX_API sdx_err sdx_doc_builder_init(sdx_doc_builder *b, const sdx_doc_build_opts *opts);
+/* The builder as a sink; its finish checks that exactly one root value was
+ * completed. */
+SDX_API sdx_sink sdx_doc_builder_sink(sdx_doc_builder *b);
+/* Consume one event; returns the sticky error. */
+SDX_API sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev);
+/* The finished document (the caller frees it with sdx_doc_free), or NULL with
+ * the error in *err (if not NULL) when building failed or is incomplete.
+ * Releases the builder's state either way; call it exactly once. */
+SDX_API sdx_doc *sdx_doc_builder_finish(sdx_doc_builder *b, sdx_err *err);
+
+/* A deep copy of the value n as a new document; NULL on allocation failure
+ * or for the nil node. */
+SDX_API sdx_doc *sdx_node_copy(sdx_node n, const sdx_alloc *alloc);
+
+/* ------------------------------------------------------------------------ */
+/* The mutable document                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* A mutable document and its values (opaque). Values are created by and owned
+ * by one sdx_mdoc; they die with it. Every function accepts NULL values and
+ * then does nothing and returns NULL / 0 / an error, so calls can be chained;
+ * failures are also flagged as the mdoc's sticky error. */
+typedef struct sdx_mdoc sdx_mdoc;
+typedef struct sdx_mval sdx_mval;
+
+SDX_API sdx_mdoc *sdx_mdoc_new(const sdx_alloc *alloc);
+SDX_API void sdx_mdoc_free(sdx_mdoc *md);
+/* The sticky error (SDX_ERR_NOMEM, SDX_ERR_TYPE, SDX_ERR_NOT_FOUND,
+ * SDX_ERR_USAGE, SDX_ERR_INVALID_ARG). */
+SDX_API sdx_err sdx_mdoc_error(const sdx_mdoc *md);
+
+SDX_API sdx_mval *sdx_mdoc_root(const sdx_mdoc *md);
+/* Make v (created by md, not inside another container) the root. */
+SDX_API sdx_err sdx_mdoc_set_root(sdx_mdoc *md, sdx_mval *v);
+
+/* Create detached values. Strings and binaries are copied. */
+SDX_API sdx_mval *sdx_mdoc_null(sdx_mdoc *md);
+SDX_API sdx_mval *sdx_mdoc_bool(sdx_mdoc *md, bool b);
+SDX_API sdx_mval *sdx_mdoc_int(sdx_mdoc *md, int64_t i);
+SDX_API sdx_mval *sdx_mdoc_uint(sdx_mdoc *md, uint64_t u); /* INT when <= INT64_MAX */
+SDX_API sdx_mval *sdx_mdoc_double(sdx_mdoc *md, double d);
+SDX_API sdx_mval *sdx_mdoc_str(sdx_mdoc *md, const char *s, size_t len);
+SDX_API sdx_mval *sdx_mdoc_strz(sdx_mdoc *md, const char *s);
+SDX_API sdx_mval *sdx_mdoc_bin(sdx_mdoc *md, const void *p, size_t len);
+SDX_API sdx_mval *sdx_mdoc_array(sdx_mdoc *md);
+SDX_API sdx_mval *sdx_mdoc_map(sdx_mdoc *md);
+/* Set (kind != SDX_TAG_NONE) or clear the tag of a value; returns v. */
+SDX_API sdx_mval *sdx_mval_set_tag(sdx_mval *v, sdx_tag_kind kind, uint64_t tag);
+
+/* Inspect. */
+SDX_API sdx_type sdx_mval_type(const sdx_mval *v); /* NONE for NULL */
+SDX_API bool sdx_mval_bool(const sdx_mval *v);
+SDX_API int64_t sdx_mval_int(const sdx_mval *v);
+SDX_API uint64_t sdx_mval_uint(const sdx_mval *v);
+SDX_API double sdx_mval_double(const sdx_mval *v);
+SDX_API const char *sdx_mval_str(const sdx_mval *v, size_t *len);
+SDX_API size_t sdx_mval_len(const sdx_mval *v); /* elements, entries or bytes */
+SDX_API sdx_mval *sdx_mval_index(const sdx_mval *arr, size_t i);
+SDX_API sdx_mval *sdx_mval_get(const sdx_mval *map, const char *key, size_t len);
+/* The i-th entry of a map: its key (a value: string keys are STR) and value. */
+SDX_API sdx_mval *sdx_mval_key_at(const sdx_mval *map, size_t i);
+SDX_API sdx_mval *sdx_mval_value_at(const sdx_mval *map, size_t i);
+
+/* Edit. A value can be in one container at a time: adding a value that is
+ * already inside a container (or is the root, or is the container itself or
+ * one of its ancestors) is SDX_ERR_USAGE. */
+SDX_API sdx_err sdx_mval_append(sdx_mval *arr, sdx_mval *v);
+SDX_API sdx_err sdx_mval_insert(sdx_mval *arr, size_t i, sdx_mval *v); /* i <= len */
+SDX_API sdx_err sdx_mval_remove_at(sdx_mval *arr, size_t i);
+/* Set map[key] = v: replaces the value of the first entry with that string
+ * key, or appends an entry. */
+SDX_API sdx_err sdx_mval_set(sdx_mval *map, const char *key, size_t len, sdx_mval *v);
+/* Append an entry with any key value (MessagePack and CBOR allow non-string
+ * keys); no check for duplicates. */
+SDX_API sdx_err sdx_mval_put(sdx_mval *map, sdx_mval *key, sdx_mval *v);
+/* Remove the first entry with that string key (SDX_ERR_NOT_FOUND if none). */
+SDX_API sdx_err sdx_mval_remove(sdx_mval *map, const char *key, size_t len);
+
+/* Conversions. sdx_mdoc_from_node deep-copies a value into a new mdoc (as its
+ * root); sdx_mdoc_to_doc builds an immutable document from the mdoc's root
+ * (NULL on failure, the error in *err). */
+SDX_API sdx_mdoc *sdx_mdoc_from_node(sdx_node n, const sdx_alloc *alloc);
+SDX_API sdx_doc *sdx_mdoc_to_doc(const sdx_mdoc *md, sdx_err *err);
+/* Emit a mutable value as events (as sdx_node_emit). */
+SDX_API sdx_err sdx_mval_emit(const sdx_mval *v, sdx_sink sink);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDX_DOC_H */

@@ -1,0 +1,169 @@
+/*
+ * Internal: pieces of JSON lexing shared by the tree parser (parse.c) and
+ * the pull reader (reader.c): escape sequences in strings (RFC 8259
+ * section 7) and the literals true, false and null.
+ *
+ * The functions report a problem through an sdx_json_lexerr instead of
+ * touching a parser's state, so each reader maps it to its own error
+ * handling. Running into `lim` (the end of the available input) is
+ * SDX_ERR_TRUNCATED with `at` == lim: the tree parser reports it as the end
+ * of input (or the invalid UTF-8 byte it stopped at), the pull reader
+ * fetches more input first so that it only happens at the real end.
+ */
+#ifndef SDX_JSON_LEX_H
+#define SDX_JSON_LEX_H
+
+#include <stdint.h>
+
+#include "core/platform.h"
+#include "sdx/common.h"
+
+typedef struct sdx_json_lexerr {
+    sdx_err code;
+    const char *at; /* the offending byte (lim for SDX_ERR_TRUNCATED) */
+    const char *msg;
+} sdx_json_lexerr;
+
+static inline void sdx_json_lexerr_set(sdx_json_lexerr *e, sdx_err code, const char *at,
+                                       const char *msg) {
+    e->code = code;
+    e->at = at;
+    e->msg = msg;
+}
+
+/* Hex digit values plus one; 0 for other bytes. */
+static const unsigned char sdx_json_hex_plus1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,
+    ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
+    ['E'] = 15, ['F'] = 16, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+    ['f'] = 16,
+};
+
+/* The single-character escapes: the byte each stands for, 0 if invalid. */
+static const char sdx_json_escape_char[256] = {
+    ['"'] = '"', ['\\'] = '\\', ['/'] = '/', ['b'] = '\b',
+    ['f'] = '\f', ['n'] = '\n', ['r'] = '\r', ['t'] = '\t',
+};
+
+/* The 4 hex digits at d (d + 4 <= lim or not): the value into *v and true,
+ * or false with the error (a non-hex digit, or the end of input after only
+ * hex digits). */
+static inline bool sdx_json_hex4(const char *d, const char *lim, uint32_t *v,
+                                 sdx_json_lexerr *e) {
+    uint32_t x = 0;
+    for (unsigned i = 0; i < 4; i++) {
+        if (d + i >= lim) {
+            sdx_json_lexerr_set(e, SDX_ERR_TRUNCATED, lim, "unexpected end of input");
+            return false;
+        }
+        unsigned h = sdx_json_hex_plus1[(unsigned char)d[i]];
+        if (!h) {
+            sdx_json_lexerr_set(e, SDX_ERR_SYNTAX, d + i, "invalid \\u escape");
+            return false;
+        }
+        x = x << 4 | (h - 1);
+    }
+    *v = x;
+    return true;
+}
+
+/* The \u escape at src (src[0] == '\\', src[1] == 'u') and, for a high
+ * surrogate, the low one that must follow: the code point into *cp; returns
+ * the byte after the escape(s), or NULL with *e set. A lone surrogate is
+ * SDX_ERR_UTF8 at the first escape. */
+static SDX_NOINLINE const char *sdx_json_read_u_escape(const char *src, const char *lim,
+                                                      uint32_t *cp, sdx_json_lexerr *e) {
+    uint32_t hi, lo;
+    if (!sdx_json_hex4(src + 2, lim, &hi, e)) return NULL;
+    if (SDX_LIKELY(hi < 0xD800 || hi > 0xDFFF)) {
+        *cp = hi;
+        return src + 6;
+    }
+    if (hi >= 0xDC00) {
+        sdx_json_lexerr_set(e, SDX_ERR_UTF8, src, "lone surrogate in \\u escape");
+        return NULL;
+    }
+    /* a high surrogate: a \u escape of a low one must follow */
+    const char *lo_esc = src + 6;
+    if (lo_esc >= lim || (lo_esc[0] == '\\' && lo_esc + 1 >= lim)) {
+        sdx_json_lexerr_set(e, SDX_ERR_TRUNCATED, lim, "unexpected end of input");
+        return NULL;
+    }
+    if (lo_esc[0] != '\\' || lo_esc[1] != 'u') {
+        sdx_json_lexerr_set(e, SDX_ERR_UTF8, src, "lone surrogate in \\u escape");
+        return NULL;
+    }
+    if (!sdx_json_hex4(lo_esc + 2, lim, &lo, e)) return NULL;
+    if (lo < 0xDC00 || lo > 0xDFFF) {
+        sdx_json_lexerr_set(e, SDX_ERR_UTF8, src, "lone surrogate in \\u escape");
+        return NULL;
+    }
+    *cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+    return lo_esc + 6;
+}
+
+/* The escape at src (src[0] == '\\'): its bytes to *dst (at most 4, never
+ * more than the escape's own length, and only after the escape is read, so
+ * dst may trail src in the same buffer); returns the byte after it, or NULL
+ * with *e set. */
+static inline const char *sdx_json_unescape_one(const char *src, const char *lim, char **dst,
+                                                sdx_json_lexerr *e) {
+    if (SDX_UNLIKELY(lim - src < 2)) {
+        sdx_json_lexerr_set(e, SDX_ERR_TRUNCATED, lim, "unexpected end of input");
+        return NULL;
+    }
+    const unsigned char c = (unsigned char)src[1];
+    if (c != 'u') {
+        const char x = sdx_json_escape_char[c];
+        if (SDX_UNLIKELY(!x)) {
+            sdx_json_lexerr_set(e, SDX_ERR_SYNTAX, src + 1, "invalid escape");
+            return NULL;
+        }
+        *(*dst)++ = x;
+        return src + 2;
+    }
+    uint32_t cp;
+    const char *next = sdx_json_read_u_escape(src, lim, &cp, e);
+    if (!next) return NULL;
+    char *o = *dst;
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        *dst = o + 1;
+    } else if (cp < 0x800) {
+        o[0] = (char)(0xC0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3F));
+        *dst = o + 2;
+    } else if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        o[2] = (char)(0x80 | (cp & 0x3F));
+        *dst = o + 3;
+    } else {
+        o[0] = (char)(0xF0 | cp >> 18);
+        o[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+        o[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+        o[3] = (char)(0x80 | (cp & 0x3F));
+        *dst = o + 4;
+    }
+    return next;
+}
+
+/* Whether the text at p (up to lim) is the literal `word` of n bytes; if
+ * not, *e gets the first byte that differs, or SDX_ERR_TRUNCATED when the
+ * input ends inside a prefix of the word. */
+static inline bool sdx_json_match_word(const char *p, const char *lim, const char *word,
+                                       size_t n, sdx_json_lexerr *e) {
+    for (size_t i = 0; i < n; i++) {
+        if (p + i >= lim) {
+            sdx_json_lexerr_set(e, SDX_ERR_TRUNCATED, lim, "unexpected end of input");
+            return false;
+        }
+        if (p[i] != word[i]) {
+            sdx_json_lexerr_set(e, SDX_ERR_SYNTAX, p + i, "invalid literal");
+            return false;
+        }
+    }
+    return true;
+}
+
+#endif /* SDX_JSON_LEX_H */

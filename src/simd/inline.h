@@ -1,0 +1,135 @@
+/*
+ * Internal: 16-byte scans inlined into hot loops outside src/simd.
+ *
+ * A call through the kernel table costs more than scanning a short token,
+ * so the JSON parser looks at the first 16 bytes of a string or a run of
+ * whitespace with these helpers and calls a kernel only when the token goes
+ * on. They use only what every CPU of the target has, so they need no
+ * run-time dispatch: SSE2 on x86-64, Advanced SIMD on AArch64, and two
+ * 64-bit words (SWAR) elsewhere. Each reads exactly p[0, 16).
+ */
+#ifndef SDX_SIMD_INLINE_H
+#define SDX_SIMD_INLINE_H
+
+#include <stdint.h>
+
+#include "core/platform.h"
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define SDX_INLINE_SSE2 1
+#elif defined(SDX_ARCH_ARM64) && (defined(__ARM_NEON) || defined(_M_ARM64))
+#include <arm_neon.h>
+#define SDX_INLINE_NEON 1
+#endif
+
+#if defined(SDX_INLINE_SSE2)
+
+/* Index of the first byte of p[0, 16) that is '"', '\\' or below 0x20;
+ * 16 if none is. (x ^ 0x80) < 0xA0 as signed bytes is x < 0x20 unsigned. */
+static inline unsigned sdx_inline_string_stop16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    const __m128i ctl = _mm_cmplt_epi8(_mm_xor_si128(v, _mm_set1_epi8((char)0x80)),
+                                       _mm_set1_epi8((char)0xA0));
+    const __m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    const __m128i b = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    const unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(q, b)));
+    return sdx_ctz64(m | 0x10000u);
+}
+
+/* Index of the first byte of p[0, 16) that is not JSON whitespace (space,
+ * tab, line feed, carriage return); 16 if all are. */
+static inline unsigned sdx_inline_ws_run16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    const __m128i ws = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    const unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+    return sdx_ctz64(m | 0x10000u);
+}
+
+/* Number of spaces (0x20) at the start of p[0, 16), 16 if all are. */
+static inline unsigned sdx_inline_space_run16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)p);
+    const unsigned m = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')));
+    return sdx_ctz64(m | 0x10000u);
+}
+
+#elif defined(SDX_INLINE_NEON)
+
+/* The index of the first 0xFF byte of a compare result, or 16: narrowed to
+ * four bits per byte by a shift-right-and-narrow of its 16-bit lanes. */
+static inline unsigned sdx_inline_first16(uint8x16_t m) {
+    const uint64_t bits =
+        vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(m), 4)), 0);
+    return bits ? sdx_ctz64(bits) >> 2 : 16;
+}
+
+static inline unsigned sdx_inline_string_stop16(const char *p) {
+    const uint8x16_t v = vld1q_u8((const uint8_t *)p);
+    const uint8x16_t m = vorrq_u8(vcltq_u8(v, vdupq_n_u8(0x20)),
+                                  vorrq_u8(vceqq_u8(v, vdupq_n_u8('"')),
+                                           vceqq_u8(v, vdupq_n_u8('\\'))));
+    return sdx_inline_first16(m);
+}
+
+static inline unsigned sdx_inline_ws_run16(const char *p) {
+    const uint8x16_t v = vld1q_u8((const uint8_t *)p);
+    const uint8x16_t ws = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8(' ')), vceqq_u8(v, vdupq_n_u8('\n'))),
+                                   vorrq_u8(vceqq_u8(v, vdupq_n_u8('\r')), vceqq_u8(v, vdupq_n_u8('\t'))));
+    return sdx_inline_first16(vmvnq_u8(ws));
+}
+
+static inline unsigned sdx_inline_space_run16(const char *p) {
+    const uint8x16_t v = vld1q_u8((const uint8_t *)p);
+    return sdx_inline_first16(vmvnq_u8(vceqq_u8(v, vdupq_n_u8(' '))));
+}
+
+#else
+
+/* SWAR: the high bit of each byte that matches, exact up to the first match
+ * (false positives only above a true one, from a subtraction's borrow). */
+#define SDX_INLINE_ONES 0x0101010101010101ull
+#define SDX_INLINE_HIGHS 0x8080808080808080ull
+
+static inline uint64_t sdx_inline_zero_bytes(uint64_t x) {
+    return (x - SDX_INLINE_ONES) & ~x & SDX_INLINE_HIGHS;
+}
+
+static inline uint64_t sdx_inline_string_stops(uint64_t x) {
+    return ((x - 0x20 * SDX_INLINE_ONES) & ~x & SDX_INLINE_HIGHS) |
+           sdx_inline_zero_bytes(x ^ ('"' * SDX_INLINE_ONES)) |
+           sdx_inline_zero_bytes(x ^ ('\\' * SDX_INLINE_ONES));
+}
+
+static inline unsigned sdx_inline_string_stop16(const char *p) {
+    uint64_t m = sdx_inline_string_stops(sdx_load64le(p));
+    if (m) return sdx_ctz64(m) >> 3;
+    m = sdx_inline_string_stops(sdx_load64le(p + 8));
+    return m ? 8 + (sdx_ctz64(m) >> 3) : 16;
+}
+
+/* The high bit of each byte of x that is not zero (exact in every byte). */
+static inline uint64_t sdx_inline_nonzero_bytes(uint64_t x) {
+    const uint64_t low7 = ~SDX_INLINE_HIGHS;
+    return (((x & low7) + low7) | x) & SDX_INLINE_HIGHS;
+}
+
+static inline unsigned sdx_inline_space_run16(const char *p) {
+    uint64_t m = sdx_inline_nonzero_bytes(sdx_load64le(p) ^ (' ' * SDX_INLINE_ONES));
+    if (m) return sdx_ctz64(m) >> 3;
+    m = sdx_inline_nonzero_bytes(sdx_load64le(p + 8) ^ (' ' * SDX_INLINE_ONES));
+    return m ? 8 + (sdx_ctz64(m) >> 3) : 16;
+}
+
+static inline unsigned sdx_inline_ws_run16(const char *p) {
+    for (unsigned i = 0; i < 16; i++) {
+        const char c = p[i];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return i;
+    }
+    return 16;
+}
+
+#endif
+
+#endif /* SDX_SIMD_INLINE_H */
