@@ -1,0 +1,134 @@
+/*
+ * sdx fmt and sdx view: pretty-printing. fmt writes indented JSON from any
+ * format (through the JSON writer, so the output is JSON); view does the
+ * same for text formats and shows binary formats in the diagnostic view.
+ * Both colour their output on a terminal.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "color.h"
+#include "diag.h"
+#include "input.h"
+#include "output.h"
+#include "pump.h"
+
+static const char fmt_help[] =
+    "Usage: sdx fmt [OPTIONS] [IN]\n"
+    "\n"
+    "Pretty-print IN (default: stdin), in any format, as indented JSON on\n"
+    "stdout. Keys, strings, numbers and literals are coloured when writing to a\n"
+    "terminal.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --from FORMAT        input format (default: from IN's extension, else\n"
+    "                           detected from the content)\n"
+    "  --seq                    a sequence of values, each printed on its own\n"
+    "  --indent N               spaces per level, 0 to 16 (default 2; 0: minified)\n" CLI_HELP_COLOR
+    "  -h, --help               this help\n"
+    "\n" CLI_HELP_MAPPINGS
+    "\n"
+    "Examples:\n"
+    "  sdx fmt data.json\n"
+    "  sdx fmt --bin=base64 data.msgpack | less -R\n"
+    "  curl -s URL | sdx fmt\n"
+    "\n" CLI_HELP_EXIT_CODES;
+
+static const char view_help[] =
+    "Usage: sdx view [OPTIONS] [IN]\n"
+    "\n"
+    "Show IN (default: stdin) on stdout: text formats as indented JSON (as\n"
+    "'sdx fmt' does), binary formats in a diagnostic view that shows what JSON\n"
+    "cannot. Coloured when writing to a terminal.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --from FORMAT        input format (default: from IN's extension, else\n"
+    "                           detected from the content)\n"
+    "  --seq                    a sequence of values, each printed on its own\n"
+    "  --indent N               spaces per level, 0 to 16 (default 2; 0: one line\n"
+    "                           per value)\n" CLI_HELP_COLOR
+    "  -h, --help               this help\n"
+    "\n" CLI_DIAG_HELP
+    "\n"
+    "Examples:\n"
+    "  sdx view data.msgpack\n"
+    "  sdx view --seq --indent 0 events.cbor\n"
+    "\n" CLI_HELP_EXIT_CODES;
+
+int cli_cmd_fmt(int argc, char **argv) {
+    bool view = strcmp(argv[0], "view") == 0;
+    const char *cmd = view ? "view" : "fmt";
+    cli_args a;
+    cli_args_init(&a, cmd, argc, argv);
+    const cli_format *from = NULL;
+    const char *in_path = NULL;
+    cli_read_opts ro = {false, 0};
+    cli_write_opts wo = {0, 2};
+    enum cli_color color = CLI_COLOR_AUTO;
+    const char *arg;
+    int kind;
+    while ((kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
+        if (kind == CLI_ARG_OPERAND) {
+            if (in_path) return cli_usage_error(cmd, "too many operands: '%s'", arg);
+            in_path = arg;
+            continue;
+        }
+        int m = view ? 0 : cli_parse_mapping(&a, &wo.map);
+        if (m == 0) m = cli_parse_color(&a, &color);
+        if (m < 0) return CLI_EXIT_USAGE;
+        if (m > 0) continue;
+        if (cli_args_is(&a, "--help", "-h")) {
+            fputs(view ? view_help : fmt_help, stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_args_is(&a, "--from", "-f")) {
+            const char *v = cli_args_value(&a);
+            if (!v || !(from = cli_parse_format(cmd, v, true, false))) return CLI_EXIT_USAGE;
+        } else if (cli_args_is(&a, "--seq", NULL)) {
+            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
+            ro.seq = true;
+        } else if (cli_args_is(&a, "--indent", NULL)) {
+            const char *v = cli_args_value(&a);
+            uint64_t n;
+            if (!v) return CLI_EXIT_USAGE;
+            if (!cli_parse_u64(v, 0, 16, &n)) return cli_usage_error(cmd, "--indent takes 0 to 16, not '%s'", v);
+            wo.indent = (uint32_t)n;
+        } else {
+            return cli_usage_error(cmd, "unknown option '%s'", a.opt);
+        }
+    }
+    ro.map = wo.map;
+    cli_input in;
+    int rc = cli_input_open(&in, in_path, from, &ro);
+    if (rc) return rc;
+    cli_output out;
+    rc = cli_output_open(&out, NULL);
+    if (rc) {
+        cli_input_close(&in);
+        return rc;
+    }
+    bool colored = cli_use_color(color, stdout);
+    bool diag = view && !in.fmt->text;
+    cli_colorizer c;
+    if (colored && !diag) cli_colorizer_init(&c, &out);
+    if (diag) {
+        cli_diag d;
+        cli_diag_init(&d, cli_output_buf(&out), wo.indent, colored);
+        rc = cli_pump(&in, cli_diag_sink(&d), NULL, &out);
+        cli_diag_destroy(&d);
+    } else {
+        const cli_format *json = cli_format_by_name("json");
+        cli_writer w;
+        if (cli_writer_init(&w, json, &wo, cli_output_buf(&out)) != SDX_OK) {
+            cli_message("out of memory");
+            rc = CLI_EXIT_IO;
+        } else {
+            rc = cli_pump(&in, cli_writer_sink(&w), json, &out);
+        }
+        cli_writer_destroy(&w);
+    }
+    if (rc == CLI_EXIT_OK) rc = cli_output_commit(&out);
+    else cli_output_abort(&out);
+    if (colored && !diag) cli_colorizer_destroy(&c);
+    cli_input_close(&in);
+    return rc;
+}
