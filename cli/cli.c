@@ -117,26 +117,29 @@ static const mapping_option mapping_options[] = {
     {"--utf8", "replace", CLI_MAP_UTF8_REPLACE},
 };
 
-int cli_parse_mapping(cli_args *a, unsigned *map) {
+static int parse_mapping(cli_args *a, cli_opts *o) {
     for (size_t i = 0; i < sizeof mapping_options / sizeof mapping_options[0]; i++) {
         const mapping_option *m = &mapping_options[i];
         if (!cli_args_is(a, m->name, NULL)) continue;
         const char *v = cli_args_value(a);
         if (!v) return -1;
         if (strcmp(v, m->on_value) == 0) {
-            *map |= m->bit;
+            o->write.map |= m->bit;
         } else if (strcmp(v, "error") == 0) {
-            *map &= ~m->bit;
+            o->write.map &= ~m->bit;
         } else {
             cli_usage_error(a->cmd, "%s takes 'error' or '%s', not '%s'", m->name, m->on_value, v);
             return -1;
         }
+        o->read.map = o->write.map;
         return 1;
     }
     return 0;
 }
 
-const cli_format *cli_parse_format(const char *cmd, const char *name, bool need_read, bool need_write) {
+/* A format option's value: NULL (after a usage message) for an unknown
+ * name, or a format sdx cannot read / write as asked. */
+static const cli_format *parse_format(const char *cmd, const char *name, bool need_read, bool need_write) {
     const cli_format *f = cli_format_by_name(name);
     if (!f) {
         char list[256] = "";
@@ -150,34 +153,78 @@ const cli_format *cli_parse_format(const char *cmd, const char *name, bool need_
         cli_usage_error(cmd, "unknown format '%s' (known: %s)", name, list);
         return NULL;
     }
-    if (need_read && !cli_format_readable(f)) {
-        cli_usage_error(cmd, "sdx cannot read %s yet", f->name);
-        return NULL;
-    }
-    if (need_write && !cli_format_writable(f)) {
-        cli_usage_error(cmd, "sdx cannot write %s yet", f->name);
+    if ((need_read && !cli_format_readable(f)) || (need_write && !cli_format_writable(f))) {
+        cli_usage_error(cmd, "sdx cannot %s %s yet", need_read ? "read" : "write", f->name);
         return NULL;
     }
     return f;
 }
 
-int cli_parse_color(cli_args *a, enum cli_color *c) {
+static int parse_color(cli_args *a, cli_opts *o) {
     if (cli_args_is(a, "--no-color", NULL)) {
         if (!cli_args_flag(a)) return -1;
-        *c = CLI_COLOR_NEVER;
+        o->color = CLI_COLOR_NEVER;
         return 1;
     }
     if (!cli_args_is(a, "--color", NULL)) return 0;
     /* "--color" alone means always, as in GNU tools. */
     const char *v = a->inline_val ? a->inline_val : "always";
-    if (strcmp(v, "auto") == 0) *c = CLI_COLOR_AUTO;
-    else if (strcmp(v, "always") == 0) *c = CLI_COLOR_ALWAYS;
-    else if (strcmp(v, "never") == 0) *c = CLI_COLOR_NEVER;
+    if (strcmp(v, "auto") == 0) o->color = CLI_COLOR_AUTO;
+    else if (strcmp(v, "always") == 0) o->color = CLI_COLOR_ALWAYS;
+    else if (strcmp(v, "never") == 0) o->color = CLI_COLOR_NEVER;
     else {
         cli_usage_error(a->cmd, "--color takes auto, always or never, not '%s'", v);
         return -1;
     }
     return 1;
+}
+
+int cli_parse_option(cli_args *a, unsigned which, cli_opts *o) {
+    const char *v;
+    if ((which & CLI_OPT_FROM) && cli_args_is(a, "--from", "-f")) {
+        if (!(v = cli_args_value(a)) || !(o->from = parse_format(a->cmd, v, true, false))) return -1;
+        return 1;
+    }
+    if ((which & CLI_OPT_TO) && cli_args_is(a, "--to", "-t")) {
+        if (!(v = cli_args_value(a)) || !(o->to = parse_format(a->cmd, v, false, true))) return -1;
+        return 1;
+    }
+    if ((which & CLI_OPT_SEQ) && cli_args_is(a, "--seq", NULL)) {
+        if (!cli_args_flag(a)) return -1;
+        o->read.seq = true;
+        return 1;
+    }
+    if ((which & CLI_OPT_INDENT) && cli_args_is(a, "--indent", NULL)) {
+        uint64_t n;
+        if (!(v = cli_args_value(a))) return -1;
+        if (!cli_parse_u64(v, 0, 16, &n)) {
+            cli_usage_error(a->cmd, "--indent takes 0 to 16, not '%s'", v);
+            return -1;
+        }
+        o->write.indent = (uint32_t)n;
+        return 1;
+    }
+    if ((which & CLI_OPT_INDENT) && cli_args_is(a, "--pretty", NULL)) {
+        if (!cli_args_flag(a)) return -1;
+        o->write.indent = 2;
+        return 1;
+    }
+    if (which & CLI_OPT_MAPPINGS) {
+        int m = parse_mapping(a, o);
+        if (m) return m;
+    }
+    if (which & CLI_OPT_COLOR) return parse_color(a, o);
+    return 0;
+}
+
+const cli_format *cli_target_format(const char *cmd, const cli_opts *o, const char *out_path) {
+    if (o->to) return o->to;
+    const cli_format *f = out_path && strcmp(out_path, "-") != 0 ? cli_format_by_path(out_path) : NULL;
+    if (f && !cli_format_writable(f)) {
+        cli_usage_error(cmd, "sdx cannot write %s yet (from the name %s)", f->name, out_path);
+        return NULL;
+    }
+    return f ? f : cli_format_by_name("json");
 }
 
 bool cli_use_color(enum cli_color c, FILE *f) {

@@ -89,10 +89,35 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Options shared by several subcommands                                     */
 /* ------------------------------------------------------------------------ */
 
-/* The mapping options (--bin, --keys, --nan, --bigint, --utf8): if the
- * current option is one, apply it to *map and return 1; return 0 if it is
- * not one; -1 (after a usage message) for a bad value. */
-int cli_parse_mapping(cli_args *a, unsigned *map);
+/* Options several subcommands share; each says which ones it takes. */
+enum cli_opt_set {
+    CLI_OPT_FROM = 1u << 0,     /* -f, --from FORMAT (readable) */
+    CLI_OPT_TO = 1u << 1,       /* -t, --to FORMAT (writable) */
+    CLI_OPT_SEQ = 1u << 2,      /* --seq */
+    CLI_OPT_INDENT = 1u << 3,   /* --indent N, --pretty */
+    CLI_OPT_MAPPINGS = 1u << 4, /* --bin, --keys, --nan, --bigint, --utf8 */
+    CLI_OPT_COLOR = 1u << 5     /* --color[=WHEN], --no-color */
+};
+
+/* Colour: --color=auto|always|never and --no-color. */
+enum cli_color { CLI_COLOR_AUTO = 0, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
+
+typedef struct cli_opts {
+    const cli_format *from, *to; /* NULL: not given */
+    cli_read_opts read;          /* --seq, and the mappings (for readers) */
+    cli_write_opts write;        /* the mappings and the indentation */
+    enum cli_color color;
+} cli_opts;
+
+/* If the current option is one of the set `which`, apply it to *o and
+ * return 1; return 0 if it is not; -1 (after a usage message) for a bad or
+ * missing value. */
+int cli_parse_option(cli_args *a, unsigned which, cli_opts *o);
+
+/* The format to write: -t if given, else the one OUT's extension names,
+ * else JSON. NULL (after a usage message) when the extension names a
+ * format sdx cannot write. */
+const cli_format *cli_target_format(const char *cmd, const cli_opts *o, const char *out_path);
 
 /* The help text of the mapping options. */
 #define CLI_HELP_MAPPINGS                                                                        \
@@ -107,27 +132,15 @@ int cli_parse_mapping(cli_args *a, unsigned *map);
     "  --utf8=error|replace     invalid UTF-8 in strings written as JSON: error, or\n"           \
     "                           U+FFFD for each bad sequence\n"
 
-/* A format option's value: the format, or NULL after a usage message
- * (unknown name, or not readable / writable as `need_read` / `need_write`
- * ask). */
-const cli_format *cli_parse_format(const char *cmd, const char *name, bool need_read, bool need_write);
-
-/* Colour: --color=auto|always|never and --no-color. */
-enum cli_color { CLI_COLOR_AUTO = 0, CLI_COLOR_ALWAYS, CLI_COLOR_NEVER };
-
-/* If the current option is a colour option, apply it and return 1; 0 if it
- * is not; -1 (after a usage message) for a bad value. */
-int cli_parse_color(cli_args *a, enum cli_color *c);
+#define CLI_HELP_COLOR                                                                            \
+    "  --color=auto|always|never  colour the output (auto: when writing to a\n"                  \
+    "                           terminal and NO_COLOR is not set)\n"                             \
+    "  --no-color               the same as --color=never\n"
 
 /* Whether to colour output going to `f`: always / never as asked; for auto,
  * only when f is a terminal and the environment variable NO_COLOR is unset
  * or empty (https://no-color.org). */
 bool cli_use_color(enum cli_color c, FILE *f);
-
-#define CLI_HELP_COLOR                                                                            \
-    "  --color=auto|always|never  colour the output (auto: when writing to a\n"                  \
-    "                           terminal and NO_COLOR is not set)\n"                             \
-    "  --no-color               the same as --color=never\n"
 
 /* ------------------------------------------------------------------------ */
 /* Subcommands                                                               */

@@ -1,8 +1,6 @@
 /*
  * sdx convert: any readable format to any writable one, event by event.
  */
-#include <string.h>
-
 #include "cli.h"
 #include "input.h"
 #include "output.h"
@@ -44,11 +42,9 @@ static const char convert_help[] =
 int cli_cmd_convert(int argc, char **argv) {
     cli_args a;
     cli_args_init(&a, "convert", argc, argv);
-    const cli_format *from = NULL, *to = NULL;
+    cli_opts o = {0};
     const char *operands[2] = {NULL, NULL};
     int n_operands = 0;
-    cli_read_opts ro = {false, 0};
-    cli_write_opts wo = {0, 0};
     const char *arg;
     int kind;
     while ((kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
@@ -57,62 +53,23 @@ int cli_cmd_convert(int argc, char **argv) {
             operands[n_operands++] = arg;
             continue;
         }
-        int m = cli_parse_mapping(&a, &wo.map);
+        int m = cli_parse_option(&a, CLI_OPT_FROM | CLI_OPT_TO | CLI_OPT_SEQ | CLI_OPT_INDENT | CLI_OPT_MAPPINGS, &o);
         if (m < 0) return CLI_EXIT_USAGE;
         if (m > 0) continue;
-        if (cli_args_is(&a, "--help", "-h")) {
-            fputs(convert_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_args_is(&a, "--from", "-f")) {
-            const char *v = cli_args_value(&a);
-            if (!v || !(from = cli_parse_format("convert", v, true, false))) return CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--to", "-t")) {
-            const char *v = cli_args_value(&a);
-            if (!v || !(to = cli_parse_format("convert", v, false, true))) return CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--seq", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            ro.seq = true;
-        } else if (cli_args_is(&a, "--indent", NULL)) {
-            const char *v = cli_args_value(&a);
-            uint64_t n;
-            if (!v) return CLI_EXIT_USAGE;
-            if (!cli_parse_u64(v, 0, 16, &n)) return cli_usage_error("convert", "--indent takes 0 to 16, not '%s'", v);
-            wo.indent = (uint32_t)n;
-        } else if (cli_args_is(&a, "--pretty", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            wo.indent = 2;
-        } else {
-            return cli_usage_error("convert", "unknown option '%s'", a.opt);
-        }
+        if (!cli_args_is(&a, "--help", "-h")) return cli_usage_error("convert", "unknown option '%s'", a.opt);
+        fputs(convert_help, stdout);
+        return CLI_EXIT_OK;
     }
-    const char *in_path = operands[0], *out_path = operands[1];
-    if (!to && out_path && strcmp(out_path, "-") != 0) {
-        to = cli_format_by_path(out_path);
-        if (to && !cli_format_writable(to))
-            return cli_usage_error("convert", "sdx cannot write %s yet (from the name %s)", to->name, out_path);
-    }
-    if (!to) to = cli_format_by_name("json");
-    ro.map = wo.map;
-
+    const cli_format *to = cli_target_format("convert", &o, operands[1]);
+    if (!to) return CLI_EXIT_USAGE;
     cli_input in;
-    int rc = cli_input_open(&in, in_path, from, &ro);
+    int rc = cli_input_open(&in, operands[0], o.from, &o.read);
     if (rc) return rc;
     cli_output out;
-    rc = cli_output_open(&out, out_path);
+    rc = cli_output_open(&out, operands[1]);
     if (rc) {
         cli_input_close(&in);
         return rc;
     }
-    cli_writer w;
-    if (cli_writer_init(&w, to, &wo, cli_output_buf(&out)) != SDX_OK) {
-        cli_message("out of memory");
-        rc = CLI_EXIT_IO;
-    } else {
-        rc = cli_pump(&in, cli_writer_sink(&w), to, &out);
-    }
-    cli_writer_destroy(&w);
-    if (rc == CLI_EXIT_OK) rc = cli_output_commit(&out);
-    else cli_output_abort(&out);
-    cli_input_close(&in);
-    return rc;
+    return cli_finish(cli_pump_to(&in, &out, to, &o.write), &out, &in);
 }

@@ -111,11 +111,10 @@ static sdx_err emit(const bt_node *n, uint32_t depth, sdx_sink sink) {
 int cli_cmd_gen(int argc, char **argv) {
     cli_args a;
     cli_args_init(&a, "gen", argc, argv);
-    const cli_format *to = NULL;
+    cli_opts o = {0};
     const char *out_path = NULL;
     uint64_t size = 2, seed = GEN_DEFAULT_SEED, count = 1;
-    bool seq = false, have_count = false;
-    cli_write_opts wo = {0, 0};
+    bool have_count = false;
     const char *arg;
     int kind;
     while ((kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
@@ -124,11 +123,11 @@ int cli_cmd_gen(int argc, char **argv) {
             out_path = arg;
             continue;
         }
+        int m = cli_parse_option(&a, CLI_OPT_TO | CLI_OPT_SEQ | CLI_OPT_INDENT, &o);
+        if (m < 0) return CLI_EXIT_USAGE;
+        if (m > 0) continue;
         const char *v;
-        if (cli_args_is(&a, "--help", "-h")) {
-            fputs(gen_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_args_is(&a, "--size", NULL)) {
+        if (cli_args_is(&a, "--size", NULL)) {
             if (!(v = cli_args_value(&a))) return CLI_EXIT_USAGE;
             if (!cli_parse_u64(v, GEN_MIN_SIZE, GEN_MAX_SIZE, &size))
                 return cli_usage_error("gen", "--size takes %d to %d, not '%s'", GEN_MIN_SIZE, GEN_MAX_SIZE, v);
@@ -141,36 +140,22 @@ int cli_cmd_gen(int argc, char **argv) {
             if (!cli_parse_u64(v, 0, UINT64_MAX, &count))
                 return cli_usage_error("gen", "--count takes a number of values, not '%s'", v);
             have_count = true;
-        } else if (cli_args_is(&a, "--to", "-t")) {
-            if (!(v = cli_args_value(&a)) || !(to = cli_parse_format("gen", v, false, true))) return CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--seq", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            seq = true;
-        } else if (cli_args_is(&a, "--indent", NULL)) {
-            uint64_t n;
-            if (!(v = cli_args_value(&a))) return CLI_EXIT_USAGE;
-            if (!cli_parse_u64(v, 0, 16, &n)) return cli_usage_error("gen", "--indent takes 0 to 16, not '%s'", v);
-            wo.indent = (uint32_t)n;
-        } else if (cli_args_is(&a, "--pretty", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            wo.indent = 2;
+        } else if (cli_args_is(&a, "--help", "-h")) {
+            fputs(gen_help, stdout);
+            return CLI_EXIT_OK;
         } else {
             return cli_usage_error("gen", "unknown option '%s'", a.opt);
         }
     }
-    if (have_count && !seq) return cli_usage_error("gen", "--count needs --seq (the output is a sequence)");
-    if (!to && out_path && strcmp(out_path, "-") != 0) {
-        to = cli_format_by_path(out_path);
-        if (to && !cli_format_writable(to))
-            return cli_usage_error("gen", "sdx cannot write %s yet (from the name %s)", to->name, out_path);
-    }
-    if (!to) to = cli_format_by_name("json");
+    if (have_count && !o.read.seq) return cli_usage_error("gen", "--count needs --seq (the output is a sequence)");
+    const cli_format *to = cli_target_format("gen", &o, out_path);
+    if (!to) return CLI_EXIT_USAGE;
 
     cli_output out;
     int rc = cli_output_open(&out, out_path);
     if (rc) return rc;
     cli_writer w;
-    sdx_err e = cli_writer_init(&w, to, &wo, cli_output_buf(&out));
+    sdx_err e = cli_writer_init(&w, to, &o.write, cli_output_buf(&out));
     if (e) rc = cli_report_sink_error(e, NULL, "gen", to, &out);
     for (uint64_t i = 0; !rc && i < count; i++) {
         uint64_t s = seed + i;
@@ -187,7 +172,5 @@ int cli_cmd_gen(int argc, char **argv) {
     if (!rc && (e = sdx_sink_finish(cli_writer_sink(&w))) != SDX_OK)
         rc = cli_report_sink_error(e, NULL, "gen", to, &out);
     cli_writer_destroy(&w);
-    if (rc == CLI_EXIT_OK) rc = cli_output_commit(&out);
-    else cli_output_abort(&out);
-    return rc;
+    return cli_finish(rc, &out, NULL);
 }

@@ -210,10 +210,8 @@ static void sizers_put(sizer *sz, size_t n_sz, const cli_input *in, uint64_t bef
 int cli_cmd_stat(int argc, char **argv) {
     cli_args a;
     cli_args_init(&a, "stat", argc, argv);
-    const cli_format *from = NULL;
+    cli_opts o = {0};
     const char *in_path = NULL;
-    cli_read_opts ro = {false, 0};
-    cli_write_opts wo = {0, 0};
     bool json = false;
     const char *arg;
     int kind;
@@ -223,26 +221,19 @@ int cli_cmd_stat(int argc, char **argv) {
             in_path = arg;
             continue;
         }
-        int m = cli_parse_mapping(&a, &wo.map);
+        int m = cli_parse_option(&a, CLI_OPT_FROM | CLI_OPT_SEQ | CLI_OPT_MAPPINGS, &o);
         if (m < 0) return CLI_EXIT_USAGE;
         if (m > 0) continue;
-        if (cli_args_is(&a, "--help", "-h")) {
-            fputs(stat_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_args_is(&a, "--from", "-f")) {
-            const char *v = cli_args_value(&a);
-            if (!v || !(from = cli_parse_format("stat", v, true, false))) return CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--seq", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            ro.seq = true;
-        } else if (cli_args_is(&a, "--json", NULL)) {
+        if (cli_args_is(&a, "--json", NULL)) {
             if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
             json = true;
+        } else if (cli_args_is(&a, "--help", "-h")) {
+            fputs(stat_help, stdout);
+            return CLI_EXIT_OK;
         } else {
             return cli_usage_error("stat", "unknown option '%s'", a.opt);
         }
     }
-    ro.map = wo.map;
 
     size_t n_sz = 0;
     sizer sz[16];
@@ -252,12 +243,12 @@ int cli_cmd_stat(int argc, char **argv) {
         memset(s, 0, sizeof *s);
         s->fmt = cli_formats[i];
         sdx_buf_init_stream(&s->counter, count_only, NULL, 0, NULL);
-        if (cli_writer_init(&s->w, s->fmt, &wo, &s->counter) != SDX_OK) s->failed = true;
+        if (cli_writer_init(&s->w, s->fmt, &o.write, &s->counter) != SDX_OK) s->failed = true;
     }
     stats st;
     memset(&st, 0, sizeof st);
     cli_input in;
-    int rc = cli_input_open(&in, in_path, from, &ro);
+    int rc = cli_input_open(&in, in_path, o.from, &o.read);
     if (!rc) {
         sdx_event ev;
         uint64_t before = 0;

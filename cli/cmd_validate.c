@@ -3,7 +3,6 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli.h"
 #include "input.h"
@@ -59,12 +58,11 @@ static int validate_one(const char *path, const cli_format *from, const cli_read
 int cli_cmd_validate(int argc, char **argv) {
     cli_args a;
     cli_args_init(&a, "validate", argc, argv);
-    const cli_format *from = NULL;
-    cli_read_opts ro = {false, 0};
+    cli_opts o = {0};
     bool quiet = false;
     const char *arg;
     int kind;
-    /* The operands, in order (fewer than argc); options apply to all. */
+    /* The operands, in order (fewer than argc); the options apply to all. */
     const char **files = malloc((size_t)argc * sizeof *files);
     int n_files = 0;
     if (!files) {
@@ -75,28 +73,29 @@ int cli_cmd_validate(int argc, char **argv) {
     while (!rc && (kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
         if (kind == CLI_ARG_OPERAND) {
             files[n_files++] = arg;
+            continue;
+        }
+        int m = cli_parse_option(&a, CLI_OPT_FROM | CLI_OPT_SEQ, &o);
+        if (m < 0) {
+            rc = CLI_EXIT_USAGE;
+        } else if (m > 0) {
+            continue;
+        } else if (cli_args_is(&a, "--quiet", "-q")) {
+            if (!cli_args_flag(&a)) rc = CLI_EXIT_USAGE;
+            quiet = true;
         } else if (cli_args_is(&a, "--help", "-h")) {
             fputs(validate_help, stdout);
             free(files);
             return CLI_EXIT_OK;
-        } else if (cli_args_is(&a, "--from", "-f")) {
-            const char *v = cli_args_value(&a);
-            if (!v || !(from = cli_parse_format("validate", v, true, false))) rc = CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--seq", NULL)) {
-            if (!cli_args_flag(&a)) rc = CLI_EXIT_USAGE;
-            ro.seq = true;
-        } else if (cli_args_is(&a, "--quiet", "-q")) {
-            if (!cli_args_flag(&a)) rc = CLI_EXIT_USAGE;
-            quiet = true;
         } else {
             rc = cli_usage_error("validate", "unknown option '%s'", a.opt);
         }
     }
     if (!rc && n_files == 0) {
-        rc = validate_one(NULL, from, &ro, quiet);
+        rc = validate_one(NULL, o.from, &o.read, quiet);
     } else if (!rc) {
         for (int i = 0; i < n_files; i++) {
-            int r = validate_one(files[i], from, &ro, quiet);
+            int r = validate_one(files[i], o.from, &o.read, quiet);
             /* I/O errors win over invalid files, which win over success. */
             if (r == CLI_EXIT_IO || (r != CLI_EXIT_OK && rc == CLI_EXIT_OK)) rc = r;
         }

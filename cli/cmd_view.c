@@ -58,13 +58,12 @@ static const char view_help[] =
 int cli_cmd_fmt(int argc, char **argv) {
     bool view = strcmp(argv[0], "view") == 0;
     const char *cmd = view ? "view" : "fmt";
+    unsigned which = CLI_OPT_FROM | CLI_OPT_SEQ | CLI_OPT_INDENT | CLI_OPT_COLOR | (view ? 0 : CLI_OPT_MAPPINGS);
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
-    const cli_format *from = NULL;
+    cli_opts o = {0};
+    o.write.indent = 2;
     const char *in_path = NULL;
-    cli_read_opts ro = {false, 0};
-    cli_write_opts wo = {0, 2};
-    enum cli_color color = CLI_COLOR_AUTO;
     const char *arg;
     int kind;
     while ((kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
@@ -73,32 +72,15 @@ int cli_cmd_fmt(int argc, char **argv) {
             in_path = arg;
             continue;
         }
-        int m = view ? 0 : cli_parse_mapping(&a, &wo.map);
-        if (m == 0) m = cli_parse_color(&a, &color);
+        int m = cli_parse_option(&a, which, &o);
         if (m < 0) return CLI_EXIT_USAGE;
         if (m > 0) continue;
-        if (cli_args_is(&a, "--help", "-h")) {
-            fputs(view ? view_help : fmt_help, stdout);
-            return CLI_EXIT_OK;
-        } else if (cli_args_is(&a, "--from", "-f")) {
-            const char *v = cli_args_value(&a);
-            if (!v || !(from = cli_parse_format(cmd, v, true, false))) return CLI_EXIT_USAGE;
-        } else if (cli_args_is(&a, "--seq", NULL)) {
-            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
-            ro.seq = true;
-        } else if (cli_args_is(&a, "--indent", NULL)) {
-            const char *v = cli_args_value(&a);
-            uint64_t n;
-            if (!v) return CLI_EXIT_USAGE;
-            if (!cli_parse_u64(v, 0, 16, &n)) return cli_usage_error(cmd, "--indent takes 0 to 16, not '%s'", v);
-            wo.indent = (uint32_t)n;
-        } else {
-            return cli_usage_error(cmd, "unknown option '%s'", a.opt);
-        }
+        if (!cli_args_is(&a, "--help", "-h")) return cli_usage_error(cmd, "unknown option '%s'", a.opt);
+        fputs(view ? view_help : fmt_help, stdout);
+        return CLI_EXIT_OK;
     }
-    ro.map = wo.map;
     cli_input in;
-    int rc = cli_input_open(&in, in_path, from, &ro);
+    int rc = cli_input_open(&in, in_path, o.from, &o.read);
     if (rc) return rc;
     cli_output out;
     rc = cli_output_open(&out, NULL);
@@ -106,29 +88,17 @@ int cli_cmd_fmt(int argc, char **argv) {
         cli_input_close(&in);
         return rc;
     }
-    bool colored = cli_use_color(color, stdout);
-    bool diag = view && !in.fmt->text;
-    cli_colorizer c;
-    if (colored && !diag) cli_colorizer_init(&c, &out);
-    if (diag) {
+    bool colored = cli_use_color(o.color, stdout);
+    if (view && !in.fmt->text) {
         cli_diag d;
-        cli_diag_init(&d, cli_output_buf(&out), wo.indent, colored);
+        cli_diag_init(&d, cli_output_buf(&out), o.write.indent, colored);
         rc = cli_pump(&in, cli_diag_sink(&d), NULL, &out);
         cli_diag_destroy(&d);
-    } else {
-        const cli_format *json = cli_format_by_name("json");
-        cli_writer w;
-        if (cli_writer_init(&w, json, &wo, cli_output_buf(&out)) != SDX_OK) {
-            cli_message("out of memory");
-            rc = CLI_EXIT_IO;
-        } else {
-            rc = cli_pump(&in, cli_writer_sink(&w), json, &out);
-        }
-        cli_writer_destroy(&w);
+        return cli_finish(rc, &out, &in);
     }
-    if (rc == CLI_EXIT_OK) rc = cli_output_commit(&out);
-    else cli_output_abort(&out);
-    if (colored && !diag) cli_colorizer_destroy(&c);
-    cli_input_close(&in);
+    cli_colorizer c;
+    if (colored) cli_colorizer_init(&c, &out);
+    rc = cli_finish(cli_pump_to(&in, &out, cli_format_by_name("json"), &o.write), &out, &in);
+    if (colored) cli_colorizer_destroy(&c);
     return rc;
 }

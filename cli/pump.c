@@ -206,3 +206,23 @@ int cli_pump(cli_input *in, sdx_sink sink, const cli_format *target, const cli_o
     }
     return CLI_EXIT_OK;
 }
+
+int cli_pump_to(cli_input *in, cli_output *out, const cli_format *to, const cli_write_opts *opts) {
+    cli_writer w;
+    int rc;
+    if (cli_writer_init(&w, to, opts, cli_output_buf(out)) != SDX_OK) {
+        cli_message("out of memory");
+        rc = CLI_EXIT_IO;
+    } else {
+        rc = cli_pump(in, cli_writer_sink(&w), to, out);
+    }
+    cli_writer_destroy(&w);
+    return rc;
+}
+
+int cli_finish(int rc, cli_output *out, cli_input *in) {
+    if (rc == CLI_EXIT_OK) rc = cli_output_commit(out);
+    else cli_output_abort(out);
+    if (in) cli_input_close(in);
+    return rc;
+}

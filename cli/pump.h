@@ -57,6 +57,15 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
  * position of the value the sink refused). Returns the exit code. */
 int cli_pump(cli_input *in, sdx_sink sink, const cli_format *target, const cli_output *out);
 
+/* Pump `in` into a writer of `to` (a cli_writer on `out`'s buffer) and
+ * finish it. Returns the exit code, errors reported. */
+int cli_pump_to(cli_input *in, cli_output *out, const cli_format *to, const cli_write_opts *opts);
+
+/* The end of a command: commit `out` if rc is 0 (its error becomes the
+ * exit code), else abort it; then close `in` (NULL: none). Returns the
+ * exit code. */
+int cli_finish(int rc, cli_output *out, cli_input *in);
+
 /* A short name of an event's kind ("string", "binary", ...). */
 const char *cli_kind_name(const sdx_event *ev);
 

@@ -22,7 +22,6 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import zlib
@@ -393,31 +392,59 @@ def group_seq(args):
 # pipes
 # ---------------------------------------------------------------------------
 
-def pipeline(stages, stdin_data=None):
-    """Run sdx commands connected by pipes; returns (exit codes, last stdout, stderrs)."""
-    procs = []
-    prev = subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL
-    for i, argv in enumerate(stages):
-        p = subprocess.Popen(cmd(*argv), stdin=prev if i == 0 else procs[-1].stdout, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        if i > 0:
-            procs[-1].stdout.close()
-        procs.append(p)
-    if stdin_data is not None:
-        procs[0].stdin.write(stdin_data)
-        procs[0].stdin.close()
-    errs = [None] * len(procs)
+class Pipeline:
+    """sdx commands connected by pipes, their stderr collected by threads."""
 
-    def drain(i, p):
-        errs[i] = p.stderr.read().decode("utf-8", "replace")
-    threads = [threading.Thread(target=drain, args=(i, p)) for i, p in enumerate(procs)]
-    for t in threads:
-        t.start()
-    out = procs[-1].stdout.read()
-    for t in threads:
-        t.join()
-    codes = [p.wait() for p in procs]
-    return codes, out, errs
+    def __init__(self, stages, stdin_data=None):
+        self.procs = []
+        for i, argv in enumerate(stages):
+            stdin = self.procs[-1].stdout if self.procs else (
+                subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL)
+            p = subprocess.Popen(cmd(*argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if self.procs:
+                self.procs[-1].stdout.close()
+            self.procs.append(p)
+        if stdin_data is not None:
+            self.procs[0].stdin.write(stdin_data)
+            self.procs[0].stdin.close()
+        self.errs = [""] * len(self.procs)
+        self.threads = [threading.Thread(target=self._drain, args=(i,)) for i in range(len(self.procs))]
+        for t in self.threads:
+            t.start()
+        self.stdout = self.procs[-1].stdout
+
+    def _drain(self, i):
+        self.errs[i] = self.procs[i].stderr.read().decode("utf-8", "replace")
+
+    def wait(self):
+        """Exit codes and resource usage of every stage."""
+        for t in self.threads:
+            t.join()
+        results = []
+        for p in self.procs:
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            results.append((p.returncode, usage))
+        return results
+
+
+def pipeline(stages, stdin_data=None):
+    """Run a pipeline to the end; returns (exit codes, last stdout, stderrs)."""
+    pl = Pipeline(stages, stdin_data)
+    out = pl.stdout.read()
+    codes = [code for code, _ in pl.wait()]
+    return codes, out, pl.errs
+
+
+def crc_of(stream):
+    """Length and CRC-32 of everything a stream yields, in bounded memory."""
+    total, crc = 0, 0
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            return total, crc
+        total += len(chunk)
+        crc = zlib.crc32(chunk, crc)
 
 
 def group_pipes(args):
@@ -873,35 +900,13 @@ def group_memory(args):
     stages = [gen, ["convert", "--seq", "-f", "json", "-t", middle], ["convert", "--seq", "-f", middle, "-t", "json"]]
     print("pipeline: sdx %s | sdx %s | sdx %s" % tuple(" ".join(map(str, s)) for s in stages), flush=True)
     start = time.time()
-    procs = []
-    for i, argv in enumerate(stages):
-        p = subprocess.Popen(cmd(*argv), stdin=procs[-1].stdout if procs else subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if procs:
-            procs[-1].stdout.close()
-        procs.append(p)
-    errs = [b""] * len(procs)
-
-    def drain(i, p):
-        errs[i] = p.stderr.read()
-    threads = [threading.Thread(target=drain, args=(i, p)) for i, p in enumerate(procs)]
-    for t in threads:
-        t.start()
-    total, crc = 0, 0
-    while True:
-        chunk = procs[-1].stdout.read(1 << 20)
-        if not chunk:
-            break
-        total += len(chunk)
-        crc = zlib.crc32(chunk, crc)
-    for t in threads:
-        t.join()
-    results = [os.wait4(p.pid, 0) for p in procs]
+    pl = Pipeline(stages)
+    total, crc = crc_of(pl.stdout)
+    results = pl.wait()
     elapsed = time.time() - start
-    for (pid, status, ru), argv, err in zip(results, stages, errs):
-        code = os.waitstatus_to_exitcode(status)
-        check(code == 0, "sdx %s: exit %d %s" % (argv[0], code, err.decode()))
-        peak_mb = ru.ru_maxrss / 1024.0
+    for (code, usage), argv, err in zip(results, stages, pl.errs):
+        check(code == 0, "sdx %s: exit %d %s" % (argv[0], code, err))
+        peak_mb = usage.ru_maxrss / 1024.0
         print("  sdx %-8s peak RSS %.1f MB" % (argv[0], peak_mb))
         if why is None:
             check(peak_mb < 64, "sdx %s: peak RSS %.1f MB < 64 MB" % (" ".join(map(str, argv)), peak_mb))
@@ -910,13 +915,7 @@ def group_memory(args):
         check(total >= 1 << 30, "at least 1 GiB went through: %d bytes" % total)
     # The output is exactly what gen writes: compare with a second run.
     p = subprocess.Popen(cmd(*gen), stdout=subprocess.PIPE)
-    total2, crc2 = 0, 0
-    while True:
-        chunk = p.stdout.read(1 << 20)
-        if not chunk:
-            break
-        total2 += len(chunk)
-        crc2 = zlib.crc32(chunk, crc2)
+    total2, crc2 = crc_of(p.stdout)
     p.wait()
     check(total == total2 and crc == crc2, "json -> %s -> json of %d values is byte-identical to gen's output"
           % (middle, count))
