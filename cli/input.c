@@ -174,7 +174,7 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
         if (progress == UINT64_MAX) break;
     }
     in->fmt = best;
-    in->guessed = best_progress != UINT64_MAX;
+    in->guessed = best_progress == 0;
     return 0;
 }
 

@@ -31,7 +31,7 @@ typedef struct cli_input {
     uint64_t win_line, win_col;
     /* The format and its reader. */
     const cli_format *fmt;
-    bool guessed;         /* chosen from the content, which no format accepted */
+    bool guessed;         /* chosen from the content, of which no format read a byte */
     void *reader;
     sdx_source src;
 } cli_input;
