@@ -114,7 +114,7 @@ typedef struct mapping_option {
 static const mapping_option mapping_options[] = {
     {"--bin", "base64", CLI_MAP_BIN_BASE64},     {"--keys", "stringify", CLI_MAP_KEYS_STRINGIFY},
     {"--nan", "null", CLI_MAP_NAN_NULL},         {"--bigint", "double", CLI_MAP_BIGINT_DOUBLE},
-    {"--utf8", "replace", CLI_MAP_UTF8_REPLACE},
+    {"--utf8", "replace", CLI_MAP_UTF8_REPLACE}, {"--ext", "map", CLI_MAP_EXT_MAP},
 };
 
 static int parse_mapping(cli_args *a, cli_opts *o) {

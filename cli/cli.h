@@ -95,7 +95,7 @@ enum cli_opt_set {
     CLI_OPT_TO = 1u << 1,       /* -t, --to FORMAT (writable) */
     CLI_OPT_SEQ = 1u << 2,      /* --seq */
     CLI_OPT_INDENT = 1u << 3,   /* --indent N, --pretty */
-    CLI_OPT_MAPPINGS = 1u << 4, /* --bin, --keys, --nan, --bigint, --utf8 */
+    CLI_OPT_MAPPINGS = 1u << 4, /* --bin, --keys, --nan, --bigint, --utf8, --ext */
     CLI_OPT_COLOR = 1u << 5     /* --color[=WHEN], --no-color */
 };
 
@@ -129,8 +129,12 @@ const cli_format *cli_target_format(const char *cmd, const cli_opts *o, const ch
     "  --bigint=error|double    integers the target cannot hold (beyond 64 bits, or\n"           \
     "                           beyond int64 where the format stops there): error, or\n"         \
     "                           the nearest double\n"                                            \
-    "  --utf8=error|replace     invalid UTF-8 in strings written as JSON: error, or\n"           \
-    "                           U+FFFD for each bad sequence\n"
+    "  --utf8=error|replace     strings that are not UTF-8: error, or read anyway and\n"        \
+    "                           written as JSON with U+FFFD for each bad sequence\n"            \
+    "                           (binary formats keep the bytes as they are)\n"                  \
+    "  --ext=error|map          MessagePack extension values in JSON: error, or\n"              \
+    "                           {\"$ext\": TYPE, \"$data\": \"BASE64\"} (timestamps as RFC 3339\n"  \
+    "                           strings)\n"
 
 #define CLI_HELP_COLOR                                                                            \
     "  --color=auto|always|never  colour the output (auto: when writing to a\n"                  \

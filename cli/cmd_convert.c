@@ -31,6 +31,13 @@ static const char convert_help[] =
     "JSON output ends with a newline. Errors name the input position:\n"
     "FILE:LINE:COLUMN for text formats, FILE: byte N for binary ones.\n"
     "\n"
+    "Memory: a few MB whatever the input's size. A format that stores container\n"
+    "counts before the elements (MessagePack) from one that does not (JSON) is\n"
+    "converted in two passes over the input, the first counting; input from a\n"
+    "pipe is kept in a temporary file in $TMPDIR (else /tmp) for the second. With\n"
+    "--seq each value is converted as soon as it has arrived, held in memory\n"
+    "while it is (so memory follows the largest value).\n"
+    "\n"
     "Examples:\n"
     "  sdx convert data.json data.msgpack          by the extensions\n"
     "  sdx convert -t json < data.msgpack          stdin to stdout\n"
@@ -62,6 +69,11 @@ int cli_cmd_convert(int argc, char **argv) {
     }
     const cli_format *to = cli_target_format("convert", &o, operands[1]);
     if (!to) return CLI_EXIT_USAGE;
+    /* A single value into a format that needs counts first: count in a
+     * first pass rather than hold the value in memory. A sequence is
+     * converted value by value as it arrives instead (each value held). */
+    o.read.counts = to->counts_first && !o.read.seq;
+    o.read.mapping_hints = true;
     cli_input in;
     int rc = cli_input_open(&in, operands[0], o.from, &o.read);
     if (rc) return rc;

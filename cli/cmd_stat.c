@@ -245,6 +245,8 @@ int cli_cmd_stat(int argc, char **argv) {
         sdx_buf_init_stream(&s->counter, count_only, NULL, 0, NULL);
         if (cli_writer_init(&s->w, s->fmt, &o.write, &s->counter) != SDX_OK) s->failed = true;
     }
+    o.read.mapping_hints = true;
+    for (size_t i = 0; i < n_sz; i++) o.read.counts |= sz[i].fmt->counts_first && !o.read.seq;
     stats st;
     memset(&st, 0, sizeof st);
     cli_input in;

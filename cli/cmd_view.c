@@ -79,6 +79,9 @@ int cli_cmd_fmt(int argc, char **argv) {
         fputs(view ? view_help : fmt_help, stdout);
         return CLI_EXIT_OK;
     }
+    /* The diagnostic view shows strings that are not UTF-8 as such. */
+    if (view) o.read.map |= CLI_MAP_UTF8_REPLACE;
+    o.read.mapping_hints = !view;
     cli_input in;
     int rc = cli_input_open(&in, in_path, o.from, &o.read);
     if (rc) return rc;

@@ -106,7 +106,12 @@ static void float32_text(float f, char *buf, size_t cap) {
     if (!strpbrk(buf, ".en")) strncat(buf, ".0", cap - strlen(buf) - 1); /* 1 -> 1.0 */
 }
 
-static void scalar(cli_diag *d, const sdx_event *ev, bool float32) {
+static void scalar(cli_diag *d, const sdx_event *tagged, bool float32) {
+    /* The tag is shown around the value: format the plain value. */
+    sdx_event plain = *tagged;
+    plain.tag_kind = SDX_TAG_NONE;
+    plain.tag = 0;
+    const sdx_event *ev = &plain;
     const char *sgr = CLI_SGR_NUMBER, *t;
     size_t n;
     char num[48];
@@ -197,7 +202,11 @@ static sdx_err diag_put(void *ctx, const sdx_event *ev) {
         push(d, ev->kind == SDX_MAP, tagged);
         return d->err;
     }
+#ifdef SDX_CLI_HAVE_MSGPACK
+    scalar(d, ev, (ev->flags & SDX_EVENT_FLOAT32) != 0);
+#else
     scalar(d, ev, false);
+#endif
     if (tagged) note(d, ")");
     item_done(d);
     return d->err;

@@ -32,6 +32,10 @@ static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opt
     if (opts->map & CLI_MAP_BIN_BASE64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
     if (opts->map & CLI_MAP_NAN_NULL) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
     if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_JSON_WRITE_REPLACE_INVALID_UTF8;
+#ifdef SDX_CLI_HAVE_MSGPACK
+    if (opts->map & CLI_MAP_KEYS_STRINGIFY) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
+    if (opts->map & CLI_MAP_EXT_MAP) wo.flags |= SDX_JSON_WRITE_MSGPACK_EXT;
+#endif
     wo.indent = opts->indent;
     return sdx_json_writer_init((sdx_json_writer *)w, out, &wo);
 }
@@ -46,9 +50,13 @@ static const cli_format json_format = {
     json_extensions,
     true,
     " \t\r\n,:",
-    CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE,
+    CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_EXT_MAP,
+    false,
+    false,
 #ifdef SDX_CLI_NO_JSON_READER
-    NULL, NULL, NULL,
+    NULL,
+    NULL,
+    NULL,
 #else
     json_reader_new,
     json_reader_source,
@@ -60,10 +68,59 @@ static const cli_format json_format = {
 };
 
 /* ------------------------------------------------------------------------ */
+/* MessagePack                                                               */
+/* ------------------------------------------------------------------------ */
+
+#ifdef SDX_CLI_HAVE_MSGPACK
+static void *msgpack_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_msgpack_read_opts ro = {0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_MSGPACK_READ_NO_UTF8_CHECK;
+    return sdx_msgpack_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static sdx_source msgpack_reader_source(void *r) { return sdx_msgpack_reader_source((sdx_msgpack_reader *)r); }
+static void msgpack_reader_free(void *r) { sdx_msgpack_reader_free((sdx_msgpack_reader *)r); }
+
+static sdx_err msgpack_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    sdx_msgpack_write_opts wo = {0, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_MSGPACK_WRITE_NO_UTF8_CHECK;
+    return sdx_msgpack_writer_init((sdx_msgpack_writer *)w, out, &wo);
+}
+
+static sdx_sink msgpack_writer_sink(void *w) { return sdx_msgpack_writer_sink((sdx_msgpack_writer *)w); }
+
+static const char *const msgpack_extensions[] = {"msgpack", "mpk", "mp", NULL};
+
+static const cli_format msgpack_format = {
+    "msgpack",
+    "MessagePack; --seq: back-to-back values (a MessagePack stream)",
+    msgpack_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    true,
+    true,
+    msgpack_reader_new,
+    msgpack_reader_source,
+    msgpack_reader_free,
+    sizeof(sdx_msgpack_writer),
+    msgpack_writer_init,
+    msgpack_writer_sink,
+};
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
-const cli_format *const cli_formats[] = {&json_format, NULL};
+const cli_format *const cli_formats[] = {
+    &json_format,
+#ifdef SDX_CLI_HAVE_MSGPACK
+    &msgpack_format,
+#endif
+    NULL,
+};
 
 static bool same_name(const char *a, const char *b) {
     for (; *a && *b; a++, b++)
@@ -98,6 +155,7 @@ const char *cli_mapping_option(unsigned mapping) {
     case CLI_MAP_NAN_NULL: return "--nan=null";
     case CLI_MAP_BIGINT_DOUBLE: return "--bigint=double";
     case CLI_MAP_UTF8_REPLACE: return "--utf8=replace";
+    case CLI_MAP_EXT_MAP: return "--ext=map";
     default: return "";
     }
 }

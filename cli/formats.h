@@ -24,7 +24,12 @@ enum cli_mapping {
     CLI_MAP_BIGINT_DOUBLE = 1u << 3,  /* --bigint=double: integers the target cannot
                                          hold (beyond 64 bits, or beyond int64 where
                                          the format stops there) as the nearest double */
-    CLI_MAP_UTF8_REPLACE = 1u << 4    /* --utf8=replace: invalid UTF-8 as U+FFFD */
+    CLI_MAP_UTF8_REPLACE = 1u << 4,   /* --utf8=replace: strings that are not UTF-8
+                                         are read anyway, and written as JSON
+                                         with U+FFFD for each bad sequence */
+    CLI_MAP_EXT_MAP = 1u << 5         /* --ext=map: MessagePack extension values
+                                         as {"$ext": type, "$data": base64}
+                                         (timestamps as RFC 3339 strings) */
 };
 
 /* How a reader is asked to read. */
@@ -32,7 +37,12 @@ typedef struct cli_read_opts {
     bool seq;        /* a sequence of values (newline-delimited or back-to-back) */
     unsigned map;    /* cli_mapping bits; CLI_MAP_BIGINT_DOUBLE makes a text
                         reader convert numbers beyond 64 bits to doubles instead
-                        of keeping their text */
+                        of keeping their text, CLI_MAP_UTF8_REPLACE lets a
+                        reader pass strings that are not UTF-8 */
+    bool counts;     /* give every container its count, also when the
+                        format does not store it (input.h: two passes) */
+    bool mapping_hints; /* messages may suggest the mapping options (the
+                           command takes them) */
 } cli_read_opts;
 
 /* How a writer is asked to write one value. */
@@ -55,6 +65,11 @@ typedef struct cli_format {
     /* The cli_mapping bits this format's writer understands (and needs for
      * some values); listed in the help. */
     unsigned mappings;
+    /* The reader gives every container's count (else SDX_COUNT_UNKNOWN). */
+    bool counts_known;
+    /* The writer needs a container's count before its elements: given
+     * SDX_COUNT_UNKNOWN it holds the container in memory until its end. */
+    bool counts_first;
 
     /* Reading (all NULL when the format cannot be read): a new streaming
      * reader over `read` (chunks of bounded size, so memory does not grow

@@ -84,6 +84,21 @@ static size_t input_read(void *ctx, void *buf, size_t cap) {
         }
         n = (size_t)got;
     }
+    if (in->spooling && n) {
+        const char *p = buf;
+        size_t left = n;
+        while (left) {
+            ssize_t w = write(in->spool_fd, p, left);
+            if (w < 0 && errno == EINTR) continue;
+            if (w < 0) {
+                if (!in->read_errno) in->read_errno = errno;
+                in->spool_failed = true;
+                return (size_t)-1;
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+    }
     if (in->track && n) track(in, buf, n);
     in->total += n;
     return n;
@@ -178,9 +193,86 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
     return 0;
 }
 
+static int open_reader(cli_input *in, const cli_read_opts *opts) {
+    in->reader = in->fmt->reader_new(input_read, in, opts);
+    if (!in->reader) {
+        cli_message("out of memory");
+        return CLI_EXIT_IO;
+    }
+    in->src = in->fmt->reader_source(in->reader);
+    return 0;
+}
+
+/* A temporary file in $TMPDIR (else /tmp), already unlinked; -1 (errno
+ * set) on failure. */
+static int temp_file(void) {
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/sdx-input.XXXXXX", dir);
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+/* The first of two passes (counts.h): count, then start reading again from
+ * the beginning with the counts going into the events. */
+static int count_pass(cli_input *in, const cli_read_opts *opts) {
+    in->counts = malloc(sizeof *in->counts);
+    if (!in->counts) {
+        cli_message("out of memory");
+        return CLI_EXIT_IO;
+    }
+    int e = cli_counts_init(in->counts);
+    if (!e && in->start < 0) {
+        in->spool_fd = temp_file();
+        if (in->spool_fd < 0) e = errno;
+        in->spooling = in->spool_fd >= 0;
+    }
+    if (e) {
+        cli_message("cannot create a temporary file: %s", strerror(e));
+        return CLI_EXIT_IO;
+    }
+    sdx_err err = cli_counts_record(in->counts, in->src);
+    if (err == SDX_ERR_IO && in->counts->io_errno) {
+        cli_message("cannot write a temporary file: %s", strerror(in->counts->io_errno));
+        return CLI_EXIT_IO;
+    }
+    if (err == SDX_ERR_NOMEM) {
+        cli_message("out of memory");
+        return CLI_EXIT_IO;
+    }
+    if (err) return cli_exit_for(cli_input_report(in));
+    /* Again from the beginning: the spool, or the file where it began. */
+    in->fmt->reader_free(in->reader);
+    in->reader = NULL;
+    int fd = in->spooling ? in->spool_fd : in->fd;
+    if (lseek(fd, in->spooling ? 0 : (off_t)in->start, SEEK_SET) < 0) {
+        cli_message("cannot read %s again: %s", in->name, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    if (in->spooling) {
+        if (in->close_fd) close(in->fd);
+        in->fd = in->spool_fd;
+        in->close_fd = true;
+        in->spool_fd = -1;
+        in->spooling = false;
+    }
+    in->peek_len = in->peek_pos = 0;
+    in->total = 0;
+    in->win_len = 0;
+    in->win_start = 0;
+    in->win_line = in->win_col = 1;
+    int rc = open_reader(in, opts);
+    if (!rc) in->src = cli_counts_source(in->counts, in->src);
+    return rc;
+}
+
 int cli_input_open(cli_input *in, const char *path, const cli_format *forced, const cli_read_opts *opts) {
     memset(in, 0, sizeof *in);
     in->fd = -1;
+    in->spool_fd = -1;
+    in->hints = opts->mapping_hints;
     if (!path || strcmp(path, "-") == 0) {
         in->name = "<stdin>";
         in->fd = STDIN_FILENO;
@@ -192,13 +284,16 @@ int cli_input_open(cli_input *in, const char *path, const cli_format *forced, co
             return CLI_EXIT_IO;
         }
         in->close_fd = true;
-        struct stat st;
-        if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-            cli_message("cannot read %s: %s", path, strerror(EISDIR));
-            cli_input_close(in);
-            return CLI_EXIT_IO;
-        }
     }
+    struct stat st;
+    if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_message("cannot read %s: %s", in->name, strerror(EISDIR));
+        cli_input_close(in);
+        return CLI_EXIT_IO;
+    }
+    off_t here = -1;
+    if (S_ISREG(st.st_mode)) here = lseek(in->fd, 0, SEEK_CUR);
+    in->start = here >= 0 ? (int64_t)here : -1;
     int rc = 0;
     in->fmt = forced;
     if (!in->fmt && path && strcmp(path, "-") != 0) in->fmt = cli_format_by_path(path);
@@ -217,15 +312,8 @@ int cli_input_open(cli_input *in, const char *path, const cli_format *forced, co
             rc = CLI_EXIT_IO;
         }
     }
-    if (!rc) {
-        in->reader = in->fmt->reader_new(input_read, in, opts);
-        if (!in->reader) {
-            cli_message("out of memory");
-            rc = CLI_EXIT_IO;
-        } else {
-            in->src = in->fmt->reader_source(in->reader);
-        }
-    }
+    if (!rc) rc = open_reader(in, opts);
+    if (!rc && opts->counts && !in->fmt->counts_known) rc = count_pass(in, opts);
     if (rc) cli_input_close(in);
     return rc;
 }
@@ -233,6 +321,11 @@ int cli_input_open(cli_input *in, const char *path, const cli_format *forced, co
 void cli_input_close(cli_input *in) {
     if (in->reader) in->fmt->reader_free(in->reader);
     in->reader = NULL;
+    if (in->counts) cli_counts_destroy(in->counts);
+    free(in->counts);
+    in->counts = NULL;
+    if (in->spool_fd >= 0) close(in->spool_fd);
+    in->spool_fd = -1;
     if (in->close_fd) close(in->fd);
     in->close_fd = false;
     free(in->peek);
@@ -259,7 +352,9 @@ sdx_err cli_input_report(cli_input *in) {
     sdx_err code = sdx_source_error(in->src, &e);
     if (code == SDX_OK) return SDX_OK;
     if (code == SDX_ERR_IO) {
-        cli_message("cannot read %s: %s", in->name, in->read_errno ? strerror(in->read_errno) : "read error");
+        const char *why = in->read_errno ? strerror(in->read_errno) : "read error";
+        if (in->spool_failed) cli_message("cannot keep a temporary copy of %s: %s", in->name, why);
+        else cli_message("cannot read %s: %s", in->name, why);
         return code;
     }
     if (code == SDX_ERR_NOMEM) {
@@ -271,7 +366,8 @@ sdx_err cli_input_report(cli_input *in) {
         snprintf(where, sizeof where, "%s:%zu:%zu", in->name, e.line, e.column);
     else
         cli_input_where(in, e.offset, false, where, sizeof where);
-    fprintf(stderr, "%s: error: %s\n", where, e.msg ? e.msg : sdx_strerror(code));
+    fprintf(stderr, "%s: error: %s%s\n", where, e.msg ? e.msg : sdx_strerror(code),
+            code == SDX_ERR_UTF8 && in->hints ? " (--utf8=replace reads it anyway)" : "");
     if (in->guessed)
         fprintf(stderr, "%s: note: no format reads this input; it was read as %s (choose one with -f)\n",
                 in->name, in->fmt->name);

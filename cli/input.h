@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counts.h"
 #include "formats.h"
 
 typedef struct cli_input {
@@ -18,6 +19,8 @@ typedef struct cli_input {
     int fd;
     bool close_fd;
     int read_errno;       /* errno of the first read error (0: none) */
+    bool spool_failed;    /* ... which was writing the temporary copy */
+    int64_t start;        /* offset of a regular file where reading began */
     uint64_t total;       /* bytes handed to the reader so far */
     /* Look-ahead for content detection, handed to the reader first. */
     unsigned char *peek;
@@ -32,15 +35,25 @@ typedef struct cli_input {
     /* The format and its reader. */
     const cli_format *fmt;
     bool guessed;         /* chosen from the content, of which no format read a byte */
+    bool hints;           /* messages may suggest mapping options */
     void *reader;
     sdx_source src;
+    /* Two passes for container counts (opts->counts, counts.h): the
+     * counts, and for an input that cannot be read twice (a pipe) a
+     * temporary copy made during the first pass (-1: none). */
+    cli_counts *counts;
+    int spool_fd;
+    bool spooling;
 } cli_input;
 
 /* Open `path` (NULL or "-": stdin) and its reader: the format is `forced`
  * if not NULL, else the one the extension names, else the first in registry
  * order that reads the beginning of the content without error (or, if none
- * does, the one that reads furthest). Returns 0, or an exit code after
- * printing a message (3: cannot open or read; the input is closed then). */
+ * does, the one that reads furthest). With opts->counts and a format that
+ * does not store counts, the whole input is read once here to count (a
+ * pipe is copied to a temporary file on the way), and its errors are
+ * reported here. Returns 0, or an exit code after printing a message (the
+ * input is closed then). */
 int cli_input_open(cli_input *in, const char *path, const cli_format *forced, const cli_read_opts *opts);
 
 /* Free the reader and close the file. */

@@ -113,6 +113,7 @@ static const char *hint(const cli_format *target, unsigned mapping, char *buf, s
     case CLI_MAP_NAN_NULL: effect = "writes it as null"; break;
     case CLI_MAP_BIGINT_DOUBLE: effect = "writes the nearest double"; break;
     case CLI_MAP_UTF8_REPLACE: effect = "replaces bad bytes with U+FFFD"; break;
+    case CLI_MAP_EXT_MAP: effect = "writes it as {\"$ext\": type, \"$data\": base64}"; break;
     }
     snprintf(buf, cap, " (%s %s)", cli_mapping_option(mapping), effect);
     return buf;
@@ -136,6 +137,10 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
     if (!ev) {
         if (err == SDX_ERR_USAGE) snprintf(what, sizeof what, "the input ends inside a value");
         else snprintf(what, sizeof what, "cannot write %s: %s", fmt, sdx_strerror(err));
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN && ev->tag_kind == SDX_TAG_MSGPACK_EXT) {
+        snprintf(what, sizeof what, "a MessagePack extension value (type %d, %zu bytes) cannot be written as %s",
+                 (int)(int8_t)(uint8_t)ev->tag, ev->v.str.len, fmt);
+        hn = hint(target, CLI_MAP_EXT_MAP, h, sizeof h);
     } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN) {
         snprintf(what, sizeof what, "binary data (%zu bytes) cannot be written as %s", ev->v.str.len, fmt);
         hn = hint(target, CLI_MAP_BIN_BASE64, h, sizeof h);
@@ -147,7 +152,8 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         hn = h;
     } else if (err == SDX_ERR_KEY && ev->kind != SDX_KEY) {
         snprintf(what, sizeof what, "a map key of type %s cannot be written as %s", cli_kind_name(ev), fmt);
-        hn = hint(target, CLI_MAP_KEYS_STRINGIFY, h, sizeof h);
+        /* Only scalars have a text to become the key. */
+        if (ev->kind <= SDX_DOUBLE && ev->tag_kind == SDX_TAG_NONE) hn = hint(target, CLI_MAP_KEYS_STRINGIFY, h, sizeof h);
     } else if (err == SDX_ERR_RANGE && ev->kind == SDX_DOUBLE) {
         snprintf(what, sizeof what, "%s cannot be written as %s",
                  isnan(ev->v.d) ? "NaN" : ev->v.d > 0 ? "Infinity" : "-Infinity", fmt);

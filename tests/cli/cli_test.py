@@ -823,10 +823,18 @@ def view_msgpack():
           b'"n":null}\n', "view --indent 0: %r" % out)
     rc, col, _ = run("view", "--color=always", p)
     check(SGR.sub(b"", col) == want and b"\x1b[35mb64'AQID'\x1b[0m" in col, "view colours: %r" % col)
-    # float32 with a short form, negative ext types, nested and empty containers.
-    q = write("diag2.msgpack", mp("94 ca 3dcccccd d5 ff 0102 90 80"))
-    rc, out, _ = run("view", "--indent", "0", q)
-    check(out == b"[0.1_f32,ext(-1, b64'AQI=' /2 bytes/),[],{}]\n", "view float32 0.1, ext -1: %r" % out)
+    # float32 with a short form, negative ext types, a timestamp, nested and
+    # empty containers.
+    q = write("diag2.msgpack", mp("95 ca 3dcccccd d5 fe 0102 d6 ff 5a4af6a5 90 80"))
+    rc, out, err = run("view", "--indent", "0", q)
+    check(out == b"[0.1_f32,ext(-2, b64'AQI=' /2 bytes/),ext(-1, b64'Wkr2pQ==' /4 bytes/),[],{}]\n",
+          "view float32 0.1, ext -2, timestamp: %r %s" % (out, err))
+    rc, out, err = run("convert", "--ext=map", q)
+    check(rc == 0 and out == b'[0.10000000149011612,{"$ext":-2,"$data":"AQI="},"2018-01-02T03:04:05Z",[],{}]\n',
+          "--ext=map: %r %s" % (out, err))
+    rc, out, err = run("convert", q, "-t", "json")
+    check(rc == 1 and "diag2.msgpack: byte 6: error: a MessagePack extension value (type -2, 2 bytes) cannot be"
+          in err and "--ext=map" in err, "ext to JSON: %r" % err)
     # fmt of the same data is JSON, with the mappings.
     rc, out, err = run("fmt", p)
     check(rc == 1 and "--bin=base64" in err, "fmt of binary data needs --bin: %r" % err)
@@ -905,39 +913,42 @@ def group_stat(args):
 # memory: 1 GB through pipes in bounded memory
 # ---------------------------------------------------------------------------
 
+def report_memory(stages, results, errs, hwms, measured):
+    """Check exit codes and print (and, when measured, check) peak RSS."""
+    for (code, usage), argv, err, hwm in zip(results, stages, errs, hwms):
+        what = " ".join(map(str, argv))
+        check(code == 0, "sdx %s: exit %d %s" % (what, code, err))
+        peak_mb, bound_mb = hwm / 1024.0, usage.ru_maxrss / 1024.0
+        print("  sdx %-50s peak RSS %.1f MB (VmHWM; ru_maxrss, which includes the forking Python: %.1f MB)"
+              % (what[:50], peak_mb, bound_mb), flush=True)
+        if measured:
+            check(0 < peak_mb < 64, "sdx %s: peak RSS %.1f MB < 64 MB" % (what, peak_mb))
+            check(bound_mb < 64, "sdx %s: ru_maxrss %.1f MB < 64 MB" % (what, bound_mb))
+
+
 def group_memory(args):
     fmts = readable_writable()
     middle = next((f for f in fmts if f != "json"), "json")
-    if args.sanitized or EMULATOR:
-        count, why = 100, ("sanitizer build" if args.sanitized else "emulated build")
-        print("%s: peak memory is not meaningful here (shadow memory, quarantine, emulator); running a "
-              "%d-value pipeline that checks correctness only" % (why, count))
-    else:
-        count, why = None, None
+    measured = not (args.sanitized or EMULATOR)
+    if not measured:
+        why = "sanitizer build" if args.sanitized else "emulated build"
+        print("%s: peak memory is not meaningful here (shadow memory, quarantine, emulator); running small "
+              "pipelines that check correctness only" % why)
     size = 3
     # One value of gen --size 3 is about 85 KB of JSON; enough for 1 GiB.
     rc, one, _ = run("gen", "--size", size, "--seed", "1")
-    if count is None:
-        count = (1 << 30) // (len(one) - 2000) + 1
+    count = (1 << 30) // (len(one) - 2000) + 1 if measured else 100
+
+    # 1. A sequence of >= 1 GiB: gen | convert (to another format) | convert (back).
     gen = ["gen", "--seq", "--count", count, "--size", size]
     stages = [gen, ["convert", "--seq", "-f", "json", "-t", middle], ["convert", "--seq", "-f", middle, "-t", "json"]]
     print("pipeline: sdx %s | sdx %s | sdx %s" % tuple(" ".join(map(str, s)) for s in stages), flush=True)
     start = time.time()
     pl = Pipeline(stages)
     total, crc = crc_of(pl.stdout)
-    results = pl.wait()
-    elapsed = time.time() - start
-    for (code, usage), argv, err, hwm in zip(results, stages, pl.errs, pl.hwm_kb):
-        check(code == 0, "sdx %s: exit %d %s" % (argv[0], code, err))
-        peak_mb, bound_mb = hwm / 1024.0, usage.ru_maxrss / 1024.0
-        print("  sdx %-8s peak RSS %.1f MB (VmHWM; ru_maxrss, which includes the forking Python: %.1f MB)"
-              % (argv[0], peak_mb, bound_mb))
-        if why is None:
-            what = " ".join(map(str, argv))
-            check(0 < peak_mb < 64, "sdx %s: peak RSS %.1f MB < 64 MB" % (what, peak_mb))
-            check(bound_mb < 64, "sdx %s: ru_maxrss %.1f MB < 64 MB" % (what, bound_mb))
-    print("%d bytes (%.2f GiB) through the pipeline in %.1f s" % (total, total / (1 << 30), elapsed))
-    if why is None:
+    report_memory(stages, pl.wait(), pl.errs, pl.hwm_kb, measured)
+    print("%d bytes (%.2f GiB) through the pipeline in %.1f s" % (total, total / (1 << 30), time.time() - start))
+    if measured:
         check(total >= 1 << 30, "at least 1 GiB went through: %d bytes" % total)
     # The output is exactly what gen writes: compare with a second run.
     p = subprocess.Popen(cmd(*gen), stdout=subprocess.PIPE)
@@ -945,6 +956,36 @@ def group_memory(args):
     p.wait()
     check(total == total2 and crc == crc2, "json -> %s -> json of %d values is byte-identical to gen's output"
           % (middle, count))
+
+    # 2. One large document (an array of those values): a format that needs
+    # counts up front gets them from a first pass, not by holding the
+    # document; from a file, and from a pipe (kept in a temporary file).
+    single = path("single.json")
+    p = subprocess.Popen(cmd("gen", "--seq", "--count", count // 4 + 1, "--size", size), stdout=subprocess.PIPE)
+    with open(single, "wb") as f:
+        f.write(b"[")
+        for i, line in enumerate(p.stdout):
+            f.write((b"," if i else b"") + line.rstrip(b"\n"))
+        f.write(b"]")
+    check(p.wait() == 0, "gen for the single document")
+    print("one document of %d bytes" % os.path.getsize(single), flush=True)
+    out_a, out_b, back = path("single_a." + ext_of(middle)), path("single_b." + ext_of(middle)), path("back.json")
+    for stages in ([["convert", single, out_a]],
+                   [["convert", "-f", "json", single], ["convert", "-f", "json", "-t", middle, "-", out_b]],
+                   [["convert", out_a, back]]):
+        pl = Pipeline(stages)
+        pl.stdout.read()
+        report_memory(stages, pl.wait(), pl.errs, pl.hwm_kb, measured)
+    check(read(out_a) == read(out_b), "one document: from a file = from a pipe")
+    check(read_crc(back) == read_crc(single, b"\n"), "one document: json -> %s -> json is identical" % middle)
+    for pth in (single, out_a, out_b, back):
+        os.unlink(pth)
+
+
+def read_crc(p, extra=b""):
+    with open(p, "rb") as f:
+        total, crc = crc_of(f)
+    return total + len(extra), zlib.crc32(extra, crc)
 
 
 GROUPS = {
