@@ -252,7 +252,7 @@ int cli_cmd_stat(int argc, char **argv) {
     cli_input in;
     int rc = cli_input_open(&in, in_path, o.from, &o.read);
     if (!rc) {
-        sdx_event ev;
+        sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
         uint64_t before = 0;
         while (!rc && cli_input_next(&in, &ev)) {
             if (!stats_put(&st, &ev)) {

@@ -37,7 +37,7 @@ static int validate_one(const char *path, const cli_format *from, const cli_read
     cli_input in;
     int rc = cli_input_open(&in, path, from, ro);
     if (rc) return rc;
-    sdx_event ev;
+    sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
     uint64_t depth = 0, values = 0;
     while (cli_input_next(&in, &ev)) {
         if (ev.kind == SDX_ARRAY || ev.kind == SDX_MAP) depth++;

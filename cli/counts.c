@@ -67,7 +67,7 @@ static cli_count_page *page_of(cli_counts *c, uint64_t index) {
 }
 
 sdx_err cli_counts_record(cli_counts *c, sdx_source src) {
-    sdx_event ev;
+    sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
     while (sdx_source_next(src, &ev)) {
         if (ev.kind == SDX_END) {
             if (!c->depth) continue;

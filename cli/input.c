@@ -155,7 +155,7 @@ static int probe(cli_input *in, const cli_format *f, bool at_end, const cli_read
         return CLI_EXIT_IO;
     }
     sdx_source src = f->reader_source(r);
-    sdx_event ev;
+    sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
     while (sdx_source_next(src, &ev)) {
     }
     sdx_error e;

@@ -188,7 +188,7 @@ int cli_report_sink_error(sdx_err err, const sdx_event *ev, const char *where, c
 /* ------------------------------------------------------------------------ */
 
 int cli_pump(cli_input *in, sdx_sink sink, const cli_format *target, const cli_output *out) {
-    sdx_event ev;
+    sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
     uint64_t before = 0; /* where the current event starts (after separators) */
     char where[600];
     while (cli_input_next(in, &ev)) {
