@@ -514,6 +514,7 @@ def group_errors(args):
     fmts = readable_writable()
     # Bad input: positions for text formats.
     bad = write("bad.json", '{\n  "a": 1,\n  "b": [1, 2,, 3]\n}\n')
+    good = write("good.json", "[1, 2]")
     rc, out, err = run("convert", bad, "-t", "json")
     m = re.search(r"bad\.json:(\d+):(\d+): error: (.+)", err)
     check(rc == 1 and m and m.group(1) == "3" and m.group(2) == "14",
@@ -571,8 +572,43 @@ def group_errors(args):
     rc, out, err = run("fmt", path("does-not-exist.json"))
     check(rc == 3 and "cannot open" in err, "fmt a missing file: %d" % rc)
 
+    # A read error (EIO from /proc/self/mem at offset 0), with and without
+    # content detection (which reads first).
+    for argv in (["convert", "-f", "json", "/proc/self/mem"], ["validate", "/proc/self/mem"]):
+        rc, out, err = run(*argv)
+        check(rc == 3 and "cannot read /proc/self/mem: Input/output error" in err, "read error %r: %d %r"
+              % (argv, rc, err))
+    # Out of memory: a string larger than the address space allows.
+    if not args.sanitized and not EMULATOR:
+        def limit_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))
+        huge = b'["' + b"x" * (300 << 20) + b'"]'
+        rc, out, err = run("validate", "-f", "json", stdin=huge, preexec=limit_memory)
+        check(rc == 3 and "out of memory" in err, "out of memory: %d %r" % (rc, err))
+        del huge
+    if msgpack_readable():
+        # Two passes (JSON into MessagePack): the temporary files' errors.
+        rc, out, err = run("convert", "-f", "json", "-t", "msgpack", stdin=b"[1]",
+                           env={"TMPDIR": path("no-such-dir")})
+        check(rc == 3 and "cannot create a temporary file" in err, "no TMPDIR: %d %r" % (rc, err))
+        rc, out, err = run("convert", "-t", "msgpack", good, env={"TMPDIR": path("no-such-dir")})
+        check(rc == 3 and "cannot create a temporary file" in err, "no TMPDIR, file input: %d %r" % (rc, err))
+
+        def limit_files():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (100000, 100000))
+        rc, big_in, _ = run("gen", "--size", "4")
+        rc, out, err = run("convert", "-f", "json", "-t", "msgpack", stdin=big_in, preexec=limit_files)
+        check(rc == 3 and "cannot keep a temporary copy of <stdin>: File too large" in err,
+              "spool beyond the file size limit: %d %r" % (rc, err))
+        # A syntax error found by the first pass: reported with its position,
+        # before any output exists.
+        outp = write("twopass_out.msgpack", b"old")
+        rc, out, err = run("convert", bad, outp)
+        check(rc == 1 and "bad.json:3:14: error:" in err and read(outp) == b"old", "first-pass error: %r" % err)
+        rc, out, err = run("convert", "-f", "json", "-t", "msgpack", stdin=read(bad))
+        check(rc == 1 and "<stdin>:3:14: error:" in err, "first-pass error on stdin: %r" % err)
+
     # validate: many files; 1 if any invalid, 3 if any unreadable.
-    good = write("good.json", "[1, 2]")
     rc, out, err = run("validate", good, bad, good)
     check(rc == 1 and out.count(b": ok (json)") == 2 and "bad.json:3:" in err, "validate good bad good: %d" % rc)
     rc, out, err = run("validate", good, bad, path("missing.json"))
