@@ -98,10 +98,19 @@ static size_t colorize(void *ctx, const void *data, size_t len) {
     return len;
 }
 
+/* After the last chunk: a token cut short by an error gets its colour
+ * reset, so that the terminal is left as it was. */
+static void colorize_end(void *ctx) {
+    cli_colorizer *c = ctx;
+    if (c->state != ST_NONE) put_sgr(c, CLI_SGR_RESET);
+    c->state = ST_NONE;
+}
+
 void cli_colorizer_init(cli_colorizer *c, cli_output *out) {
     memset(c, 0, sizeof *c);
     c->out = out;
     out->filter = colorize;
+    out->filter_end = colorize_end;
     out->filter_ctx = c;
 }
 

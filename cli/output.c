@@ -183,7 +183,9 @@ static int write_failed(cli_output *o) {
 }
 
 int cli_output_commit(cli_output *o) {
-    if (sdx_buf_flush(&o->buf) != SDX_OK || !flush_pending(o)) return write_failed(o);
+    if (sdx_buf_flush(&o->buf) != SDX_OK) return write_failed(o);
+    if (o->filter_end) o->filter_end(o->filter_ctx);
+    if (!flush_pending(o)) return write_failed(o);
     if (o->tmp) {
         if (fsync(o->fd) != 0 || close(o->fd) != 0) {
             o->write_errno = errno;
@@ -218,6 +220,13 @@ int cli_output_commit(cli_output *o) {
 }
 
 void cli_output_abort(cli_output *o) {
+    /* stdout cannot be taken back: let it show everything up to the error
+     * (best effort; a write error here has been reported or is moot). */
+    if (o->fd == STDOUT_FILENO && !o->tmp && !o->write_errno && o->pending) {
+        sdx_buf_flush(&o->buf);
+        if (o->filter_end) o->filter_end(o->filter_ctx);
+        flush_pending(o);
+    }
     if (o->fd >= 0 && o->fd != STDOUT_FILENO) close(o->fd);
     o->fd = -1;
     if (o->tmp) {

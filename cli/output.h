@@ -26,6 +26,7 @@ typedef struct cli_output {
     /* An optional filter between buf and the file (the colouriser): gets
      * each chunk instead of the file; it writes on with cli_output_write. */
     sdx_write_fn filter;
+    void (*filter_end)(void *ctx); /* after the last chunk (may be NULL) */
     void *filter_ctx;
     char *pending;
     size_t pending_len;
@@ -51,7 +52,8 @@ size_t cli_output_write(void *ctx, const void *data, size_t len);
 int cli_output_commit(cli_output *o);
 
 /* Give up: remove the temporary file, leave the path as it was, release the
- * output. Safe after a failed commit. */
+ * output (stdout gets what was written so far). Safe after a failed
+ * commit. */
 void cli_output_abort(cli_output *o);
 
 #endif /* SDX_CLI_OUTPUT_H */

@@ -834,6 +834,12 @@ def group_view(args):
     rc, a, _ = run("fmt", "--color=always", "-f", "json", stdin=big)
     rc2, b, _ = run("fmt", "-f", "json", stdin=big)
     check(rc == 0 and rc2 == 0 and SGR.sub(b"", a) == b and len(a) > len(b), "colour of a large document")
+    # Invalid input: stdout shows everything up to the error, and a colour
+    # cut short is reset.
+    rc, out, err = run("fmt", "-f", "json", stdin=b"[1,2,\n3,x]")
+    check(rc == 1 and out == b"[\n  1,\n  2,\n  3" and "<stdin>:2:3: error:" in err, "fmt up to an error: %r" % out)
+    rc, col, err = run("fmt", "--color=always", "-f", "json", stdin=b'[1,2,\n3,x]')
+    check(rc == 1 and SGR.sub(b"", col) == out and col.endswith(b"\x1b[0m"), "colour reset at an error: %r" % col)
     # Mappings apply to fmt as to convert.
     rc, out, _ = run("fmt", "-f", "json", "--bigint=double", stdin=b"[123456789012345678901234567890]")
     check(rc == 0 and out == b"[\n  1.2345678901234568e29\n]\n", "fmt --bigint=double: %r" % out)
