@@ -144,10 +144,11 @@ static SDX_ALWAYS_INLINE const char *scan_digits(const char *p, const char *end,
     return p;
 }
 
-/* The integer part's digits at p (p[0] is a digit) into *w. Most numbers in real data have one to three integer digits: the first
- * two are read one at a time, so that branch prediction, not the digits'
- * values, decides where the fraction starts and its loads can issue early;
- * longer runs continue eight digits at a time. */
+/* The integer part's digits at p (p[0] is a digit) into *w. Most numbers
+ * in real data have one to three integer digits: those are read one at a
+ * time, so that branch prediction, not the digits' values, decides where the
+ * number goes on and the following loads can issue early; a longer run
+ * continues eight digits at a time. */
 static SDX_ALWAYS_INLINE const char *scan_integer_digits(const char *p, const char *end,
                                                          uint64_t *w) {
     uint64_t v = (uint64_t)(*p++ - '0');
@@ -155,7 +156,7 @@ static SDX_ALWAYS_INLINE const char *scan_integer_digits(const char *p, const ch
         v = v * 10 + (uint64_t)(*p++ - '0');
         if (p < end && is_digit(*p)) {
             v = v * 10 + (uint64_t)(*p++ - '0');
-            p = scan_digits(p, end, &v);
+            if (p < end && is_digit(*p)) p = scan_digits(p, end, &v);
         }
     }
     *w = v;
