@@ -129,27 +129,72 @@ static inline bool sdx_node_is_container(sdx_node n) {
     return SDX_VAL_TYPE(n.val) == SDX_TYPE_ARRAY || SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP;
 }
 
+/* Flag on n's document the error a getter of another type gives: SDX_ERR_TYPE,
+ * or SDX_ERR_NOT_FOUND for the nil node (nothing when n.doc is NULL or an
+ * error is already flagged). For accessors written on top of the layout. */
+SDX_API void sdx_node_flag(sdx_node n);
+
+/* The getters and sdx_iter_next are C99 inline functions: the compiler
+ * inlines them where it pays (a tree walk is markedly faster), and the
+ * library also exports them (src/core/doc.c holds their external
+ * definitions) for callers that cannot use inline functions. Inline
+ * definitions with external linkage may only use macros and external
+ * functions. */
+
 /* Typed getters. On another type (or the nil node) each returns 0 / false /
  * NULL and flags SDX_ERR_TYPE (SDX_ERR_NOT_FOUND for the nil node).
  * sdx_node_int accepts a UINT up to INT64_MAX (never stored so by the
  * readers); sdx_node_uint accepts a nonnegative INT; sdx_node_double accepts
  * INT and UINT too (converted, possibly rounded). */
-SDX_API bool sdx_node_bool(sdx_node n);
-SDX_API int64_t sdx_node_int(sdx_node n);
-SDX_API uint64_t sdx_node_uint(sdx_node n);
-SDX_API double sdx_node_double(sdx_node n);
+SDX_API inline bool sdx_node_bool(sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_BOOL) return n.val->v.u != 0;
+    sdx_node_flag(n);
+    return false;
+}
+SDX_API inline int64_t sdx_node_int(sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_INT ||
+        (SDX_VAL_TYPE(n.val) == SDX_TYPE_UINT && n.val->v.u <= (uint64_t)INT64_MAX))
+        return n.val->v.i;
+    sdx_node_flag(n);
+    return 0;
+}
+SDX_API inline uint64_t sdx_node_uint(sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_UINT ||
+        (SDX_VAL_TYPE(n.val) == SDX_TYPE_INT && n.val->v.i >= 0))
+        return n.val->v.u;
+    sdx_node_flag(n);
+    return 0;
+}
+SDX_API inline double sdx_node_double(sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_DOUBLE) return n.val->v.d;
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_INT) return (double)n.val->v.i;
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_UINT) return (double)n.val->v.u;
+    sdx_node_flag(n);
+    return 0.0;
+}
 /* STR (and RAW); `*len` (if not NULL) gets the length in bytes (0 on
  * error). The bytes are not NUL-terminated and live as long as the document
  * (and its input). Never NULL for a value of the right type, even an empty
  * one; NULL only on error. */
-SDX_API const char *sdx_node_str(sdx_node n, size_t *len);
+SDX_API inline const char *sdx_node_str(sdx_node n, size_t *len) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_STR || SDX_VAL_TYPE(n.val) == SDX_TYPE_RAW) {
+        if (len) *len = (size_t)SDX_VAL_LEN(n.val);
+        return n.val->v.s ? n.val->v.s : "";
+    }
+    sdx_node_flag(n);
+    if (len) *len = 0;
+    return NULL;
+}
 /* BIN (also STR: any bytes); as sdx_node_str. */
-SDX_API const void *sdx_node_bin(sdx_node n, size_t *len);
-
-/* Flag on n's document the error a getter of another type gives: SDX_ERR_TYPE,
- * or SDX_ERR_NOT_FOUND for the nil node (nothing when n.doc is NULL or an
- * error is already flagged). For accessors written on top of the layout. */
-SDX_API void sdx_node_flag(sdx_node n);
+SDX_API inline const void *sdx_node_bin(sdx_node n, size_t *len) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_BIN || SDX_VAL_TYPE(n.val) == SDX_TYPE_STR) {
+        if (len) *len = (size_t)SDX_VAL_LEN(n.val);
+        return n.val->v.s ? n.val->v.s : "";
+    }
+    sdx_node_flag(n);
+    if (len) *len = 0;
+    return NULL;
+}
 
 /* Elements of an array, entries of a map, bytes of a string / binary / raw
  * number; 0 for other types (no error). */
@@ -195,16 +240,45 @@ typedef struct sdx_iter {
     bool map;
 } sdx_iter;
 SDX_API sdx_iter sdx_iter_init(sdx_node n);
-/* Stores the next entry's key (maps; nil for arrays) and value, advances and
- * returns true; false (and both nil) at the end. `key`/`val` may be NULL. */
-SDX_API bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val);
 
 /* The slot after a value and its descendants, for walking the value array
  * directly. `v` must be a value slot, not a tag slot; the slot returned may be
  * the tag slot of the next sibling. */
-static inline const sdx_val *sdx_val_next(const sdx_val *v) {
-    sdx_type t = SDX_VAL_TYPE(v);
-    return (t == SDX_TYPE_ARRAY || t == SDX_TYPE_MAP) ? v + v->v.u : v + 1;
+SDX_API inline const sdx_val *sdx_val_next(const sdx_val *v) {
+    return (SDX_VAL_TYPE(v) == SDX_TYPE_ARRAY || SDX_VAL_TYPE(v) == SDX_TYPE_MAP) ? v + v->v.u
+                                                                                : v + 1;
+}
+
+/* Stores the next entry's key (maps; nil for arrays) and value, advances and
+ * returns true; false (and both nil) at the end. `key`/`val` may be NULL. */
+SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
+    const sdx_val *p = it->cur;
+    if (!it->left) {
+        sdx_node nil = sdx_node_nil();
+        nil.doc = it->doc;
+        if (key) *key = nil;
+        if (val) *val = nil;
+        return false;
+    }
+    if (it->map) {
+        p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+        if (key) {
+            key->doc = it->doc;
+            key->val = p;
+        }
+        p = sdx_val_next(p);
+    } else if (key) {
+        *key = sdx_node_nil();
+        key->doc = it->doc;
+    }
+    p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+    if (val) {
+        val->doc = it->doc;
+        val->val = p;
+    }
+    it->cur = sdx_val_next(p);
+    it->left--;
+    return true;
 }
 
 /* Deep equality of two values (possibly from different documents): same

@@ -115,58 +115,15 @@ static SDX_NOINLINE sdx_node not_found(sdx_doc *doc) {
     return nil_of(doc);
 }
 
-bool sdx_node_bool(sdx_node n) {
-    if (SDX_LIKELY(SDX_VAL_TYPE(n.val) == SDX_TYPE_BOOL)) return n.val->v.u != 0;
-    sdx_node_flag(n);
-    return false;
-}
-
-int64_t sdx_node_int(sdx_node n) {
-    sdx_type t = SDX_VAL_TYPE(n.val);
-    if (SDX_LIKELY(t == SDX_TYPE_INT) || (t == SDX_TYPE_UINT && n.val->v.u <= INT64_MAX))
-        return n.val->v.i;
-    sdx_node_flag(n);
-    return 0;
-}
-
-uint64_t sdx_node_uint(sdx_node n) {
-    sdx_type t = SDX_VAL_TYPE(n.val);
-    if (SDX_LIKELY(t == SDX_TYPE_UINT) || (t == SDX_TYPE_INT && n.val->v.i >= 0)) return n.val->v.u;
-    sdx_node_flag(n);
-    return 0;
-}
-
-double sdx_node_double(sdx_node n) {
-    switch (SDX_VAL_TYPE(n.val)) {
-    case SDX_TYPE_DOUBLE: return n.val->v.d;
-    case SDX_TYPE_INT: return (double)n.val->v.i;
-    case SDX_TYPE_UINT: return (double)n.val->v.u;
-    default: sdx_node_flag(n); return 0.0;
-    }
-}
-
-/* The bytes of a string-like value: never NULL (an empty value may store
- * NULL). */
-static inline const char *bytes_of(const sdx_val *v, size_t *len) {
-    if (len) *len = (size_t)SDX_VAL_LEN(v);
-    return v->v.s ? v->v.s : "";
-}
-
-const char *sdx_node_str(sdx_node n, size_t *len) {
-    sdx_type t = SDX_VAL_TYPE(n.val);
-    if (SDX_LIKELY(t == SDX_TYPE_STR) || t == SDX_TYPE_RAW) return bytes_of(n.val, len);
-    sdx_node_flag(n);
-    if (len) *len = 0;
-    return NULL;
-}
-
-const void *sdx_node_bin(sdx_node n, size_t *len) {
-    sdx_type t = SDX_VAL_TYPE(n.val);
-    if (SDX_LIKELY(t == SDX_TYPE_BIN) || t == SDX_TYPE_STR) return bytes_of(n.val, len);
-    sdx_node_flag(n);
-    if (len) *len = 0;
-    return NULL;
-}
+/* The external definitions of the inline accessors (see doc.h). */
+extern inline bool sdx_node_bool(sdx_node n);
+extern inline int64_t sdx_node_int(sdx_node n);
+extern inline uint64_t sdx_node_uint(sdx_node n);
+extern inline double sdx_node_double(sdx_node n);
+extern inline const char *sdx_node_str(sdx_node n, size_t *len);
+extern inline const void *sdx_node_bin(sdx_node n, size_t *len);
+extern inline const sdx_val *sdx_val_next(const sdx_val *v);
+extern inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val);
 
 sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag) {
     const sdx_val *t = sdx_val_tag_slot(n.doc, n.val);
@@ -239,27 +196,6 @@ sdx_iter sdx_iter_init(sdx_node n) {
         it.cur = &nil_val;
     }
     return it;
-}
-
-bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
-    if (!it->left) {
-        if (key) *key = nil_of(it->doc);
-        if (val) *val = nil_of(it->doc);
-        return false;
-    }
-    const sdx_val *p = it->cur;
-    if (it->map) {
-        p = sdx_val_untag(p);
-        if (key) *key = (sdx_node){it->doc, p};
-        p = sdx_val_next(p);
-    } else if (key) {
-        *key = nil_of(it->doc);
-    }
-    p = sdx_val_untag(p);
-    if (val) *val = (sdx_node){it->doc, p};
-    it->cur = sdx_val_next(p);
-    it->left--;
-    return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -394,19 +330,14 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
         }
         ev.depth = (uint32_t)depth;
         switch (t) {
-        case SDX_TYPE_NULL: ev.kind = SDX_NULL; break;
-        case SDX_TYPE_BOOL: ev.kind = SDX_BOOL; ev.v.b = p->v.u != 0; break;
-        case SDX_TYPE_INT: ev.kind = SDX_INT; ev.v.i = p->v.i; break;
-        case SDX_TYPE_UINT: ev.kind = SDX_UINT; ev.v.u = p->v.u; break;
-        case SDX_TYPE_DOUBLE: ev.kind = SDX_DOUBLE; ev.v.d = p->v.d; break;
+        case SDX_TYPE_NULL:
+        case SDX_TYPE_BOOL:
+        case SDX_TYPE_INT:
+        case SDX_TYPE_UINT:
+        case SDX_TYPE_DOUBLE:
         case SDX_TYPE_STR:
         case SDX_TYPE_BIN:
-        case SDX_TYPE_RAW:
-            ev.kind = t == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)
-                                        : t == SDX_TYPE_BIN ? SDX_BIN : SDX_RAW;
-            ev.v.str.ptr = p->v.s;
-            ev.v.str.len = (size_t)SDX_VAL_LEN(p);
-            break;
+        case SDX_TYPE_RAW: sdx_val_scalar_event(&ev, p, key); break;
         case SDX_TYPE_ARRAY:
         case SDX_TYPE_MAP:
             if (depth == st.cap) {

@@ -72,6 +72,24 @@ static inline const sdx_val *sdx_val_tag_slot(const sdx_doc *doc, const sdx_val 
     return doc && v > doc->vals && SDX_VAL_TYPE(v - 1) == SDX_TYPE__TAG ? v - 1 : NULL;
 }
 
+/* Set the kind and value of *ev for the scalar slot v (NULL to RAW): a STR
+ * in key position (`key`) is an SDX_KEY. */
+static inline void sdx_val_scalar_event(sdx_event *ev, const sdx_val *v, bool key) {
+    switch (SDX_VAL_TYPE(v)) {
+    case SDX_TYPE_NULL: ev->kind = SDX_NULL; ev->v.u = 0; break;
+    case SDX_TYPE_BOOL: ev->kind = SDX_BOOL; ev->v.b = v->v.u != 0; break;
+    case SDX_TYPE_INT: ev->kind = SDX_INT; ev->v.i = v->v.i; break;
+    case SDX_TYPE_UINT: ev->kind = SDX_UINT; ev->v.u = v->v.u; break;
+    case SDX_TYPE_DOUBLE: ev->kind = SDX_DOUBLE; ev->v.d = v->v.d; break;
+    default: /* STR, BIN, RAW */
+        ev->kind = SDX_VAL_TYPE(v) == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)
+                   : SDX_VAL_TYPE(v) == SDX_TYPE_BIN ? SDX_BIN : SDX_RAW;
+        ev->v.str.ptr = v->v.s;
+        ev->v.str.len = (size_t)SDX_VAL_LEN(v);
+        break;
+    }
+}
+
 /* An explicit stack for the walks that must not recurse: it starts in the
  * caller's inline array and grows geometrically through `alloc`.
  * sdx_stack_grow doubles the capacity (items are kept); returns false (the

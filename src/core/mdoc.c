@@ -8,8 +8,9 @@
  * pointer the caller holds never dangles. A container holds an array of
  * child pointers that grows geometrically (a map's are key, value, key,
  * value, ...), so append and put are amortized O(1). A map of 16 entries
- * or more gets a hash index over its string keys on its first lookup, kept
- * up to date by appends, so that set and get stay O(1) for large maps.
+ * or more gets a hash index over its string keys (open addressing, linear
+ * probing, at most half full), kept up to date by every edit, so that set
+ * and get stay O(1) for large maps and reads never modify anything.
  *
  * Walks (emit, import) use explicit stacks: no recursion.
  */
@@ -59,7 +60,7 @@ struct sdx_mdoc {
     sdx_alloc alloc;
     sdx_err err;
     sdx_mval *root;
-    sdx_doc *store; /* owns the chunks and the string bytes (its blocks) */
+    sdx_doc *store; /* owns this struct, the chunks and the string bytes (its blocks) */
     mchunk *chunks; /* newest first */
     uint64_t seed;  /* of the hash index */
 };
@@ -78,16 +79,16 @@ static sdx_err flag(sdx_mdoc *md, sdx_err err) {
 /* ------------------------------------------------------------------------ */
 
 sdx_mdoc *sdx_mdoc_new(const sdx_alloc *alloc) {
-    if (!alloc) alloc = sdx_alloc_default();
-    sdx_mdoc *md = alloc->malloc(alloc->ctx, sizeof *md);
-    if (!md) return NULL;
-    memset(md, 0, sizeof *md);
-    md->alloc = *alloc;
-    md->store = sdx_doc_alloc(alloc);
-    if (!md->store) {
-        alloc->free(alloc->ctx, md);
+    /* The mdoc lives in its own store: one allocation less, freed with it. */
+    sdx_doc *store = sdx_doc_alloc(alloc);
+    sdx_mdoc *md = store ? sdx_doc_block_alloc(store, sizeof *md) : NULL;
+    if (!md) {
+        sdx_doc_free(store);
         return NULL;
     }
+    memset(md, 0, sizeof *md);
+    md->alloc = store->alloc;
+    md->store = store;
     uint64_t s = (uint64_t)(uintptr_t)md;
     md->seed = (s ^ (s >> 31)) * 0x9e3779b97f4a7c15ull;
     return md;
@@ -105,8 +106,7 @@ void sdx_mdoc_free(sdx_mdoc *md) {
             }
         }
     }
-    sdx_doc_free(md->store);
-    a->free(a->ctx, md);
+    sdx_doc_free(md->store); /* md included */
 }
 
 sdx_err sdx_mdoc_error(const sdx_mdoc *md) { return md ? md->err : SDX_ERR_INVALID_ARG; }
@@ -320,54 +320,48 @@ static sdx_mval *container(const sdx_mval *v, sdx_type t) {
     return NULL;
 }
 
-sdx_mval *sdx_mval_index(const sdx_mval *arr, size_t i) {
-    sdx_mval *a = container(arr, SDX_TYPE_ARRAY);
-    if (!a) return NULL;
-    if (i >= a->v.c.len) {
-        flag(a->md, SDX_ERR_NOT_FOUND);
-        return NULL;
-    }
-    return a->v.c.items[i];
-}
-
-sdx_mval *sdx_mval_key_at(const sdx_mval *map, size_t i) {
-    sdx_mval *m = container(map, SDX_TYPE_MAP);
+/* Part `part` of the i-th element (width 1) or entry (width 2) of container
+ * c of type t, or NULL (flagged) when c has another type or i is out of
+ * range. */
+static sdx_mval *child(const sdx_mval *c, sdx_type t, size_t i, size_t width, size_t part) {
+    sdx_mval *m = container(c, t);
     if (!m) return NULL;
     if (i >= m->v.c.len) {
         flag(m->md, SDX_ERR_NOT_FOUND);
         return NULL;
     }
-    return m->v.c.items[2 * i];
+    return m->v.c.items[width * i + part];
 }
 
-sdx_mval *sdx_mval_value_at(const sdx_mval *map, size_t i) {
-    sdx_mval *m = container(map, SDX_TYPE_MAP);
-    if (!m) return NULL;
-    if (i >= m->v.c.len) {
-        flag(m->md, SDX_ERR_NOT_FOUND);
-        return NULL;
-    }
-    return m->v.c.items[2 * i + 1];
-}
+sdx_mval *sdx_mval_index(const sdx_mval *arr, size_t i) { return child(arr, SDX_TYPE_ARRAY, i, 1, 0); }
+
+sdx_mval *sdx_mval_key_at(const sdx_mval *map, size_t i) { return child(map, SDX_TYPE_MAP, i, 2, 0); }
+
+sdx_mval *sdx_mval_value_at(const sdx_mval *map, size_t i) { return child(map, SDX_TYPE_MAP, i, 2, 1); }
 
 /* ------------------------------------------------------------------------ */
 /* The hash index of a map's string keys                                     */
 /* ------------------------------------------------------------------------ */
 
-/* A 64-bit hash of a key, 8 bytes per step (multiply-xorshift mixing as in
- * splitmix64), seeded per mdoc. Not cryptographic. */
+/* A 64-bit hash of a key: 8 bytes per step mixed in by multiplication,
+ * then the finalizer of MurmurHash3 (fmix64) so that every input bit
+ * reaches the low bits the index uses. Seeded per mdoc; not cryptographic. */
 static uint64_t hash_key(const char *s, size_t n, uint64_t seed) {
     uint64_t h = seed ^ ((uint64_t)n * 0x9e3779b97f4a7c15ull);
     uint64_t w;
     for (; n >= 8; s += 8, n -= 8) {
         memcpy(&w, s, 8);
         h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 29;
+        h ^= h >> 31;
     }
     w = 0;
     if (n) memcpy(&w, s, n);
-    h = (h ^ w) * 0x94d049bb133111ebull;
-    return h ^ (h >> 32);
+    h ^= w;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
 static bool key_is(const sdx_mval *k, const char *key, size_t len) {
@@ -396,48 +390,52 @@ static void index_add(sdx_mval *m, size_t e) {
     if (index_probe(m, k->v.s.p, k->v.s.len, &slot) == SIZE_MAX) m->v.c.index[slot] = e + 1;
 }
 
-/* (Re)build the index with room for at least `entries` entries at half
- * load; false (no index) when the allocation fails. */
-static bool index_build(sdx_mval *m, size_t entries) {
-    unsigned bits = 4;
-    while (bits < sizeof(size_t) * 8 - 2 && ((size_t)1 << bits) < entries * 2) bits++;
-    size_t slots = (size_t)1 << bits;
-    const sdx_alloc *a = &m->md->alloc;
+/* Fill the index from the entries (its size unchanged). */
+static void index_fill(sdx_mval *m) {
+    memset(m->v.c.index, 0, ((size_t)1 << m->index_bits) * sizeof(size_t));
+    for (size_t e = 0; e < m->v.c.len; e++)
+        if (m->v.c.items[2 * e]->type == SDX_TYPE_STR) index_add(m, e);
+    m->indexed = true;
+}
+
+/* (Re)build the index with room for the entries at half load, doubled so
+ * that appends do not rebuild it at once. On allocation failure the map has
+ * no index (lookups search it linearly) until the next append retries. */
+static void index_build(sdx_mval *m) {
+    unsigned bits = 5;
+    while (bits < sizeof(size_t) * 8 - 3 && ((size_t)1 << bits) < m->v.c.len * 4) bits++;
     if (bits != m->index_bits || !m->v.c.index) {
-        if (slots > SIZE_MAX / sizeof(size_t)) return false;
-        size_t *p = a->malloc(a->ctx, slots * sizeof(size_t));
+        const sdx_alloc *a = &m->md->alloc;
+        size_t *p = a->malloc(a->ctx, ((size_t)1 << bits) * sizeof(size_t));
         if (!p) {
             m->indexed = false;
-            return false;
+            return;
         }
         a->free(a->ctx, m->v.c.index);
         m->v.c.index = p;
         m->index_bits = (uint8_t)bits;
     }
-    memset(m->v.c.index, 0, slots * sizeof(size_t));
-    for (size_t e = 0; e < m->v.c.len; e++)
-        if (m->v.c.items[2 * e]->type == SDX_TYPE_STR) index_add(m, e);
-    m->indexed = true;
-    return true;
+    index_fill(m);
 }
 
-/* The first entry of map m with string key `key`, or SIZE_MAX. */
-static size_t find_key(sdx_mval *m, const char *key, size_t len) {
-    size_t n = m->v.c.len;
-    if (n >= INDEX_MIN_ENTRIES && (m->indexed || index_build(m, n))) {
-        size_t slot;
-        return index_probe(m, key, len, &slot);
+/* Keep the index up to date after entry e was appended: maps get one when
+ * they reach INDEX_MIN_ENTRIES entries. */
+static void index_appended(sdx_mval *m, size_t e) {
+    if (m->v.c.len < INDEX_MIN_ENTRIES) return;
+    if (m->indexed && (e + 1) * 2 <= ((size_t)1 << m->index_bits)) {
+        if (m->v.c.items[2 * e]->type == SDX_TYPE_STR) index_add(m, e);
+    } else {
+        index_build(m);
     }
-    for (size_t e = 0; e < n; e++)
+}
+
+/* The first entry of map m with string key `key`, or SIZE_MAX. Reads only. */
+static size_t find_key(const sdx_mval *m, const char *key, size_t len) {
+    size_t slot;
+    if (m->indexed) return index_probe(m, key, len, &slot);
+    for (size_t e = 0; e < m->v.c.len; e++)
         if (key_is(m->v.c.items[2 * e], key, len)) return e;
     return SIZE_MAX;
-}
-
-/* Keep the index up to date after entry e was appended. */
-static void index_appended(sdx_mval *m, size_t e) {
-    if (!m->indexed) return;
-    if ((e + 1) * 2 > ((size_t)1 << m->index_bits)) index_build(m, e + 1);
-    else if (m->v.c.items[2 * e]->type == SDX_TYPE_STR) index_add(m, e);
 }
 
 sdx_mval *sdx_mval_get(const sdx_mval *map, const char *key, size_t len) {
@@ -519,7 +517,7 @@ sdx_err sdx_mval_remove_at(sdx_mval *c, size_t i) {
     for (size_t k = 0; k < width; k++) items[width * i + k]->parent = NULL;
     memmove(items + width * i, items + width * (i + 1), (used - width * (i + 1)) * sizeof *items);
     c->v.c.len--;
-    c->indexed = false; /* entries moved */
+    if (c->indexed) index_fill(c); /* entries moved */
     return SDX_OK;
 }
 
@@ -597,21 +595,7 @@ static sdx_err emit_walk(const sdx_mval *v, sdx_err (*put)(void *, const sdx_eve
         ev.tag_kind = v->tag_kind;
         ev.tag = v->tag;
         ev.depth = (uint32_t)depth;
-        switch (v->type) {
-        case SDX_TYPE_NULL: ev.kind = SDX_NULL; break;
-        case SDX_TYPE_BOOL: ev.kind = SDX_BOOL; ev.v.b = v->v.u != 0; break;
-        case SDX_TYPE_INT: ev.kind = SDX_INT; ev.v.i = v->v.i; break;
-        case SDX_TYPE_UINT: ev.kind = SDX_UINT; ev.v.u = v->v.u; break;
-        case SDX_TYPE_DOUBLE: ev.kind = SDX_DOUBLE; ev.v.d = v->v.d; break;
-        case SDX_TYPE_STR:
-        case SDX_TYPE_BIN:
-        case SDX_TYPE_RAW:
-            ev.kind = v->type == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)
-                                              : v->type == SDX_TYPE_BIN ? SDX_BIN : SDX_RAW;
-            ev.v.str.ptr = v->v.s.p;
-            ev.v.str.len = v->v.s.len;
-            break;
-        default: /* ARRAY, MAP */
+        if (v->type == SDX_TYPE_ARRAY || v->type == SDX_TYPE_MAP) {
             if (depth == st.cap) {
                 if (!sdx_stack_grow(&st)) {
                     rc = SDX_ERR_NOMEM;
@@ -625,7 +609,16 @@ static sdx_err emit_walk(const sdx_mval *v, sdx_err (*put)(void *, const sdx_eve
             depth++;
             ev.kind = v->type == SDX_TYPE_MAP ? SDX_MAP : SDX_ARRAY;
             ev.v.count = v->v.c.len;
-            break;
+        } else {
+            sdx_val slot; /* the scalar as a document slot */
+            slot.tag = v->type;
+            if (v->type == SDX_TYPE_STR || v->type == SDX_TYPE_BIN || v->type == SDX_TYPE_RAW) {
+                slot.tag |= (uint64_t)v->v.s.len << 16;
+                slot.v.s = v->v.s.p;
+            } else {
+                slot.v.u = v->v.u;
+            }
+            sdx_val_scalar_event(&ev, &slot, key);
         }
         if ((rc = put(ctx, &ev)) != SDX_OK) goto out;
         /* The next value: the next child of the innermost container that
@@ -761,7 +754,10 @@ sdx_mval *sdx_mdoc_import(sdx_mdoc *md, sdx_node n) {
             frames[depth].filled = 0;
             depth++;
         }
-        while (depth && frames[depth - 1].filled == frames[depth - 1].c->v.c.cap) depth--;
+        while (depth && frames[depth - 1].filled == frames[depth - 1].c->v.c.cap) {
+            sdx_mval *c = frames[--depth].c;
+            if (c->type == SDX_TYPE_MAP && c->v.c.len >= INDEX_MIN_ENTRIES) index_build(c);
+        }
     }
     sdx_stack_free(&st);
     return result;

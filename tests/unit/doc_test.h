@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_test.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
@@ -205,6 +206,31 @@ static inline sdx_doc *build_events(const sdx_event *evs, size_t n, const sdx_do
     sdx_doc_builder_init(&b, opts);
     for (size_t i = 0; i < n; i++) sdx_doc_builder_put(&b, &evs[i]);
     return sdx_doc_builder_finish(&b, err);
+}
+
+/* Every allocation failure of a walk: emit(value, sink) with `ca` (the
+ * allocator of the value's document) failing at each of the allocations a
+ * successful run makes returns SDX_ERR_NOMEM and leaks nothing. Returns the
+ * number of allocations of a successful run. */
+static inline long check_emit_failures(counting_alloc *ca, sdx_err (*emit)(const void *v, sdx_sink sink),
+                                       const void *v) {
+    rec r;
+    rec_init(&r);
+    long live = ca->live;
+    ca->calls = 0;
+    ca->fail_at = 0;
+    CHECK_EQ_INT(emit(v, rec_sink(&r)), SDX_OK);
+    long allocs = ca->calls;
+    for (long at = 1; at <= allocs; at++) {
+        rec_clear(&r);
+        ca->calls = 0;
+        ca->fail_at = at;
+        CHECK_EQ_INT(emit(v, rec_sink(&r)), SDX_ERR_NOMEM);
+        CHECK_EQ_INT(ca->live, live);
+    }
+    ca->fail_at = 0;
+    rec_free(&r);
+    return allocs;
 }
 
 /* ------------------------------------------------------------------------ */
