@@ -21,6 +21,13 @@
  *   sdx_node root = sdx_doc_root(doc);
  *   int64_t id = sdx_node_int(sdx_node_get(sdx_node_index(root, 0), "id", 2));
  *   if (sdx_doc_error(doc) != SDX_OK) ... // SDX_ERR_NOT_FOUND or SDX_ERR_TYPE
+ *
+ * Threads: reading an sdx_doc writes nothing but that error, so several
+ * threads may read one document at once as long as their lookups succeed
+ * (or each checks types and keys first: sdx_node_type, sdx_node_len,
+ * iteration); a failed lookup writes the error field. Reading an sdx_mdoc
+ * writes nothing but its error in the same way. Nothing in this file
+ * recurses: documents of any depth are walked with explicit stacks.
  */
 #ifndef SDX_DOC_H
 #define SDX_DOC_H

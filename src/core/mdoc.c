@@ -419,12 +419,12 @@ static void index_build(sdx_mval *m) {
 }
 
 /* Keep the index up to date after entry e was appended: maps get one when
- * they reach INDEX_MIN_ENTRIES entries. */
+ * they reach INDEX_MIN_ENTRIES entries, and keep it (current) when removals
+ * bring them below. */
 static void index_appended(sdx_mval *m, size_t e) {
-    if (m->v.c.len < INDEX_MIN_ENTRIES) return;
     if (m->indexed && (e + 1) * 2 <= ((size_t)1 << m->index_bits)) {
         if (m->v.c.items[2 * e]->type == SDX_TYPE_STR) index_add(m, e);
-    } else {
+    } else if (m->indexed || m->v.c.len >= INDEX_MIN_ENTRIES) {
         index_build(m);
     }
 }

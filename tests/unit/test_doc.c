@@ -293,13 +293,39 @@ TEST(sticky_errors) {
     CHECK_EQ_INT(sdx_node_int(sdx_node_index(root, 2)), -5);
     CHECK_EQ_INT(sdx_doc_error(doc), SDX_ERR_TYPE);
     sdx_doc_clear_error(doc);
-    /* Getters on the nil node of a document flag NOT_FOUND. */
+    /* Every getter and lookup on the nil node of a document returns zero or
+     * nil and flags NOT_FOUND. */
     sdx_node missing = sdx_node_index(root, 10);
     CHECK(missing.doc == doc);
+    size_t len = 3;
+    for (int g = 0; g < 12; g++) {
+        sdx_doc_clear_error(doc);
+        bool zero = false;
+        switch (g) {
+        case 0: zero = !sdx_node_bool(missing); break;
+        case 1: zero = sdx_node_int(missing) == 0; break;
+        case 2: zero = sdx_node_uint(missing) == 0; break;
+        case 3: zero = sdx_node_double(missing) == 0.0; break;
+        case 4: zero = sdx_node_str(missing, &len) == NULL && len == 0; break;
+        case 5: zero = sdx_node_bin(missing, &len) == NULL && len == 0; break;
+        case 6: zero = !sdx_node_exists(sdx_node_index(missing, 0)); break;
+        case 7: zero = !sdx_node_exists(sdx_node_getz(missing, "a")); break;
+        case 8: zero = !sdx_node_exists(sdx_node_key_at(missing, 0)); break;
+        case 9: zero = !sdx_node_exists(sdx_node_value_at(missing, 0)); break;
+        case 10: {
+            sdx_iter it = sdx_iter_init(missing);
+            zero = !sdx_iter_next(&it, NULL, NULL);
+            break;
+        }
+        case 11: zero = sdx_node_index(missing, 0).doc == doc; break;
+        }
+        CHECK(zero);
+        if (!CHECK_EQ_INT(sdx_doc_error(doc), SDX_ERR_NOT_FOUND)) fprintf(stderr, "  case %d\n", g);
+    }
     sdx_doc_clear_error(doc);
-    CHECK_EQ_INT(sdx_node_int(missing), 0);
-    CHECK_EQ_INT(sdx_doc_error(doc), SDX_ERR_NOT_FOUND);
-    sdx_doc_clear_error(doc);
+    CHECK(sdx_node_tag(missing, NULL) == SDX_TAG_NONE);
+    CHECK_EQ_U64(sdx_node_len(missing), 0);
+    CHECK_EQ_INT(sdx_doc_error(doc), SDX_OK); /* no error for these two */
     sdx_node_flag(sdx_node_index(root, 0));
     CHECK_EQ_INT(sdx_doc_error(doc), SDX_ERR_TYPE);
     sdx_doc_free(doc);

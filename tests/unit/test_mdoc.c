@@ -384,6 +384,25 @@ TEST(large_map) {
         }
         CHECK_EQ_INT(wrong, 0);
     }
+    /* A map shrunk below the index threshold keeps a current index. */
+    sdx_mval *small = sdx_mdoc_map(md);
+    for (int i = 0; i < 20; i++) {
+        int len = snprintf(key, sizeof key, "s%d", i);
+        sdx_mval_set(small, key, (size_t)len, sdx_mdoc_int(md, i));
+    }
+    while (sdx_mval_len(small) > 5) sdx_mval_remove_at(small, 0);
+    CHECK_EQ_INT(sdx_mval_set(small, "new", 3, sdx_mdoc_int(md, 100)), SDX_OK);
+    CHECK_EQ_INT(sdx_mval_int(sdx_mval_get(small, "new", 3)), 100);
+    CHECK_EQ_INT(sdx_mval_int(sdx_mval_get(small, "s19", 3)), 19);
+    CHECK(sdx_mval_get(small, "s14", 3) == NULL);
+    CHECK_EQ_INT(take_err(md), SDX_ERR_NOT_FOUND);
+    for (int i = 0; i < 40; i++) {
+        int len = snprintf(key, sizeof key, "t%d", i);
+        sdx_mval_put(small, sdx_mdoc_str(md, key, (size_t)len), sdx_mdoc_int(md, i));
+    }
+    CHECK_EQ_INT(sdx_mval_int(sdx_mval_get(small, "t39", 3)), 39);
+    CHECK_EQ_INT(sdx_mval_int(sdx_mval_get(small, "new", 3)), 100);
+    CHECK_EQ_INT(take_err(md), SDX_OK);
     /* Imported: the index is built for the imported maps too, with the
      * first of duplicate keys and non-string keys left out of it. */
     sdx_mdoc *md2 = sdx_mdoc_new(NULL);
@@ -797,7 +816,7 @@ TEST(alloc_failures) {
 TEST(random_round_trips) {
     gen g;
     memset(&g, 0, sizeof g);
-    long docs = (long)(300 * test_scale());
+    long docs = (long)(1000 * test_scale());
     rec r;
     rec_init(&r);
     long bad = 0;
@@ -814,12 +833,15 @@ TEST(random_round_trips) {
         sdx_mdoc *md = sdx_mdoc_from_node(sdx_doc_root(doc), NULL);
         sdx_err err;
         sdx_doc *back = md ? sdx_mdoc_to_doc(md, &err) : NULL;
+        const char *stage = "doc -> mdoc -> doc";
         bool ok = back && sdx_node_equal(sdx_doc_root(doc), sdx_doc_root(back));
         rec_clear(&r);
+        if (ok) stage = "emit";
         ok = ok && sdx_mval_emit(sdx_mdoc_root(md), rec_sink(&r)) == SDX_OK &&
              rec_equals(&r, g.out.evs, g.out.n);
+        if (ok) stage = "edit";
         /* Random edits on containers found by walking down at random. */
-        for (int e = 0; ok && e < 20; e++) {
+        for (int e = 0; ok && e < 40; e++) {
             sdx_mval *c = sdx_mdoc_root(md);
             while (sdx_mval_len(c) && test_rand(&seed) % 3) {
                 sdx_type t = sdx_mval_type(c);
@@ -849,6 +871,7 @@ TEST(random_round_trips) {
             }
         }
         /* The edited mdoc converts, and its events rebuild the same tree. */
+        if (ok) stage = "edited";
         sdx_doc *edited = ok ? sdx_mdoc_to_doc(md, &err) : NULL;
         ok = ok && edited;
         rec_clear(&r);
@@ -857,7 +880,7 @@ TEST(random_round_trips) {
         ok = ok && rebuilt && sdx_node_equal(sdx_doc_root(edited), sdx_doc_root(rebuilt));
         ok = ok && sdx_mdoc_error(md) == SDX_OK;
         if (!ok) {
-            fprintf(stderr, "  random document %ld (seed %llu) failed\n", d, (unsigned long long)seed);
+            fprintf(stderr, "  random document %ld failed: %s\n", d, stage);
             bad++;
         }
         sdx_doc_free(rebuilt);
