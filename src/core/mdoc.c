@@ -390,6 +390,56 @@ static void index_add(sdx_mval *m, size_t e) {
     if (index_probe(m, k->v.s.p, k->v.s.len, &slot) == SIZE_MAX) m->v.c.index[slot] = e + 1;
 }
 
+/* The slot where a search for the key of entry e starts. */
+static size_t index_home(const sdx_mval *m, size_t e) {
+    const sdx_mval *k = m->v.c.items[2 * e];
+    return (size_t)hash_key(k->v.s.p, k->v.s.len, m->md->seed) & (((size_t)1 << m->index_bits) - 1);
+}
+
+/* The slot holding `value` in the cluster that starts at `home`, or
+ * SIZE_MAX. */
+static size_t index_find_value(const sdx_mval *m, size_t home, size_t value) {
+    size_t mask = ((size_t)1 << m->index_bits) - 1;
+    for (size_t i = home; m->v.c.index[i]; i = (i + 1) & mask)
+        if (m->v.c.index[i] == value) return i;
+    return SIZE_MAX;
+}
+
+/* Update the index for the removal of entry e, before the entries move:
+ * delete e's slot, let a later entry with the same key take its place, and
+ * renumber the entries after e. O(len - e) probes. */
+static void index_remove(sdx_mval *m, size_t e) {
+    size_t mask = ((size_t)1 << m->index_bits) - 1, n = m->v.c.len, dup = SIZE_MAX, slot;
+    size_t *idx = m->v.c.index;
+    const sdx_mval *k = m->v.c.items[2 * e];
+    if (k->type == SDX_TYPE_STR && (slot = index_find_value(m, index_home(m, e), e + 1)) != SIZE_MAX) {
+        /* Deletion by backward shift (Knuth, TAOCP vol. 3, 6.4, Algorithm
+         * R): a later slot of the cluster moves into the hole unless its
+         * home lies cyclically in (hole, j]. */
+        size_t hole = slot;
+        for (size_t j = (slot + 1) & mask; idx[j]; j = (j + 1) & mask) {
+            size_t home = index_home(m, idx[j] - 1);
+            bool stays = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+            if (!stays) {
+                idx[hole] = idx[j];
+                hole = j;
+            }
+        }
+        idx[hole] = 0;
+        for (size_t f = e + 1; f < n && dup == SIZE_MAX; f++)
+            if (key_is(m->v.c.items[2 * f], k->v.s.p, k->v.s.len)) dup = f;
+    }
+    /* Entry f becomes f - 1: its value f + 1 becomes f. */
+    for (size_t f = e + 1; f < n; f++) {
+        if (m->v.c.items[2 * f]->type != SDX_TYPE_STR || f == dup) continue;
+        if ((slot = index_find_value(m, index_home(m, f), f + 1)) != SIZE_MAX) idx[slot] = f;
+    }
+    if (dup != SIZE_MAX) {
+        for (slot = index_home(m, dup); idx[slot]; slot = (slot + 1) & mask) continue;
+        idx[slot] = dup;
+    }
+}
+
 /* Fill the index from the entries (its size unchanged). */
 static void index_fill(sdx_mval *m) {
     memset(m->v.c.index, 0, ((size_t)1 << m->index_bits) * sizeof(size_t));
@@ -514,10 +564,10 @@ sdx_err sdx_mval_remove_at(sdx_mval *c, size_t i) {
     if (i >= c->v.c.len) return flag(c->md, SDX_ERR_NOT_FOUND);
     size_t width = c->type == SDX_TYPE_MAP ? 2 : 1, used = width * c->v.c.len;
     sdx_mval **items = c->v.c.items;
+    if (c->indexed) index_remove(c, i);
     for (size_t k = 0; k < width; k++) items[width * i + k]->parent = NULL;
     memmove(items + width * i, items + width * (i + 1), (used - width * (i + 1)) * sizeof *items);
     c->v.c.len--;
-    if (c->indexed) index_fill(c); /* entries moved */
     return SDX_OK;
 }
 

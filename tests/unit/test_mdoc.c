@@ -429,6 +429,76 @@ TEST(large_map) {
     sdx_mdoc_free(md);
 }
 
+/* Maps against a reference: a list of (key, value) entries searched
+ * linearly, under random put (duplicates), set, remove_at, remove and get
+ * with few distinct keys, so that the index sees many duplicates,
+ * removals in every position and growth. */
+TEST(map_against_model) {
+    enum { KEYS = 60, MAXN = 400 };
+    sdx_mdoc *md = sdx_mdoc_new(NULL);
+    sdx_mval *map = sdx_mdoc_map(md);
+    int mkey[MAXN], mval[MAXN];
+    size_t n = 0;
+    uint64_t st = 12345;
+    long steps = (long)(200000 * test_scale()), bad = 0;
+    char key[16];
+    for (long step = 0; step < steps; step++) {
+        uint64_t r = test_rand(&st);
+        int k = (int)(r % KEYS), op = (int)((r >> 8) % 10);
+        int len = snprintf(key, sizeof key, "key%d", k);
+        size_t first = n;
+        for (size_t e = 0; e < n; e++)
+            if (mkey[e] == k) {
+                first = e;
+                break;
+            }
+        bool grow = n < MAXN && (n < 20 || (r >> 16) % 3 != 0); /* size wanders 0..MAXN */
+        if (op < 3 && grow) {
+            bad += sdx_mval_put(map, sdx_mdoc_str(md, key, (size_t)len), sdx_mdoc_int(md, step)) != SDX_OK;
+            mkey[n] = k;
+            mval[n++] = (int)step;
+        } else if (op < 6 && (first < n || grow)) {
+            bad += sdx_mval_set(map, key, (size_t)len, sdx_mdoc_int(md, step)) != SDX_OK;
+            if (first < n) {
+                mval[first] = (int)step;
+            } else {
+                mkey[n] = k;
+                mval[n++] = (int)step;
+            }
+        } else if (op < 8 && n) {
+            size_t i = (size_t)((r >> 24) % n);
+            bad += sdx_mval_remove_at(map, i) != SDX_OK;
+            memmove(mkey + i, mkey + i + 1, (n - i - 1) * sizeof *mkey);
+            memmove(mval + i, mval + i + 1, (n - i - 1) * sizeof *mval);
+            n--;
+        } else if (op < 9) {
+            sdx_err rc = sdx_mval_remove(map, key, (size_t)len);
+            bad += rc != (first < n ? SDX_OK : SDX_ERR_NOT_FOUND);
+            if (first < n) {
+                memmove(mkey + first, mkey + first + 1, (n - first - 1) * sizeof *mkey);
+                memmove(mval + first, mval + first + 1, (n - first - 1) * sizeof *mval);
+                n--;
+            }
+        } else {
+            sdx_mval *v = sdx_mval_get(map, key, (size_t)len);
+            bad += first < n ? sdx_mval_int(v) != mval[first] : v != NULL;
+        }
+        if (step % 97 == 0) { /* everything, now and then */
+            bad += sdx_mval_len(map) != n;
+            for (int q = 0; q < KEYS; q++) {
+                len = snprintf(key, sizeof key, "key%d", q);
+                size_t f = n;
+                for (size_t e = 0; e < n && f == n; e++)
+                    if (mkey[e] == q) f = e;
+                sdx_mval *v = sdx_mval_get(map, key, (size_t)len);
+                bad += f < n ? sdx_mval_int(v) != mval[f] : v != NULL;
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    sdx_mdoc_free(md);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Misuse                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -902,6 +972,7 @@ int main(int argc, char **argv) {
                         {"array_edits", array_edits},
                         {"map_edits", map_edits},
                         {"large_map", large_map},
+                        {"map_against_model", map_against_model},
                         {"usage_rules", usage_rules},
                         {"conversions", conversions},
                         {"deep_nesting", deep_nesting},
