@@ -390,8 +390,10 @@ SDX_API sdx_doc *sdx_node_copy(sdx_node n, const sdx_alloc *alloc);
  * sdx_mdoc_free, even after being removed from their container (a removed
  * value may be added again), so a pointer to a value never dangles while its
  * mdoc lives; memory of removed values is reclaimed only by sdx_mdoc_free.
- * Appending to an array and putting or setting a map entry are amortized
- * O(1) (maps of 16 entries or more get a hash index over their string keys).
+ * Appending to an array, and putting, setting or getting a map entry by
+ * string key, are amortized O(1): maps of 16 entries or more get a hash index
+ * over their string keys, kept current by every edit (removing entry i of a
+ * map or element i of an array is O(len - i)).
  *
  * Errors: every function accepts NULL values and then does nothing and
  * returns NULL / 0 / SDX_ERR_INVALID_ARG, so calls can be chained
