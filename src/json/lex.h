@@ -17,6 +17,7 @@
 
 #include "core/platform.h"
 #include "sdx/common.h"
+#include "simd/inline.h"
 
 typedef struct sdx_json_lexerr {
     sdx_err code;
@@ -164,6 +165,28 @@ static inline bool sdx_json_match_word(const char *p, const char *lim, const cha
         }
     }
     return true;
+}
+
+/* JSON whitespace (RFC 8259 section 2): space, tab, line feed, carriage
+ * return. */
+static inline bool sdx_json_is_ws(unsigned char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Skip whitespace from p; returns the first other byte, or lim.
+ * Pretty-printed text has a line break and then a run of spaces, so line
+ * breaks are stepped over one by one and spaces are counted 16 at a time. */
+static SDX_ALWAYS_INLINE const char *sdx_json_skip_ws(const char *p, const char *lim) {
+    while ((size_t)(lim - p) >= 16) {
+        unsigned n = sdx_inline_space_run16(p);
+        p += n;
+        if (n == 16) continue;
+        const unsigned char c = (unsigned char)*p;
+        if (SDX_LIKELY(c > ' ') || !sdx_json_is_ws(c)) return p;
+        p++;
+    }
+    while (p < lim && sdx_json_is_ws((unsigned char)*p)) p++;
+    return p;
 }
 
 #endif /* SDX_JSON_LEX_H */
