@@ -17,6 +17,7 @@
 #include "sdx/json.h"
 #include "simd/simd.h"
 #include "test.h"
+#include "utf8_ref.h"
 
 #ifndef SDX_CORPUS_DIR
 #define SDX_CORPUS_DIR "../shared/corpus"
@@ -431,35 +432,6 @@ TEST(string_errors) {
     EXPECT("[tr\xe5]", 0, "0[ !UTF8@3:1:4");
 }
 
-/* An independent reference for UTF-8 well-formedness (Unicode 15, table
- * 3-7): the offset of the first ill-formed sequence, or n. */
-static size_t ref_utf8_prefix(const unsigned char *s, size_t n) {
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = s[i];
-        size_t len;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) len = 2;
-        else if (c == 0xE0) len = 3, lo = 0xA0;
-        else if (c >= 0xE1 && c <= 0xEC) len = 3;
-        else if (c == 0xED) len = 3, hi = 0x9F;
-        else if (c >= 0xEE && c <= 0xEF) len = 3;
-        else if (c == 0xF0) len = 4, lo = 0x90;
-        else if (c >= 0xF1 && c <= 0xF3) len = 4;
-        else if (c == 0xF4) len = 4, hi = 0x8F;
-        else return i;
-        if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) return i;
-        for (size_t k = 2; k < len; k++)
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
-        i += len;
-    }
-    return n;
-}
-
 TEST(utf8_every_position) {
     /* a body of characters of every length, each byte replaced in turn by
      * bytes around every boundary of table 3-7 */
@@ -477,7 +449,7 @@ TEST(utf8_every_position) {
             b[2 + n] = '"', b[3 + n] = ']';
             const size_t len = n + 4;
             char want[256];
-            size_t bad = ref_utf8_prefix(b + 2, n);
+            size_t bad = ref_valid_prefix(b + 2, n);
             if (repl[k] < 0x20) snprintf(want, sizeof want, "0[ !SYNTAX@%zu:1:%zu", 2 + i, 3 + i);
             if (repl[k] < 0x20 && bad > i) {
                 /* the control byte comes first */
