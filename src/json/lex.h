@@ -178,12 +178,9 @@ static inline bool sdx_json_is_ws(unsigned char c) {
  * breaks are stepped over one by one and spaces are counted 16 at a time. */
 static SDX_ALWAYS_INLINE const char *sdx_json_skip_ws(const char *p, const char *lim) {
     while ((size_t)(lim - p) >= 16) {
-        unsigned n = sdx_inline_space_run16(p);
+        unsigned n = sdx_inline_ws_run16(p);
         p += n;
-        if (n == 16) continue;
-        const unsigned char c = (unsigned char)*p;
-        if (SDX_LIKELY(c > ' ') || !sdx_json_is_ws(c)) return p;
-        p++;
+        if (n < 16) return p;
     }
     while (p < lim && sdx_json_is_ws((unsigned char)*p)) p++;
     return p;

@@ -83,7 +83,8 @@ typedef struct line_mark {
 
 struct sdx_json_reader {
     /* hot */
-    const char *cur; /* just after the last event: where next() goes on */
+    const char *cur; /* just after the last event: where next() goes on;
+                        NULL once a stream's buffer dropped it (last_off) */
     const char *lim; /* end of the validated bytes */
     uint8_t state;
     bool stream;
@@ -96,7 +97,7 @@ struct sdx_json_reader {
     const char *buf; /* start of the window: input offset base_off */
     const char *end; /* end of the bytes in the window */
     uint64_t base_off;
-    uint64_t last_off; /* input offset after the last event */
+    uint64_t last_off; /* input offset after the last event, while cur is NULL */
     size_t (*scan)(const char *s, size_t n);  /* json_string_scan */
     size_t (*valid)(const char *s, size_t n); /* utf8_valid_prefix */
     uint64_t stack_levels;                    /* levels the stack holds */
@@ -125,15 +126,44 @@ struct sdx_json_reader {
 /* Errors and positions                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Line feeds in [p, end). Pretty-printed text has one every few bytes, so
+ * they are counted without branches: 16 bytes at a time into byte counters
+ * with SSE2, else 8 at a time, from the high bit of each byte of
+ * x ^ "\n\n\n\n\n\n\n\n" that is zero (exact for every byte, no carry between
+ * bytes), summed by a multiply. */
+static uint64_t count_lines(const char *p, const char *end) {
+    uint64_t n = 0;
+#if defined(SDX_INLINE_SSE2)
+    const __m128i nl = _mm_set1_epi8('\n');
+    while (end - p >= 16) {
+        size_t blocks = (size_t)(end - p) / 16;
+        if (blocks > 255) blocks = 255; /* byte counters */
+        __m128i acc = _mm_setzero_si128();
+        for (size_t i = 0; i < blocks; i++, p += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), nl));
+        const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+        n += (uint64_t)_mm_cvtsi128_si32(sums) + (uint64_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+    }
+#endif
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
+    for (; end - p >= 8; p += 8) {
+        const uint64_t t = sdx_load64le(p) ^ 0x0A0A0A0A0A0A0A0Aull;
+        const uint64_t hits = ~(((t & low7) + low7) | t | low7);
+        n += ((hits >> 7) * 0x0101010101010101ull) >> 56;
+    }
+    for (; p < end; p++) n += *p == '\n';
+    return n;
+}
+
 /* Move the line mark forward to `to` (>= its position). */
 static void advance_lines(line_mark *m, const char *buf, uint64_t base_off, const char *to) {
-    const char *p = m->pos;
-    while (p < to) {
-        const char *nl = memchr(p, '\n', (size_t)(to - p));
-        if (!nl) break;
-        m->lines++;
-        m->line_start = base_off + (uint64_t)(nl + 1 - buf);
-        p = nl + 1;
+    const uint64_t n = count_lines(m->pos, to);
+    if (n) {
+        const char *q = to;
+        while (*--q != '\n') {
+        }
+        m->lines += n;
+        m->line_start = base_off + (uint64_t)(q + 1 - buf);
     }
     m->pos = to;
 }
@@ -215,6 +245,12 @@ static bool validate_more(sdx_json_reader *r) {
 static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
     const size_t drop = (size_t)(keep - r->buf), used = (size_t)(r->end - keep);
     const size_t lim_off = (size_t)(r->lim - keep);
+    /* the last event's end, if it is dropped, as an offset */
+    if (r->cur && r->cur < keep) {
+        r->last_off = r->base_off + (uint64_t)(r->cur - r->buf);
+        r->cur = NULL;
+    }
+    const size_t cur_off = r->cur ? (size_t)(r->cur - keep) : 0;
     /* the line mark may lie beyond keep (see read_string_slow) */
     size_t mark_off = 0;
     if (r->lines->pos > keep) mark_off = (size_t)(r->lines->pos - keep);
@@ -225,6 +261,7 @@ static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
     r->end = r->sbuf + used;
     r->lim = r->sbuf + lim_off;
     r->lines->pos = r->sbuf + mark_off;
+    if (r->cur) r->cur = r->sbuf + cur_off;
     size_t room = r->sbuf_cap - used;
     const size_t min_room = r->chunk / 2 ? r->chunk / 2 : 1;
     if (room < min_room) {
@@ -245,6 +282,7 @@ static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
         r->end = nb + used;
         r->lim = nb + lim_off;
         r->lines->pos = nb + mark_off;
+        if (r->cur) r->cur = nb + cur_off;
         room = cap - used;
     }
     const size_t want = room < r->chunk ? room : r->chunk;
@@ -710,7 +748,6 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
     do {                                                                     \
         r->state = (next_state);                                             \
         r->cur = p;                                                          \
-        r->last_off = r->base_off + (uint64_t)(p - r->buf);                  \
         return true;                                                         \
     } while (0)
 
@@ -820,7 +857,7 @@ after_root:
     if (r->flags & SDX_JSON_READ_STOP_AFTER_VALUE) {
         /* the next value of a sequence; a number or literal must end at a
          * delimiter (whitespace, or a comment when they are allowed) */
-        const uint64_t value_end = r->last_off;
+        const uint64_t value_end = sdx_json_reader_offset(r);
         const bool scalar = p[-1] != '"' && p[-1] != ']' && p[-1] != '}';
         SKIP_WS(input_end);
         if (scalar && r->base_off + (uint64_t)(p - r->buf) == value_end &&
@@ -1059,7 +1096,9 @@ SDX_API sdx_err sdx_json_reader_error(const sdx_json_reader *r, sdx_error *err) 
     return r->err;
 }
 
-SDX_API uint64_t sdx_json_reader_offset(const sdx_json_reader *r) { return r->last_off; }
+SDX_API uint64_t sdx_json_reader_offset(const sdx_json_reader *r) {
+    return r->cur ? r->base_off + (uint64_t)(r->cur - r->buf) : r->last_off;
+}
 
 SDX_API bool sdx_json_reader_skip(sdx_json_reader *r) {
     sdx_event ev;

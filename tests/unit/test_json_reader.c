@@ -714,6 +714,25 @@ TEST(stream_corpus) {
         CHECK(all.len == mem.len && memcmp(all.p, mem.p, mem.len) == 0);
         sb_free(&seq);
         sb_free(&all);
+        /* an error near the end: its line and column after a whole
+         * document of line feeds counted across chunks */
+        size_t at = len - 1;
+        while (at > 0 && t[at] != ',') at--;
+        t[at] = '#';
+        size_t line = 1, line_start = 0;
+        for (size_t i = 0; i < at; i++)
+            if (t[i] == '\n') line++, line_start = i + 1;
+        char want[96];
+        snprintf(want, sizeof want, "!SYNTAX@%zu:%zu:%zu", at, line, at - line_start + 1);
+        for (size_t c = 0; c <= NCHUNKS; c++) {
+            sbuf e = {0};
+            if (c < NCHUNKS) read_stream(&e, t, len, NULL, chunk_sizes[c], chunk_sizes[c]);
+            else read_mem(&e, t, len, NULL);
+            const char *bang = strrchr(e.p, '!');
+            if (!CHECK(bang && strcmp(bang, want) == 0))
+                fprintf(stderr, "  %s: %s, want %s\n", corpus_names[d], bang ? bang : e.p, want);
+            sb_free(&e);
+        }
         sb_free(&mem);
         free(t);
     }
