@@ -415,11 +415,11 @@ static bool scratch_reserve(sdx_json_reader *r, size_t need) {
 
 /* The string whose opening quote is at q, whose body was scanned n bytes
  * without reaching its end: it holds an escape or a control character, or
- * runs into lim. Stores the (unescaped) text in *out / *out_len and returns
+ * runs into lim. Stores the (unescaped) text in ev->v.str and returns
  * the byte after the closing quote, or NULL with the error set. Over a
  * stream the window may move, and the text is unescaped in place. */
 static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char *q, size_t n,
-                                                 const char **out, size_t *out_len) {
+                                                 sdx_event *ev) {
     const char *lim = r->lim;
     const char *src = q + 1 + n;
     bool escaped = false;
@@ -502,21 +502,20 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
         src += m;
     }
     if (!escaped) {
-        *out = q + 1;
-        *out_len = (size_t)(src - (q + 1));
+        ev->v.str.ptr = q + 1;
+        ev->v.str.len = (size_t)(src - (q + 1));
     } else {
-        *out = r->stream ? r->sbuf + (q + 1 - r->buf) : r->scratch;
-        *out_len = dlen;
+        ev->v.str.ptr = r->stream ? r->sbuf + (q + 1 - r->buf) : r->scratch;
+        ev->v.str.len = dlen;
     }
     return src + 1;
 }
 
-/* The string whose opening quote is at p (p < lim) into *out / *out_len;
+/* The string whose opening quote is at p (p < lim) into ev->v.str;
  * returns the byte after the closing quote, or NULL with the error set. The
  * first 16 bytes are scanned inline, longer strings go on with the kernel. */
 static SDX_ALWAYS_INLINE const char *read_string(sdx_json_reader *r, const char *p,
-                                                 const char *lim, const char **out,
-                                                 size_t *out_len) {
+                                                 const char *lim, sdx_event *ev) {
     const char *s = p + 1;
     const size_t avail = (size_t)(lim - s);
     size_t n;
@@ -527,11 +526,11 @@ static SDX_ALWAYS_INLINE const char *read_string(sdx_json_reader *r, const char 
         n = r->scan(s, avail);
     }
     if (SDX_LIKELY(n < avail && s[n] == '"')) {
-        *out = s;
-        *out_len = n;
+        ev->v.str.ptr = s;
+        ev->v.str.len = n;
         return s + n + 1;
     }
-    return read_string_slow(r, p, n, out, out_len);
+    return read_string_slow(r, p, n, ev);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -726,8 +725,6 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
     const char *lim = r->lim;
     uint8_t after; /* the state after the value about to be read */
     int at;        /* where that value stands (AT_*) */
-    const char *s;
-    size_t n;
 
     ev->tag_kind = SDX_TAG_NONE;
     ev->tag = 0;
@@ -821,11 +818,9 @@ map_key:
     COMMENT_OR_FAIL(map_key, "expected a string key");
 key:
     ev->depth = r->depth;
-    p = read_string(r, p, lim, &s, &n);
+    p = read_string(r, p, lim, ev);
     if (SDX_UNLIKELY(!p)) goto fail;
     ev->kind = SDX_KEY;
-    ev->v.str.ptr = s;
-    ev->v.str.len = n;
     EMIT(ST_MAP_COLON);
 map_colon:
     SKIP_WS(at_lim);
@@ -890,11 +885,9 @@ value:
     ev->depth = r->depth;
     switch ((unsigned char)*p) {
     case '"':
-        p = read_string(r, p, lim, &s, &n);
+        p = read_string(r, p, lim, ev);
         if (SDX_UNLIKELY(!p)) goto fail;
         ev->kind = SDX_STR;
-        ev->v.str.ptr = s;
-        ev->v.str.len = n;
         EMIT(after);
     case '[':
         if (SDX_UNLIKELY(!push(r, p, false))) goto fail;
