@@ -149,6 +149,12 @@ static inline const char *sdx_json_unescape_one(const char *src, const char *lim
     return next;
 }
 
+/* Four characters as the little-endian word sdx_load32le() reads from
+ * them: a literal's bytes compared in one step. */
+#define SDX_JSON_WORD4(a, b, c, d)                                          \
+    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 |     \
+     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
+
 /* Whether the text at p (up to lim) is the literal `word` of n bytes; if
  * not, *e gets the first byte that differs, or SDX_ERR_TRUNCATED when the
  * input ends inside a prefix of the word. */

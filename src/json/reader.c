@@ -27,10 +27,11 @@
  * into the input (or the stream buffer); strings with escapes are unescaped
  * into one scratch area that grows to the longest of them (over a stream,
  * in place in the buffer, which the reader owns). The stream buffer holds a
- * chunk plus the token in progress: it grows only when a token does not fit
- * in what is left after moving it to the front, by half its size at least,
- * so a long token costs O(its length) in copies and the buffer stays below
- * chunk + 1.5 x the longest token. Nesting is a stack of one bit per level
+ * chunk plus the token in progress: it grows only when moving that token to
+ * the front leaves less than half a chunk of room, to the token's size plus
+ * a chunk or half the token's size, whichever is more. So a long token
+ * costs O(its length) in copies, and the buffer stays below chunk + 1.5 x
+ * the longest token. Nesting is a stack of one bit per level
  * (map or array), inline up to 1024 levels and grown through the allocator
  * beyond, never on the C stack.
  */
@@ -142,7 +143,8 @@ static uint64_t count_lines(const char *p, const char *end) {
         for (size_t i = 0; i < blocks; i++, p += 16)
             acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p), nl));
         const __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
-        n += (uint64_t)_mm_cvtsi128_si32(sums) + (uint64_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+        n += (uint64_t)_mm_cvtsi128_si32(sums) +
+             (uint64_t)_mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
     }
 #endif
     const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full;
@@ -170,7 +172,8 @@ static void advance_lines(line_mark *m, const char *buf, uint64_t base_off, cons
 
 /* Keep the first error: code, message, and the position of `at` (a byte of
  * the window, or its end). */
-static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char *at, const char *msg) {
+static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char *at,
+                                   const char *msg) {
     r->state = ST_ERROR;
     if (r->err != SDX_OK) return;
     r->err = code;
@@ -315,6 +318,15 @@ static SDX_NOINLINE bool more(sdx_json_reader *r, const char **keep) {
     }
 }
 
+/* more() for a token that starts at *tok and is being read at *at: both
+ * follow the window. */
+static bool more_in_token(sdx_json_reader *r, const char **tok, const char **at) {
+    const size_t off = (size_t)(*at - *tok);
+    const bool got = more(r, tok);
+    *at = *tok + off;
+    return got;
+}
+
 /* Skip whitespace from p == r->lim on, making more bytes available as
  * needed; returns the first other byte, or r->lim when none comes. */
 static SDX_NOINLINE const char *skip_ws_more(sdx_json_reader *r, const char *p) {
@@ -427,10 +439,8 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
     for (;;) {
         if (escaped && r->stream) r->lines->pos = src; /* beyond what was written */
         if (src == lim) {
-            const size_t src_off = (size_t)(src - q);
-            const bool got = more(r, &q);
+            const bool got = more_in_token(r, &q, &src);
             lim = r->lim;
-            src = q + src_off;
             if (!got) {
                 fail_at_lim_in_text(r);
                 return NULL;
@@ -472,10 +482,8 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
                     return NULL;
                 }
                 /* the escape runs into lim: read it again with more bytes */
-                const size_t src_off = (size_t)(src - q);
-                const bool got = more(r, &q);
+                const bool got = more_in_token(r, &q, &src);
                 lim = r->lim;
-                src = q + src_off;
                 if (!got) {
                     fail_at_lim(r);
                     return NULL;
@@ -602,14 +610,13 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
         if (q ? q == lim : err_at >= lim) {
             /* it may go on: a number is complete only before a byte that
              * cannot continue it, or at the end of the input */
-            const size_t q_off = q ? (size_t)(q - p) : 0;
-            if (more(r, &p)) continue;
-            if (r->err != SDX_OK) return NULL;
             if (!q) {
-                fail_at_lim(r);
-                return NULL;
+                if (!more(r, &p) && r->err == SDX_OK) fail_at_lim(r);
+                if (r->err != SDX_OK) return NULL;
+                continue;
             }
-            q = p + q_off;
+            if (more_in_token(r, &p, &q)) continue;
+            if (r->err != SDX_OK) return NULL;
             lim = r->lim;
         }
         if (!q) {
@@ -655,19 +662,6 @@ static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char 
     ev->kind = num_kind[num.kind];
     ev->v.u = num.v.u;
     return q;
-}
-
-#define WORD4(a, b, c, d)                                                  \
-    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 |    \
-     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
-
-static inline uint32_t load4le(const char *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-#ifdef SDX_BIG_ENDIAN
-    v = __builtin_bswap32(v);
-#endif
-    return v;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -907,19 +901,22 @@ value:
         if (SDX_UNLIKELY(!p)) goto fail;
         EMIT(after);
     case 't':
-        if (SDX_LIKELY(lim - p >= 4 && load4le(p) == WORD4('t', 'r', 'u', 'e'))) p += 4;
+        if (SDX_LIKELY(lim - p >= 4 && sdx_load32le(p) == SDX_JSON_WORD4('t', 'r', 'u', 'e')))
+            p += 4;
         else if (!(p = read_literal(r, p, "true", 4))) goto fail;
         ev->kind = SDX_BOOL;
         ev->v.b = true;
         EMIT(after);
     case 'f':
-        if (SDX_LIKELY(lim - p >= 5 && load4le(p + 1) == WORD4('a', 'l', 's', 'e'))) p += 5;
+        if (SDX_LIKELY(lim - p >= 5 && sdx_load32le(p + 1) == SDX_JSON_WORD4('a', 'l', 's', 'e')))
+            p += 5;
         else if (!(p = read_literal(r, p, "false", 5))) goto fail;
         ev->kind = SDX_BOOL;
         ev->v.b = false;
         EMIT(after);
     case 'n':
-        if (SDX_LIKELY(lim - p >= 4 && load4le(p) == WORD4('n', 'u', 'l', 'l'))) p += 4;
+        if (SDX_LIKELY(lim - p >= 4 && sdx_load32le(p) == SDX_JSON_WORD4('n', 'u', 'l', 'l')))
+            p += 4;
         else if (!(p = read_literal(r, p, "null", 4))) goto fail;
         ev->kind = SDX_NULL;
         ev->v.u = 0;
@@ -928,7 +925,8 @@ value:
         break;
     }
     /* not the start of a value: an array's end, NaN or Infinity, a comment */
-    if (*p == ']' && (at == AT_ARR_FIRST || (at == AT_ARR && (r->flags & SDX_JSON_READ_TRAILING_COMMAS))))
+    if (*p == ']' &&
+        (at == AT_ARR_FIRST || (at == AT_ARR && (r->flags & SDX_JSON_READ_TRAILING_COMMAS))))
         goto close;
     if ((r->flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_nan_inf(r, p, ev);
@@ -945,7 +943,8 @@ value:
         }
         goto value;
     }
-    set_error(r, SDX_ERR_SYNTAX, p, at == AT_ARR_FIRST ? "expected a value or ']'" : "expected a value");
+    set_error(r, SDX_ERR_SYNTAX, p,
+              at == AT_ARR_FIRST ? "expected a value or ']'" : "expected a value");
     goto fail;
 
     /* ---- the end of a container (p at its bracket) ---- */
@@ -1149,7 +1148,8 @@ static const char *boundary_before(const char *buf, const char *cut) {
 }
 
 sdx_json_reader *sdx_json_reader_clone_truncated(const sdx_json_reader *r, size_t cut) {
-    if (r->stream || cut > (size_t)(r->end - r->buf) || cut < (size_t)(r->cur - r->buf)) return NULL;
+    if (r->stream || cut > (size_t)(r->end - r->buf) || cut < (size_t)(r->cur - r->buf))
+        return NULL;
     /* the copies count lines from r's last event on */
     advance_lines(r->lines, r->buf, r->base_off, r->cur);
     sdx_json_reader *c = r->alloc.malloc(r->alloc.ctx, sizeof *c);

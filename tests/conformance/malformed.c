@@ -217,7 +217,8 @@ TEST(truncate_reader) {
                 sdx_json_reader *clone = sdx_json_reader_clone_truncated(r, cut);
                 if (!clone) {
                     bad++;
-                    if (++reported <= 12) fprintf(stderr, "  reader cut, %s at %zu: no clone\n", name, cut);
+                    if (++reported <= 12)
+                        fprintf(stderr, "  reader cut, %s at %zu: no clone\n", name, cut);
                     continue;
                 }
                 bad += !check_reader_cut(name, data, clone, cut, end, &w);
