@@ -521,15 +521,20 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
 
 /* The string whose opening quote is at p (p < lim) into ev->v.str;
  * returns the byte after the closing quote, or NULL with the error set. The
- * first 16 bytes are scanned inline, longer strings go on with the kernel. */
+ * first 32 bytes are scanned inline, 16 at a time (most keys and values are
+ * shorter, and a call through the kernel table costs more than the scan);
+ * longer strings go on with the kernel. */
 static SDX_ALWAYS_INLINE const char *read_string(sdx_json_reader *r, const char *p,
                                                  const char *lim, sdx_event *ev) {
     const char *s = p + 1;
     const size_t avail = (size_t)(lim - s);
     size_t n;
-    if (SDX_LIKELY(avail >= 16)) {
+    if (SDX_LIKELY(avail >= 32)) {
         n = sdx_inline_string_stop16(s);
-        if (SDX_UNLIKELY(n == 16)) n = 16 + r->scan(s + 16, avail - 16);
+        if (n == 16) {
+            n = 16 + sdx_inline_string_stop16(s + 16);
+            if (n == 32) n = 32 + r->scan(s + 32, avail - 32);
+        }
     } else {
         n = r->scan(s, avail);
     }
