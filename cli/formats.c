@@ -12,7 +12,6 @@
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
-#ifndef SDX_CLI_NO_JSON_READER
 static void *json_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
     sdx_json_read_opts ro = {0, 0, NULL};
     ro.flags = SDX_JSON_READ_BOM;
@@ -23,7 +22,6 @@ static void *json_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *o
 
 static sdx_source json_reader_source(void *r) { return sdx_json_reader_source((sdx_json_reader *)r); }
 static void json_reader_free(void *r) { sdx_json_reader_free((sdx_json_reader *)r); }
-#endif
 
 static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
     sdx_json_write_opts wo = {0, 0, NULL};
@@ -53,15 +51,9 @@ static const cli_format json_format = {
     CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_EXT_MAP,
     false,
     false,
-#ifdef SDX_CLI_NO_JSON_READER
-    NULL,
-    NULL,
-    NULL,
-#else
     json_reader_new,
     json_reader_source,
     json_reader_free,
-#endif
     sizeof(sdx_json_writer),
     json_writer_init,
     json_writer_sink,
