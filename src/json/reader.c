@@ -186,15 +186,6 @@ static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char 
     r->err_col = r->err_off - m.line_start + 1;
 }
 
-/* Whether s[0, n) (n >= 1) is a proper prefix of a well-formed UTF-8
- * sequence: a lead byte and fewer continuation bytes than it needs, all in
- * range. */
-static bool utf8_incomplete(const char *s, size_t n) {
-    const unsigned char c = (unsigned char)s[0];
-    if (c < 0xC2 || c > 0xF4 || n >= 4) return false;
-    return sdx_utf8_invalid_len(s, n) == n;
-}
-
 /* Reading stopped at lim and no more bytes come: the end of the input
  * inside a value, or the first ill-formed UTF-8 sequence. */
 static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
@@ -206,7 +197,7 @@ static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
  * end in the middle of a character: that is the end of input (the text could
  * go on), not invalid UTF-8. */
 static bool tail_is_truncation(const sdx_json_reader *r) {
-    return r->lim < r->end && r->eof && utf8_incomplete(r->lim, (size_t)(r->end - r->lim));
+    return r->lim < r->end && r->eof && sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim));
 }
 
 static SDX_NOINLINE void fail_at_lim_in_text(sdx_json_reader *r) {
@@ -311,7 +302,7 @@ static SDX_NOINLINE bool more(sdx_json_reader *r, const char **keep) {
         if (validate_more(r)) return true;
         if (r->eof) return false;
         /* a stream: more bytes may complete a sequence cut at the end */
-        if (r->lim < r->end && !utf8_incomplete(r->lim, (size_t)(r->end - r->lim))) return false;
+        if (r->lim < r->end && !sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim))) return false;
         const char *k = refill(r, *keep);
         *keep = r->sbuf; /* moved there even when the read failed */
         if (!k) return false;
