@@ -2,6 +2,7 @@
  * sdx: the command-line tool. Dispatches to the subcommands (one file each)
  * and prints the version, the global help and the list of formats.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,10 +88,8 @@ int cli_cmd_formats(int argc, char **argv) {
     return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_IO;
 }
 
-int main(int argc, char **argv) {
-    /* An oversized write (a file size limit) then fails with EFBIG and is
-     * reported, instead of killing the command before it can clean up. */
-    signal(SIGXFSZ, SIG_IGN);
+/* Run the command line; the exit code. */
+static int run(int argc, char **argv) {
     if (argc < 2) {
         print_help(stderr);
         return CLI_EXIT_USAGE;
@@ -117,4 +116,18 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
     return cli_usage_error(NULL, "no command '%s'", cmd);
+}
+
+int main(int argc, char **argv) {
+    /* An oversized write (a file size limit) then fails with EFBIG and is
+     * reported, instead of killing the command before it can clean up. */
+    signal(SIGXFSZ, SIG_IGN);
+    int rc = run(argc, argv);
+    /* Text printed through stdio (help, lists, reports) that could not be
+     * written is an I/O error too. */
+    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+        cli_message("cannot write <stdout>: %s", strerror(errno));
+        rc = CLI_EXIT_IO;
+    }
+    return rc;
 }

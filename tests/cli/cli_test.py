@@ -632,6 +632,11 @@ def group_errors(args):
         check(rc == 3 and "cannot write <stdout>" in err, "stat --json to /dev/full: %d %r" % (rc, err))
         rc, _, err = run("validate", good, stdout=full)
         check(rc == 3, "validate to /dev/full: %d %r" % (rc, err))
+        rc, _, err = run("convert", "--help", stdout=full)
+        check(rc == 3 and "cannot write <stdout>: No space left on device" in err, "--help to /dev/full: %d %r"
+              % (rc, err))
+        rc, _, err = run("formats", stdout=full)
+        check(rc == 3, "formats to /dev/full: %d %r" % (rc, err))
     rc, _, err = run("convert", good, "/dev/full")
     check(rc == 3 and "cannot write /dev/full: No space left on device" in err, "OUT /dev/full: %d %r" % (rc, err))
     rc, _, err = run("convert", good, "/dev/null")
