@@ -734,33 +734,33 @@ def mp_errors(args):
     """Error paths that need a binary format: MessagePack bytes made by hand."""
     def mp(hexstr):
         return bytes.fromhex(hexstr.replace(" ", ""))
-    # {"a": 1, "b": bin(00 01)}: the binary starts at byte 6.
-    with_bin = write("bin.msgpack", mp("82 a1 61 01 a1 62 c4 02 00 01"))
-    rc, out, err = run("convert", with_bin, "-t", "json")
-    check(rc == 1 and "bin.msgpack: byte 6: error: binary data (2 bytes) cannot be written as json" in err
-          and "--bin=base64" in err, "binary to JSON: %d %r" % (rc, err))
-    rc, out, err = run("convert", "--bin=base64", with_bin, "-t", "json")
-    check(rc == 0 and out == b'{"a":1,"b":"AAE="}\n', "--bin=base64: %r %s" % (out, err))
-    # {1: "x"}: a non-string key at byte 1.
-    int_key = write("intkey.msgpack", mp("81 01 a1 78"))
-    rc, out, err = run("convert", int_key, "-t", "json")
-    check(rc == 1 and "intkey.msgpack: byte 1: error: a map key of type integer cannot be written as json" in err
-          and "--keys=stringify" in err, "int key to JSON: %d %r" % (rc, err))
-    rc, out, err = run("convert", "--keys=stringify", int_key, "-t", "json")
-    check(rc == 0 and out == b'{"1":"x"}\n', "--keys=stringify: %r %s" % (out, err))
-    # [1.0, NaN] (float64): NaN at byte 10.
-    nan = write("nan.msgpack", mp("92 cb 3ff0000000000000 cb 7ff8000000000000"))
-    rc, out, err = run("convert", nan, "-t", "json")
-    check(rc == 1 and "nan.msgpack: byte 10: error: NaN cannot be written as json" in err and "--nan=null" in err,
-          "NaN to JSON: %d %r" % (rc, err))
-    rc, out, err = run("convert", "--nan=null", nan, "-t", "json")
-    check(rc == 0 and out == b"[1.0,null]\n", "--nan=null: %r %s" % (out, err))
-    # Invalid UTF-8 in a string.
-    badutf = write("badutf.msgpack", mp("91 a3 61 ff 62"))
-    rc, out, err = run("convert", badutf, "-t", "json")
-    check(rc == 1 and "badutf.msgpack: byte 1: error:" in err and "--utf8=replace" in err, "bad UTF-8: %r" % err)
-    rc, out, err = run("convert", "--utf8=replace", badutf, "-t", "json")
-    check(rc == 0 and out == '["a\ufffdb"]\n'.encode(), "--utf8=replace: %r" % out)
+    # Each value JSON cannot hold: the error names the value's first byte and
+    # the option that maps it, and the option does.
+    cases = [
+        # {"a": 1, "b": bin(00 01)}: the binary starts at byte 6.
+        ("bin.msgpack", "82 a1 61 01 a1 62 c4 02 00 01",
+         "byte 6: error: binary data (2 bytes) cannot be written as json", "--bin=base64",
+         b'{"a":1,"b":"AAE="}\n'),
+        # {1: "x"}: a non-string key at byte 1.
+        ("intkey.msgpack", "81 01 a1 78", "byte 1: error: a map key of type integer cannot be written as json",
+         "--keys=stringify", b'{"1":"x"}\n'),
+        # [1.0, NaN] (float64): NaN at byte 10.
+        ("nan.msgpack", "92 cb 3ff0000000000000 cb 7ff8000000000000",
+         "byte 10: error: NaN cannot be written as json", "--nan=null", b"[1.0,null]\n"),
+        # ["a\xffb"]: not UTF-8 (the reader's error).
+        ("badutf.msgpack", "91 a3 61 ff 62", "byte 1: error:", "--utf8=replace", '["a\ufffdb"]\n'.encode()),
+        # [ext(-2, 01 02)]
+        ("ext.msgpack", "91 d5 fe 0102",
+         "byte 1: error: a MessagePack extension value (type -2, 2 bytes) cannot be written as json", "--ext=map",
+         b'[{"$ext":-2,"$data":"AQI="}]\n'),
+    ]
+    for name, hexstr, msg, option, want in cases:
+        p = write(name, mp(hexstr))
+        rc, out, err = run("convert", p, "-t", "json")
+        check(rc == 1 and name + ": " + msg in err and option in err, "%s to JSON: %d %r" % (name, rc, err))
+        rc, out, err = run("convert", option, p, "-t", "json")
+        check(rc == 0 and out == want, "%s with %s: %r %s" % (name, option, out, err))
+    with_bin = path("bin.msgpack")
     # Malformed and truncated binary input: byte offsets.
     rc, out, err = run("convert", write("trunc.msgpack", mp("93 01 02")), "-t", "json")
     check(rc == 1 and re.search(r"trunc\.msgpack: byte \d+: error: ", err), "truncated msgpack: %r" % err)
