@@ -1,0 +1,610 @@
+/*
+ * The MessagePack pull reader: one event per call, strings and binaries as
+ * views into the input.
+ *
+ * The input is a window [p, end) of bytes: the whole input for a memory
+ * reader, the reader's own buffer for a stream. An item (a value's header
+ * and, for str, bin and ext, its payload) whose bytes are all in the window
+ * is decoded in place; when the window ends inside an item, a memory reader
+ * reports SDX_ERR_TRUNCATED at the item's first byte, and a stream reader
+ * moves the partial item to the front of its buffer and reads more chunks
+ * after it, growing the buffer only by what actually arrives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/platform.h"
+#include "msgpack/msgpack_internal.h"
+#include "msgpack/reader_internal.h"
+#include "sdx/msgpack.h"
+#include "simd/simd.h"
+
+/* A stack entry: the items (a map's keys and values) still to come in an
+ * open container, with MAP_BIT set for a map. In a map a key is due when
+ * the items left are even. */
+#define MAP_BIT (UINT64_C(1) << 63)
+#define INLINE_STACK 32
+
+/* Where the reader is; the states from STATE_END on return no more events. */
+enum { STATE_VALUE, STATE_AFTER_ROOT, STATE_END, STATE_ERROR };
+
+struct sdx_msgpack_reader {
+    const uint8_t *p;   /* next byte */
+    const uint8_t *end; /* end of the bytes available */
+    const uint8_t *base; /* offset 0 of the window: input offset base_offset */
+    uint64_t base_offset;
+    uint64_t *stack;     /* open containers, innermost at depth - 1 */
+    uint32_t depth;
+    uint32_t cap;
+    uint32_t max_depth;
+    uint32_t flags;
+    uint8_t state;
+    uint8_t last_begin; /* the last event was an ARRAY or MAP */
+    size_t (*utf8_valid)(const char *s, size_t n);
+    sdx_err err;
+    const char *msg;
+    uint64_t err_offset;
+    /* streams */
+    sdx_read_fn read;  /* NULL for memory */
+    void *ctx;
+    uint8_t *store;    /* the buffer (allocated) */
+    size_t store_cap;
+    size_t chunk;
+    bool eof;
+    sdx_alloc alloc;
+    uint64_t inline_stack[INLINE_STACK];
+};
+
+static const uint8_t empty_input[1] = {0};
+
+static uint64_t offset_of(const sdx_msgpack_reader *r, const uint8_t *at) {
+    return r->base_offset + (uint64_t)(at - r->base);
+}
+
+static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char *msg,
+                                 const uint8_t *at) {
+    if (r->state != STATE_ERROR) {
+        r->err = code;
+        r->msg = msg;
+        r->err_offset = offset_of(r, at);
+        r->state = STATE_ERROR;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creating                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_msgpack_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->alloc = *a;
+    r->flags = opts ? opts->flags : 0;
+    r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
+    r->stack = r->inline_stack;
+    r->cap = INLINE_STACK;
+    r->state = STATE_VALUE;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    return r;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
+                                           const sdx_msgpack_read_opts *opts) {
+    sdx_msgpack_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    if (!data) len = 0;
+    r->base = r->p = data ? (const uint8_t *)data : empty_input;
+    r->end = r->p + len;
+    r->eof = true;
+    return r;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
+                                                  const sdx_msgpack_read_opts *opts) {
+    sdx_msgpack_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    r->chunk = chunk ? chunk : 65536;
+    r->store = r->alloc.malloc(r->alloc.ctx, r->chunk);
+    if (!r->store) {
+        r->alloc.free(r->alloc.ctx, r);
+        return NULL;
+    }
+    r->store_cap = r->chunk;
+    r->read = read;
+    r->ctx = ctx;
+    r->base = r->p = r->end = r->store;
+    return r;
+}
+
+static size_t file_read(void *ctx, void *buf, size_t cap) {
+    FILE *f = ctx;
+    size_t n = fread(buf, 1, cap, f);
+    if (n == 0 && ferror(f)) return (size_t)-1;
+    return n;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f, const sdx_msgpack_read_opts *opts) {
+    return sdx_msgpack_reader_new_stream(file_read, f, 0, opts);
+}
+
+void sdx_msgpack_reader_free(sdx_msgpack_reader *r) {
+    if (!r) return;
+    sdx_alloc a = r->alloc;
+    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    a.free(a.ctx, r->store);
+    a.free(a.ctx, r);
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, size_t len) {
+    if (r->read || len < (size_t)(r->p - r->base) || len > (size_t)(r->end - r->base)) return NULL;
+    sdx_msgpack_reader *c = r->alloc.malloc(r->alloc.ctx, sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, r, sizeof *c);
+    c->end = c->base + len;
+    c->stack = c->inline_stack;
+    if (r->stack != r->inline_stack) {
+        c->stack = r->alloc.malloc(r->alloc.ctx, (size_t)r->cap * sizeof(uint64_t));
+        if (!c->stack) {
+            r->alloc.free(r->alloc.ctx, c);
+            return NULL;
+        }
+        memcpy(c->stack, r->stack, (size_t)r->depth * sizeof(uint64_t));
+    }
+    return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Make n bytes available from p on. Memory readers (and streams at their
+ * end) fail with SDX_ERR_TRUNCATED at p, the first byte of the item that
+ * does not fit: `msg` says what was cut. A stream moves [p, end) to the
+ * front of its buffer and reads chunks after it; the buffer grows to hold
+ * what has arrived plus one chunk, never to n itself up front. */
+static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) {
+    while ((size_t)(r->end - r->p) < n) {
+        if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->p);
+        size_t have = (size_t)(r->end - r->p);
+        if (r->p != r->store) {
+            r->base_offset = offset_of(r, r->p);
+            memmove(r->store, r->p, have);
+            r->base = r->p = r->store;
+            r->end = r->store + have;
+        }
+        if (r->store_cap - have < r->chunk) {
+            size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
+            if (want < have + r->chunk) want = have + r->chunk;
+            uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
+            if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+            r->store = s;
+            r->store_cap = want;
+            r->base = r->p = s;
+            r->end = s + have;
+        }
+        size_t got = r->read(r->ctx, (uint8_t *)r->end, r->chunk);
+        if (got == (size_t)-1 || got > r->chunk)
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+        if (got == 0) r->eof = true;
+        r->end += got;
+    }
+    return true;
+}
+
+/* Whether any byte follows p (reading a stream if needed). */
+static bool more_input(sdx_msgpack_reader *r) {
+    if (r->p != r->end) return true;
+    if (!r->read || r->eof) return false;
+    if (!need(r, 1, "")) {
+        if (r->err == SDX_ERR_TRUNCATED) { /* just the end: not an error here */
+            r->state = STATE_VALUE;
+            r->err = SDX_OK;
+            r->msg = NULL;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
+    uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
+    if (cap > r->max_depth) cap = r->max_depth;
+    uint64_t *s;
+    if (r->stack == r->inline_stack) {
+        s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(uint64_t));
+        if (s) memcpy(s, r->stack, (size_t)r->depth * sizeof(uint64_t));
+    } else {
+        s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(uint64_t),
+                             (size_t)cap * sizeof(uint64_t));
+    }
+    if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    r->stack = s;
+    r->cap = cap;
+    return true;
+}
+
+/* After the root value: the end of the input, the next value of a
+ * sequence, or an error for bytes that follow. */
+static SDX_NOINLINE bool after_root(sdx_msgpack_reader *r) {
+    if (r->state == STATE_VALUE) { /* before the first value */
+        if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
+            if (more_input(r)) return true;
+            if (r->state == STATE_ERROR) return false;
+            r->state = STATE_END;
+            return false;
+        }
+        if (r->p == r->end && !more_input(r)) {
+            if (r->state == STATE_ERROR) return false;
+            return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+        }
+        return true;
+    }
+    if (r->state != STATE_AFTER_ROOT) return false;
+    if (more_input(r)) {
+        if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
+            r->state = STATE_VALUE;
+            return true;
+        }
+        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the value", r->p);
+    }
+    if (r->state == STATE_ERROR) return false;
+    r->state = STATE_END;
+    return false;
+}
+
+#define SET_EV(k) \
+    do {           \
+        ev->kind = (k); \
+        ev->flags = 0;  \
+        ev->tag_kind = SDX_TAG_NONE; \
+        ev->tag = 0;    \
+        ev->depth = d;  \
+    } while (0)
+
+/* The header bytes an item needs, from its first byte (1 to 9; ext 8/16/32
+ * include the type byte). */
+static const uint8_t header_len[32] = {
+    /* c0 */ 1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,
+    /* d0 */ 2, 3, 5, 9, 2, 2, 2, 2, 2, 2, 3, 5, 3, 5, 3, 5,
+};
+
+bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint32_t d = r->depth;
+    r->last_begin = 0;
+    int key = 0;
+    if (SDX_UNLIKELY(r->state >= STATE_END)) return false;
+    if (d) {
+        uint64_t *f = &r->stack[d - 1];
+        uint64_t left = *f & ~MAP_BIT;
+        if (left == 0) {
+            d--;
+            SET_EV(SDX_END);
+            r->depth = d;
+            if (d == 0) r->state = STATE_AFTER_ROOT;
+            return true;
+        }
+        key = (*f >> 63) & !(left & 1);
+        (*f)--;
+    } else if (SDX_UNLIKELY(r->state != STATE_VALUE) || SDX_UNLIKELY(r->p == r->end)) {
+        if (!after_root(r)) return false;
+    }
+
+    const uint8_t *p = r->p;
+    size_t avail = (size_t)(r->end - p);
+    if (SDX_UNLIKELY(avail < 9)) {
+        if (!need(r, 1, "input ends inside a value")) goto undo;
+        p = r->p;
+        uint8_t c0 = *p;
+        size_t h = c0 >= 0xc0 && c0 < 0xe0 ? header_len[c0 - 0xc0] : 1;
+        if (!need(r, h, "input ends inside a value")) goto undo;
+        p = r->p;
+        avail = (size_t)(r->end - p);
+    }
+    uint8_t c = *p;
+    size_t n, h;
+    if (c < 0x80) {
+        SET_EV(SDX_INT);
+        ev->v.i = c;
+        r->p = p + 1;
+        goto scalar;
+    }
+    if (c >= 0xa0 && c < 0xc0) {
+        n = c & 0x1f;
+        h = 1;
+        goto str;
+    }
+    if (c >= 0xe0) {
+        SET_EV(SDX_INT);
+        ev->v.i = (int8_t)c;
+        r->p = p + 1;
+        goto scalar;
+    }
+    if (c < 0x90) {
+        n = c & 0x0f;
+        h = 1;
+        goto map;
+    }
+    if (c < 0xa0) {
+        n = c & 0x0f;
+        h = 1;
+        goto array;
+    }
+    switch (c) {
+    case 0xc0:
+        SET_EV(SDX_NULL);
+        r->p = p + 1;
+        goto scalar;
+    case 0xc2:
+    case 0xc3:
+        SET_EV(SDX_BOOL);
+        ev->v.b = c == 0xc3;
+        r->p = p + 1;
+        goto scalar;
+    case 0xc4:
+        n = p[1];
+        h = 2;
+        goto bin;
+    case 0xc5:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto bin;
+    case 0xc6:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto bin;
+    case 0xc7:
+        n = p[1];
+        h = 3;
+        goto ext;
+    case 0xc8:
+        n = sdx_load_be16(p + 1);
+        h = 4;
+        goto ext;
+    case 0xc9:
+        n = sdx_load_be32(p + 1);
+        h = 6;
+        goto ext;
+    case 0xca:
+        SET_EV(SDX_DOUBLE);
+        ev->flags = SDX_EVENT_FLOAT32;
+        ev->v.d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
+        r->p = p + 5;
+        goto scalar;
+    case 0xcb: {
+        SET_EV(SDX_DOUBLE);
+        uint64_t bits = sdx_load_be64(p + 1);
+        memcpy(&ev->v.d, &bits, 8);
+        r->p = p + 9;
+        goto scalar;
+    }
+    case 0xcc:
+        SET_EV(SDX_INT);
+        ev->v.i = p[1];
+        r->p = p + 2;
+        goto scalar;
+    case 0xcd:
+        SET_EV(SDX_INT);
+        ev->v.i = sdx_load_be16(p + 1);
+        r->p = p + 3;
+        goto scalar;
+    case 0xce:
+        SET_EV(SDX_INT);
+        ev->v.i = sdx_load_be32(p + 1);
+        r->p = p + 5;
+        goto scalar;
+    case 0xcf: {
+        uint64_t u = sdx_load_be64(p + 1);
+        if (u > INT64_MAX) {
+            SET_EV(SDX_UINT);
+            ev->v.u = u;
+        } else {
+            SET_EV(SDX_INT);
+            ev->v.i = (int64_t)u;
+        }
+        r->p = p + 9;
+        goto scalar;
+    }
+    case 0xd0:
+        SET_EV(SDX_INT);
+        ev->v.i = (int8_t)p[1];
+        r->p = p + 2;
+        goto scalar;
+    case 0xd1:
+        SET_EV(SDX_INT);
+        ev->v.i = (int16_t)sdx_load_be16(p + 1);
+        r->p = p + 3;
+        goto scalar;
+    case 0xd2:
+        SET_EV(SDX_INT);
+        ev->v.i = (int32_t)sdx_load_be32(p + 1);
+        r->p = p + 5;
+        goto scalar;
+    case 0xd3:
+        SET_EV(SDX_INT);
+        ev->v.i = (int64_t)sdx_load_be64(p + 1);
+        r->p = p + 9;
+        goto scalar;
+    case 0xd4: n = 1; h = 2; goto ext;
+    case 0xd5: n = 2; h = 2; goto ext;
+    case 0xd6: n = 4; h = 2; goto ext;
+    case 0xd7: n = 8; h = 2; goto ext;
+    case 0xd8: n = 16; h = 2; goto ext;
+    case 0xd9:
+        n = p[1];
+        h = 2;
+        goto str;
+    case 0xda:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto str;
+    case 0xdb:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto str;
+    case 0xdc:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto array;
+    case 0xdd:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto array;
+    case 0xde:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto map;
+    case 0xdf:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto map;
+    default: /* 0xc1 */
+        fail_at(r, SDX_ERR_SYNTAX, "reserved type byte 0xc1", p);
+        goto undo;
+    }
+
+str:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "str longer than the input")) goto undo;
+        p = r->p;
+    }
+    if (SDX_UNLIKELY(!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) &&
+        SDX_UNLIKELY(!sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))) {
+        fail_at(r, SDX_ERR_UTF8, "str is not valid UTF-8", p);
+        goto undo;
+    }
+    SET_EV(key ? SDX_KEY : SDX_STR);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    r->p = p + h + n;
+    goto scalar;
+
+bin:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "bin longer than the input")) goto undo;
+        p = r->p;
+    }
+    SET_EV(SDX_BIN);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    r->p = p + h + n;
+    goto scalar;
+
+ext:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "ext longer than the input")) goto undo;
+        p = r->p;
+    }
+    {
+        int8_t type = (int8_t)p[h - 1];
+        int64_t sec;
+        uint32_t nsec;
+        if (type == SDX_MSGPACK_EXT_TIMESTAMP && !sdx_msgpack_ts_decode(p + h, n, &sec, &nsec)) {
+            fail_at(r, SDX_ERR_SYNTAX, "invalid timestamp", p);
+            goto undo;
+        }
+        SET_EV(SDX_BIN);
+        ev->tag_kind = SDX_TAG_MSGPACK_EXT;
+        ev->tag = (uint64_t)(int64_t)type;
+        ev->v.str.ptr = (const char *)p + h;
+        ev->v.str.len = n;
+        r->p = p + h + n;
+        goto scalar;
+    }
+
+array:
+    if (SDX_UNLIKELY(!r->read && n > avail - h)) {
+        fail_at(r, SDX_ERR_TRUNCATED, "array count exceeds the input", p);
+        goto undo;
+    }
+    SET_EV(SDX_ARRAY);
+    ev->v.count = n;
+    goto container;
+
+map:
+    if (SDX_UNLIKELY(!r->read && n > (avail - h) / 2)) {
+        fail_at(r, SDX_ERR_TRUNCATED, "map count exceeds the input", p);
+        goto undo;
+    }
+    SET_EV(SDX_MAP);
+    ev->v.count = n;
+    n = 2 * n | MAP_BIT;
+
+container:
+    if (SDX_UNLIKELY(d >= r->max_depth)) {
+        fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
+        goto undo;
+    }
+    if (SDX_UNLIKELY(d >= r->cap) && !grow_stack(r)) goto undo;
+    r->stack[d] = n;
+    r->depth = d + 1;
+    r->p = p + h;
+    r->last_begin = 1;
+    return true;
+
+scalar:
+    if (d == 0) r->state = STATE_AFTER_ROOT;
+    return true;
+
+undo:
+    /* An error: the item was not consumed. Keep the container's count as it
+     * was, so that the state stays consistent. */
+    if (d) r->stack[d - 1]++;
+    return false;
+}
+
+sdx_err sdx_msgpack_reader_error(const sdx_msgpack_reader *r, sdx_error *err) {
+    if (r->state != STATE_ERROR) {
+        if (err) {
+            err->code = SDX_OK;
+            err->offset = 0;
+            err->line = err->column = 0;
+            err->msg = NULL;
+        }
+        return SDX_OK;
+    }
+    if (err) {
+        err->code = r->err;
+        err->offset = (size_t)r->err_offset;
+        err->line = err->column = 0;
+        err->msg = r->msg;
+    }
+    return r->err;
+}
+
+uint64_t sdx_msgpack_reader_offset(const sdx_msgpack_reader *r) { return offset_of(r, r->p); }
+
+bool sdx_msgpack_reader_skip(sdx_msgpack_reader *r) {
+    if (r->state == STATE_ERROR) return false;
+    if (!r->last_begin) return true;
+    uint32_t target = r->depth - 1;
+    sdx_event ev;
+    while (sdx_msgpack_reader_next(r, &ev))
+        if (ev.kind == SDX_END && ev.depth == target) return true;
+    return false;
+}
+
+static bool source_next(void *ctx, sdx_event *ev) {
+    return sdx_msgpack_reader_next((sdx_msgpack_reader *)ctx, ev);
+}
+
+static sdx_err source_error(const void *ctx, sdx_error *err) {
+    return sdx_msgpack_reader_error((const sdx_msgpack_reader *)ctx, err);
+}
+
+static uint64_t source_offset(const void *ctx) {
+    return sdx_msgpack_reader_offset((const sdx_msgpack_reader *)ctx);
+}
+
+static const sdx_source_vt msgpack_source_vt = {source_next, source_error, source_offset};
+
+sdx_source sdx_msgpack_reader_source(sdx_msgpack_reader *r) {
+    sdx_source s = {&msgpack_source_vt, r};
+    return s;
+}
