@@ -162,8 +162,12 @@ static inline void mp_gen_scalar(mp_gen *g, evlist *l, uint32_t depth, int key, 
     case 1: ev.kind = SDX_BOOL; ev.v.b = mp_rand(g, 2); break;
     case 2:
         ev.kind = SDX_INT;
-        ev.v.i = mp_rand(g, 2) ? ints[mp_rand(g, sizeof ints / sizeof *ints)]
-                               : (int64_t)(test_rand(&g->rng) >> mp_rand(g, 64));
+        if (mp_rand(g, 2)) {
+            ev.v.i = ints[mp_rand(g, sizeof ints / sizeof *ints)];
+        } else {
+            uint64_t r = test_rand(&g->rng);
+            ev.v.i = (int64_t)(r >> mp_rand(g, 64));
+        }
         if (mp_rand(g, 2) && ev.v.i != INT64_MIN) ev.v.i = -ev.v.i;
         break;
     case 3:
