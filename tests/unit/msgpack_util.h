@@ -6,6 +6,7 @@
 #ifndef SDX_MSGPACK_UTIL_H
 #define SDX_MSGPACK_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,6 +116,11 @@ typedef struct mp_gen {
     int max_depth;   /* deepest container level */
     int big;         /* also lengths and counts beyond 65535 (rarely) */
     int any_keys;    /* keys of every type, not only str */
+    int py;          /* what Python's msgpack can hold: keys are str or int,
+                        distinct within a map; ext types 0 to 127 and the
+                        timestamp */
+    size_t limit;    /* no new containers once the list has this many
+                        events (0: 5000) */
 } mp_gen;
 
 static inline uint64_t mp_rand(mp_gen *g, uint64_t n) { return n ? test_rand(&g->rng) % n : 0; }
@@ -215,6 +221,7 @@ static inline void mp_gen_scalar(mp_gen *g, evlist *l, uint32_t depth, int key, 
         static const size_t sizes[] = {1, 2, 4, 8, 16, 0, 3, 17};
         size_t n = mp_rand(g, 2) ? sizes[mp_rand(g, 8)] : mp_gen_len(g, 20);
         int8_t type = (int8_t)(mp_rand(g, 256) - 128);
+        if (g->py) type = mp_rand(g, 3) ? (int8_t)mp_rand(g, 128) : -1;
         if (type == -1) { /* a valid timestamp */
             static const size_t ts[] = {4, 8, 12};
             n = ts[mp_rand(g, 3)];
@@ -238,7 +245,8 @@ static inline void mp_gen_scalar(mp_gen *g, evlist *l, uint32_t depth, int key, 
 static inline void mp_gen_value(mp_gen *g, evlist *l, uint32_t depth, int key) {
     int pick = (int)mp_rand(g, 14);
     if (key && !g->any_keys) pick = 6;
-    if ((int)depth >= g->max_depth && pick >= 10) pick = (int)mp_rand(g, 10);
+    if (((int)depth >= g->max_depth || l->n >= (g->limit ? g->limit : 5000)) && pick >= 10)
+        pick = (int)mp_rand(g, 10);
     if (key && pick >= 10 && mp_rand(g, 4)) pick = (int)mp_rand(g, 10);
     if (pick < 10) {
         mp_gen_scalar(g, l, depth, key, pick);
@@ -252,8 +260,27 @@ static inline void mp_gen_value(mp_gen *g, evlist *l, uint32_t depth, int key) {
     if (n > 300 && !(g->big && depth == 0)) n = 300;
     ev.v.count = n;
     evlist_push(l, &ev);
+    int64_t base = (int64_t)mp_rand(g, 1000000) - 500000;
     for (size_t i = 0; i < n; i++) {
-        if (ev.kind == SDX_MAP) mp_gen_value(g, l, depth + 1, 1);
+        if (ev.kind == SDX_MAP && g->py) { /* distinct str or int keys */
+            sdx_event k;
+            memset(&k, 0, sizeof k);
+            k.depth = depth + 1;
+            char name[48];
+            if (mp_rand(g, 2)) {
+                k.kind = SDX_INT;
+                k.v.i = base + (int64_t)i;
+            } else {
+                size_t pre = mp_rand(g, 20);
+                mp_gen_bytes(g, name, pre, 1);
+                k.kind = SDX_KEY;
+                k.v.str.ptr = name;
+                k.v.str.len = pre + (size_t)snprintf(name + pre, sizeof name - pre, "#%zu", i);
+            }
+            evlist_push(l, &k);
+        } else if (ev.kind == SDX_MAP) {
+            mp_gen_value(g, l, depth + 1, 1);
+        }
         mp_gen_value(g, l, depth + 1, 0);
     }
     memset(&ev, 0, sizeof ev);

@@ -405,7 +405,7 @@ static void read_stream(const char *data, size_t len, size_t chunk, evlist *l, s
 
 TEST(streams_match_memory) {
     int docs = (int)(200 * test_scale());
-    mp_gen g = {777, 6, 0, 1};
+    mp_gen g = {777, 6, 0, 1, 0, 0};
     static const size_t chunks[] = {1, 2, 3, 7, 64, 4096};
     for (int d = 0; d < docs; d++) {
         evlist l = {0};
@@ -442,7 +442,7 @@ TEST(streams_match_memory) {
  * (memory and stream) on cuts check the clone hook's claim. */
 TEST(truncation_every_byte) {
     int docs = (int)(100 * test_scale());
-    mp_gen g = {4242, 5, 0, 1};
+    mp_gen g = {4242, 5, 0, 1, 0, 0};
     long cuts = 0;
     for (int d = 0; d < docs; d++) {
         evlist l = {0};
@@ -503,7 +503,7 @@ TEST(truncation_every_byte) {
 /* Random byte flips: any result, but a clean one (the sanitizers watch). */
 TEST(byte_flips) {
     int docs = (int)(300 * test_scale());
-    mp_gen g = {99, 5, 0, 1};
+    mp_gen g = {99, 5, 0, 1, 0, 0};
     uint64_t rng = 5;
     for (int d = 0; d < docs; d++) {
         evlist l = {0};

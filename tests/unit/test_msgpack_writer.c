@@ -811,7 +811,7 @@ TEST(io_and_alloc_failures) {
  * events, at every chunk size of a stream the same bytes. */
 TEST(random_documents) {
     int docs = (int)(300 * test_scale());
-    mp_gen g = {12345, 5, 0, 1};
+    mp_gen g = {12345, 5, 0, 1, 0, 0};
     for (int d = 0; d < docs; d++) {
         evlist l = {0}, got = {0};
         g.big = d % 50 == 0;
