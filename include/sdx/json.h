@@ -250,45 +250,96 @@ SDX_API sdx_doc *sdx_json_parse_insitu(char *data, size_t len,
 /* Incremental (pull) reader                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The reader. All fields are private (defined by src/json/reader.c's needs).
- * It does not allocate per element: strings that need unescaping, and tokens
- * that straddle two chunks of a stream, go through a scratch area that grows
- * to the longest such token; a stream is read in chunks of a fixed size, so
- * memory is bounded by the chunk size plus the longest string. */
+/* The reader (opaque).
+ *
+ *   sdx_json_reader *r = sdx_json_reader_new(text, len, NULL);
+ *   sdx_event ev;
+ *   while (sdx_json_reader_next(r, &ev)) { ... one event at a time ... }
+ *   sdx_error err;
+ *   if (sdx_json_reader_error(r, &err) != SDX_OK) { ... err.msg, err.line ... }
+ *   sdx_json_reader_free(r);
+ *
+ * It accepts exactly what sdx_json_parse() accepts with the same options
+ * (except SDX_JSON_READ_STOP_AFTER_VALUE, see below) and fails with the same
+ * error code and offset: the first error in document order. Invalid UTF-8
+ * is SDX_ERR_UTF8 at the first byte of the first ill-formed sequence,
+ * wherever it is; input that ends inside a value, or inside a character of
+ * a string, is SDX_ERR_TRUNCATED at the input's length.
+ *
+ * Memory. Nothing is allocated per element. Strings without escapes point
+ * into the input; strings with escapes are unescaped into one scratch area
+ * that grows to the longest of them (over a stream, in place in the
+ * reader's buffer). A stream is read `chunk` bytes at a time into a buffer
+ * that holds a chunk and the token in progress: its size stays below
+ * chunk + 1.5 x the longest token (string, number or literal), whatever
+ * the input's size. Nesting costs one bit per level, inline up to 1024
+ * levels, allocated beyond (max_depth above 1024). Every allocation goes
+ * through opts->alloc. */
 typedef struct sdx_json_reader sdx_json_reader;
 
 /* Create a reader over `len` bytes in memory (not copied: keep them alive
  * while reading; events' strings point into them where no unescaping was
- * needed). Returns NULL only when allocating the reader fails. */
+ * needed). The input need not be NUL-terminated. `opts` NULL means
+ * defaults; SDX_JSON_READ_COPY_INPUT is ignored. `data` NULL with len > 0
+ * gives a reader whose sticky error is SDX_ERR_INVALID_ARG. Returns NULL
+ * only when allocating the reader fails. */
 SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
                                              const sdx_json_read_opts *opts);
-/* Create a reader over a stream; `chunk` is the read size (0 = 64 KiB). */
+
+/* Create a reader over a stream: `read` is called for up to `chunk` bytes
+ * at a time (0 = 64 KiB) whenever the reader needs more input; a read error
+ * ((size_t)-1, or a count above what was asked) is SDX_ERR_IO at the offset
+ * read so far. `read` NULL gives a reader whose sticky error is
+ * SDX_ERR_INVALID_ARG. Returns NULL only when allocating the reader or its
+ * first buffer (`chunk` bytes) fails. */
 SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
                                                     const sdx_json_read_opts *opts);
-/* Create a reader over a FILE* (read with fread; not closed). */
+
+#ifndef SDX_NO_STDIO
+/* Create a reader over a FILE* opened for reading (read with fread in
+ * chunks of 64 KiB; not closed). `f` NULL: as `read` NULL above. */
 SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_opts *opts);
-/* Free a reader (NULL is a no-op). */
+#endif
+
+/* Free a reader and everything it allocated (NULL is a no-op). Strings of
+ * its events become invalid. */
 SDX_API void sdx_json_reader_free(sdx_json_reader *r);
 
-/* Read the next event into *ev: a scalar, SDX_ARRAY / SDX_MAP (count
- * SDX_COUNT_UNKNOWN: JSON does not say), SDX_KEY, or SDX_END; ev->depth is
- * the nesting depth (0 for the top-level value; a container's END has the
- * depth of its begin; its elements one more). Strings are views valid until
- * the next call. Returns true with an event; false at the end of the input
- * (after the one top-level value, or the last one of a sequence) or on an
- * error: then sdx_json_reader_error() tells which. Errors are sticky. */
+/* Read the next event into *ev: a scalar (SDX_NULL, SDX_BOOL, SDX_INT for
+ * integers in int64, SDX_UINT above INT64_MAX, SDX_DOUBLE, SDX_STR, or
+ * SDX_RAW with SDX_JSON_READ_BIGNUM_RAW), SDX_ARRAY / SDX_MAP (count
+ * SDX_COUNT_UNKNOWN: JSON does not say), SDX_KEY, or SDX_END; untagged.
+ * ev->depth is the nesting depth: 0 for a top-level value, one more for the
+ * elements and keys of a container, and a container's END has the depth of
+ * its begin. Strings are views valid until the next call on the reader.
+ *
+ * Returns true with an event; false at the end of the input (after the one
+ * top-level value and the whitespace after it; with
+ * SDX_JSON_READ_STOP_AFTER_VALUE after the last value of the sequence, which
+ * may hold none) or on an error: then sdx_json_reader_error() tells which.
+ * Errors are sticky: later calls return false.
+ *
+ * With SDX_JSON_READ_STOP_AFTER_VALUE the input is a sequence of values
+ * separated by optional whitespace (newline-delimited or concatenated JSON),
+ * each at depth 0; a number or literal must be followed by whitespace (or a
+ * comment, when allowed) or the end of the input. */
 SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev);
 
-/* SDX_OK (after a clean end or while reading), or the error; *err (if not
- * NULL) gets the details: code, message, byte offset, line and column. */
+/* SDX_OK (after a clean end or while reading), or the sticky error; *err
+ * (if not NULL) gets the details: code, static message, byte offset, and
+ * 1-based line and column (column in bytes; lines end at line feeds). */
 SDX_API sdx_err sdx_json_reader_error(const sdx_json_reader *r, sdx_error *err);
 
-/* Byte offset of the end of the last event read (for sequences: where the
- * last complete value ended once its last event is read). */
+/* Byte offset in the input just after the last event read (0 before the
+ * first): for the last event of a value, where that value ends. Whitespace
+ * after it is not counted, also once the reader has ended. */
 SDX_API uint64_t sdx_json_reader_offset(const sdx_json_reader *r);
 
-/* Skip the rest of the value whose begin event was just read (its END
- * included), or nothing after a scalar. Returns false on error. */
+/* Skip what the last event began: after SDX_ARRAY or SDX_MAP, the rest of
+ * the container (its END included); after SDX_KEY, the member's whole
+ * value; after anything else, nothing. The skipped part is checked as
+ * strictly as when read. Returns false on an error (then
+ * sdx_json_reader_error() tells which), else true. */
 SDX_API bool sdx_json_reader_skip(sdx_json_reader *r);
 
 /* The reader as a format-independent source (valid while `r` is). */

@@ -54,8 +54,9 @@ static inline uint64_t sdx_source_offset(sdx_source src) { return src.vt->offset
  * sink, or the caller may add more). Returns SDX_OK or the first error.
  * *err (if not NULL) receives the details: a source error as the source
  * reports it; a sink error (a value the target cannot represent, an I/O
- * error) with the sink's code, a message, and the source's position just
- * after the event the sink refused. */
+ * error) with the sink's code, its sdx_strerror() message, and the source's
+ * byte offset just after the event the sink refused (line and column 0); at
+ * a clean end SDX_OK with the source's final offset. */
 SDX_API sdx_err sdx_transcode(sdx_source src, sdx_sink sink, sdx_error *err);
 
 #ifdef __cplusplus

@@ -1,9 +1,11 @@
 /*
- * Internal: the layout of sdx_doc, shared by the builder (src/core/doc.c) and
+ * Internal: the layout of sdx_doc, shared by the builder (src/core/doc_builder.c) and
  * the format parsers that fill documents directly (src/json/parse.c, ...).
  */
 #ifndef SDX_DOC_INTERNAL_H
 #define SDX_DOC_INTERNAL_H
+
+#include <string.h>
 
 #include "sdx/doc.h"
 
@@ -28,11 +30,11 @@ struct sdx_doc {
     size_t consumed;       /* bytes of input parsed */
     sdx_err err;           /* sticky lookup error */
     sdx_alloc alloc;
-    /* The builder's string storage (src/core/doc.c): free space left in its
-     * current string chunk, and the size of the next chunk. Zero (unused)
-     * in documents filled by a parser. */
+    /* The builder's string storage (src/core/doc_builder.c): the free space
+     * left in its current string chunk, and the size of the next chunk.
+     * Zero (unused) in documents filled by a parser. */
     char *str_cur;
-    char *str_end;
+    size_t str_left;
     size_t str_next;
 };
 
@@ -43,5 +45,75 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc);
 /* Allocate a block of `size` data bytes owned by doc; returns its data or
  * NULL (size checked for overflow). */
 void *sdx_doc_block_alloc(sdx_doc *doc, size_t size);
+
+/* Copy `len` (> 0) bytes into the document's string storage: chunks that
+ * grow geometrically (a large string gets a block of its own). Returns the
+ * copy, or NULL when an allocation fails. */
+const char *sdx_doc_store_bytes_slow(sdx_doc *doc, const char *s, size_t len);
+static inline const char *sdx_doc_store_bytes(sdx_doc *doc, const char *s, size_t len) {
+    if (len <= doc->str_left) {
+        char *dst = doc->str_cur;
+        memcpy(dst, s, len);
+        doc->str_cur = dst + len;
+        doc->str_left -= len;
+        return dst;
+    }
+    return sdx_doc_store_bytes_slow(doc, s, len);
+}
+
+/* The slot of the value a slot stands for: a tag slot's tagged value, else
+ * the slot itself. */
+static inline const sdx_val *sdx_val_untag(const sdx_val *v) {
+    return v + (SDX_VAL_TYPE(v) == SDX_TYPE__TAG);
+}
+
+/* The tag slot before a value of `doc`, or NULL when it is untagged. */
+static inline const sdx_val *sdx_val_tag_slot(const sdx_doc *doc, const sdx_val *v) {
+    return doc && v > doc->vals && SDX_VAL_TYPE(v - 1) == SDX_TYPE__TAG ? v - 1 : NULL;
+}
+
+/* Set the kind and value of *ev for the scalar slot v (NULL to RAW): a STR
+ * in key position (`key`) is an SDX_KEY. */
+static inline void sdx_val_scalar_event(sdx_event *ev, const sdx_val *v, bool key) {
+    switch (SDX_VAL_TYPE(v)) {
+    case SDX_TYPE_NULL: ev->kind = SDX_NULL; ev->v.u = 0; break;
+    case SDX_TYPE_BOOL: ev->kind = SDX_BOOL; ev->v.b = v->v.u != 0; break;
+    case SDX_TYPE_INT: ev->kind = SDX_INT; ev->v.i = v->v.i; break;
+    case SDX_TYPE_UINT: ev->kind = SDX_UINT; ev->v.u = v->v.u; break;
+    case SDX_TYPE_DOUBLE: ev->kind = SDX_DOUBLE; ev->v.d = v->v.d; break;
+    default: /* STR, BIN, RAW */
+        ev->kind = SDX_VAL_TYPE(v) == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)
+                   : SDX_VAL_TYPE(v) == SDX_TYPE_BIN ? SDX_BIN : SDX_RAW;
+        ev->v.str.ptr = v->v.s;
+        ev->v.str.len = (size_t)SDX_VAL_LEN(v);
+        break;
+    }
+}
+
+/* An explicit stack for the walks that must not recurse: it starts in the
+ * caller's inline array and grows geometrically through `alloc`.
+ * sdx_stack_grow doubles the capacity (items are kept); returns false (the
+ * stack unchanged) when the allocation fails or would overflow.
+ * sdx_stack_free releases what sdx_stack_grow allocated. */
+typedef struct sdx_stack {
+    void *items;        /* `cap` items of `elem` bytes */
+    size_t cap;
+    size_t elem;
+    void *inline_items; /* the caller's initial array */
+    const sdx_alloc *alloc;
+} sdx_stack;
+
+static inline void sdx_stack_init(sdx_stack *s, void *inline_items, size_t cap, size_t elem,
+                                  const sdx_alloc *alloc) {
+    s->items = s->inline_items = inline_items;
+    s->cap = cap;
+    s->elem = elem;
+    s->alloc = alloc;
+}
+bool sdx_stack_grow(sdx_stack *s);
+static inline void sdx_stack_free(sdx_stack *s) {
+    if (s->items != s->inline_items) s->alloc->free(s->alloc->ctx, s->items);
+    s->items = s->inline_items;
+}
 
 #endif /* SDX_DOC_INTERNAL_H */

@@ -58,7 +58,16 @@ static inline unsigned sdx_clz64(uint64_t x) {
 #endif
 }
 
-/* Unaligned little-endian loads and stores of 64-bit words. */
+/* Unaligned little-endian loads and stores of 32- and 64-bit words. */
+static inline uint32_t sdx_load32le(const void *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#ifdef SDX_BIG_ENDIAN
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
 static inline uint64_t sdx_load64le(const void *p) {
     uint64_t v;
     memcpy(&v, p, 8);

@@ -17,6 +17,7 @@
 
 #include "core/platform.h"
 #include "sdx/common.h"
+#include "simd/inline.h"
 
 typedef struct sdx_json_lexerr {
     sdx_err code;
@@ -148,6 +149,12 @@ static inline const char *sdx_json_unescape_one(const char *src, const char *lim
     return next;
 }
 
+/* Four characters as the little-endian word sdx_load32le() reads from
+ * them: a literal's bytes compared in one step. */
+#define SDX_JSON_WORD4(a, b, c, d)                                          \
+    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 |     \
+     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
+
 /* Whether the text at p (up to lim) is the literal `word` of n bytes; if
  * not, *e gets the first byte that differs, or SDX_ERR_TRUNCATED when the
  * input ends inside a prefix of the word. */
@@ -164,6 +171,33 @@ static inline bool sdx_json_match_word(const char *p, const char *lim, const cha
         }
     }
     return true;
+}
+
+/* JSON whitespace (RFC 8259 section 2): space, tab, line feed, carriage
+ * return. */
+static inline bool sdx_json_is_ws(unsigned char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Skip whitespace from p; returns the first other byte, or lim. In
+ * pretty-printed text a run is a line break and an indentation of up to a
+ * few dozen spaces, so the first 32 bytes are looked at without a branch
+ * between their two halves (whether a run ends in the first or the second
+ * one is hard to predict), then 16 at a time. */
+static SDX_ALWAYS_INLINE const char *sdx_json_skip_ws(const char *p, const char *lim) {
+    if ((size_t)(lim - p) >= 32) {
+        const unsigned a = sdx_inline_ws_run16(p), b = sdx_inline_ws_run16(p + 16);
+        const unsigned n = a < 16 ? a : 16 + b;
+        p += n;
+        if (SDX_LIKELY(n < 32)) return p;
+    }
+    while ((size_t)(lim - p) >= 16) {
+        const unsigned n = sdx_inline_ws_run16(p);
+        p += n;
+        if (n < 16) return p;
+    }
+    while (p < lim && sdx_json_is_ws((unsigned char)*p)) p++;
+    return p;
 }
 
 #endif /* SDX_JSON_LEX_H */

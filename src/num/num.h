@@ -52,24 +52,45 @@ typedef struct sdx_num {
     } v;
 } sdx_num;
 
+/* Flags of sdx_json_number: report integers beyond 64 bits and numbers whose
+ * double would be infinite as SDX_NUM_BIG instead of converting them. */
 enum { SDX_NUM_BIG_RAW = 1u << 0 };
 
 /* Scan one JSON number (RFC 8259 grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?
  * ([eE][+-]?[0-9]+)?) starting at p, reading no byte at or after `end`.
- * Returns the end of the number, or NULL when the text at p is not a number
- * (then *err_at, if not NULL, gets the offending position). The number is
- * the longest match: the byte after it is not examined beyond deciding that
- * it cannot continue the number (the caller checks that a delimiter follows).
- * Eisel-Lemire fast path (D. Lemire, "Number Parsing at a Gigabyte per
- * Second", Software: Practice and Experience 51(8), 2021) with an exact
- * big-integer fallback, so every result is correctly rounded. */
+ * Returns the end of the number, or NULL when the text at p is not a number;
+ * then *err_at, if err_at is not NULL, gets the first byte that cannot
+ * continue it ("01": the '1'; "1.e5": the 'e'; "+1": the '+'), or `end`
+ * when the input ends inside the number ("-", "1.", "1e+"). The number is the
+ * longest match: the byte after it is not examined beyond deciding that it
+ * cannot continue the number ("1.5x" and "0x10" end before the 'x'; the
+ * caller checks that a delimiter follows), but a started fraction or
+ * exponent must be complete ("1.5e" is an error).
+ * *out gets:
+ *   SDX_NUM_INT     an integer (no fraction or exponent) that fits int64;
+ *   SDX_NUM_UINT    an integer above INT64_MAX that fits uint64;
+ *   SDX_NUM_DOUBLE  "-0" as -0.0, and every other number as the correctly
+ *                   rounded double (ties to even; +-infinity beyond the
+ *                   largest double, +-0 below the smallest subnormal);
+ *   SDX_NUM_BIG     only with SDX_NUM_BIG_RAW in flags, for an integer beyond
+ *                   64 bits or a number whose double is infinite (out->v is
+ *                   not set; the text is the caller's).
+ * Any number of digits is accepted, in time linear in its length and
+ * without allocating. The conversion (src/num/strtod.c) is Clinger's fast
+ * path, then Eisel-Lemire (D. Lemire, "Number Parsing at a Gigabyte per
+ * Second", Software: Practice and Experience 51(8), 2021), and an exact
+ * big-integer comparison with the midpoint between the two candidate doubles
+ * for the rare inputs those cannot decide. */
 const char *sdx_json_number(const char *p, const char *end, unsigned flags, sdx_num *out,
                             const char **err_at);
 
-/* The correctly rounded double for a decimal string in the same grammar but
- * with an optional leading '+' and without the JSON restriction on leading
- * zeros ("007.5", "1e400" give 7.5, inf). Returns the end of what was parsed
- * or NULL if nothing was a number. For tests and general use. */
+/* The correctly rounded double for a decimal string at p, reading no byte at
+ * or after `end`: an optional '+' or '-', digits (leading zeros allowed),
+ * optionally '.' and digits, optionally an exponent ("007.5", "+1e400" give
+ * 7.5, inf). The longest prefix of that form is read: "1." and "1e+" stop
+ * before the '.' and the 'e'. Returns the end of what was read, or NULL (and
+ * *out unchanged) if p does not start with a number. For tests and general
+ * use. */
 const char *sdx_parse_double(const char *p, const char *end, double *out);
 
 #endif /* SDX_NUM_H */

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "conf_util.h"
+#include "json/reader_internal.h"
 #include "test.h"
 #include "utf8_ref.h"
 
@@ -141,6 +142,98 @@ TEST(truncate_parser) {
         CHECK_EQ_U64(bad, 0);
         printf("  %s: %zu cuts by the parser and the reader (first %zu bytes, last %zu, %zu random), "
                "%zu wrong\n", conf_corpus_names[d], cuts, head, tail, nrand, bad);
+        free(data);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Truncation: pull reader                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Line and column of offsets visited in increasing order, in O(total):
+ * conf_error_position_ok() costs O(offset) per call, too much for every
+ * byte of the corpus. */
+typedef struct line_walk {
+    const char *data;
+    size_t pos, line, line_start;
+    bool cr; /* a '\r' before pos: the reader's choice, not checked */
+} line_walk;
+
+static void line_walk_to(line_walk *w, size_t off) {
+    for (; w->pos < off; w->pos++) {
+        if (w->data[w->pos] == '\r') w->cr = true;
+        else if (w->data[w->pos] == '\n') w->line++, w->line_start = w->pos + 1;
+    }
+}
+
+/* Drain a clone truncated at `cut` and check its outcome: SDX_ERR_TRUNCATED
+ * at the cut with a clean report, or success once the prefix holds the
+ * whole root value (`end`). Frees the clone. */
+static bool check_reader_cut(const char *name, const char *data, sdx_json_reader *clone, size_t cut,
+                             size_t end, line_walk *w) {
+    outcome o;
+    o.code = conf_drain(clone, NULL, &o.err);
+    sdx_json_reader_free(clone);
+    bool ok;
+    if (cut >= end) {
+        ok = o.code == SDX_OK;
+    } else {
+        line_walk_to(w, cut);
+        ok = o.code == SDX_ERR_TRUNCATED && o.err.offset == cut && conf_error_clean(&o.err, cut) &&
+             (w->cr || (o.err.line == w->line && o.err.column == cut - w->line_start + 1));
+        /* the incremental position against the library's own check, now and then */
+        if (ok && cut % 4096 == 0) ok = conf_error_position_ok(data, cut, &o.err);
+    }
+    if (!ok && ++reported <= 12)
+        fprintf(stderr, "  reader cut, %s at %zu: %s\n", name, cut, conf_error_str(o.code, &o.err));
+    return ok;
+}
+
+TEST(truncate_reader) {
+    for (int d = 0; conf_corpus_names[d]; d++) {
+        const char *name = conf_corpus_names[d];
+        size_t len;
+        char *data = conf_read_corpus(name, &len);
+        if (!CHECK(data != NULL)) continue;
+        const size_t end = value_end(data, len);
+        /* r walks the events; ahead is one event further and tells where
+         * the next event ends */
+        sdx_json_reader *r = sdx_json_reader_new(data, len, NULL);
+        sdx_json_reader *ahead = sdx_json_reader_new(data, len, NULL);
+        if (!CHECK(r != NULL && ahead != NULL)) {
+            sdx_json_reader_free(r);
+            sdx_json_reader_free(ahead);
+            free(data);
+            continue;
+        }
+        line_walk w = {data, 0, 1, 0, false};
+        size_t cut = 0, cuts = 0, bad = 0, events = 0;
+        sdx_event ev;
+        for (;;) {
+            const bool more = sdx_json_reader_next(ahead, &ev);
+            const size_t next_end = more ? (size_t)sdx_json_reader_offset(ahead) : len;
+            /* every cut from here to the end of the next event, from r's state */
+            for (; cut <= next_end; cut++, cuts++) {
+                sdx_json_reader *clone = sdx_json_reader_clone_truncated(r, cut);
+                if (!clone) {
+                    bad++;
+                    if (++reported <= 12)
+                        fprintf(stderr, "  reader cut, %s at %zu: no clone\n", name, cut);
+                    continue;
+                }
+                bad += !check_reader_cut(name, data, clone, cut, end, &w);
+            }
+            if (!more) break;
+            if (!CHECK(sdx_json_reader_next(r, &ev))) break;
+            events++;
+        }
+        CHECK_EQ_INT(sdx_json_reader_error(ahead, NULL), SDX_OK);
+        CHECK_EQ_U64(cuts, len + 1);
+        CHECK_EQ_U64(bad, 0);
+        printf("  %s: %zu cuts (every byte) by the reader over %zu events, %zu wrong\n", name, cuts,
+               events, bad);
+        sdx_json_reader_free(ahead);
+        sdx_json_reader_free(r);
         free(data);
     }
 }
@@ -436,6 +529,7 @@ int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"invalid_utf8", invalid_utf8},
                                   {"deep_nesting", deep_nesting},
+                                  {"truncate_reader", truncate_reader},
                                   {"truncate_parser", truncate_parser},
                                   {"mutants", mutants},
                                   {0}});

@@ -1,0 +1,369 @@
+/*
+ * The immutable document: allocation, lookups, iteration, and the walks over
+ * a value's slots (emit, equality, copy).
+ *
+ * Every walk is linear over the slots in document order: a value and its
+ * descendants are the contiguous range [v, sdx_val_next(v)), so equality and
+ * copying need no stack at all, and emitting keeps an explicit stack of the
+ * open containers' ends (never recursion: documents may nest 10^6 deep).
+ */
+#include <string.h>
+
+#include "core/doc_internal.h"
+#include "core/platform.h"
+
+/* The value of every nil node. */
+static const sdx_val nil_val = {0, {0}};
+
+static sdx_node nil_of(sdx_doc *doc) {
+    sdx_node n = {doc, &nil_val};
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Allocation                                                                */
+/* ------------------------------------------------------------------------ */
+
+sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc) {
+    if (!alloc) alloc = sdx_alloc_default();
+    sdx_doc *doc = alloc->malloc(alloc->ctx, sizeof *doc);
+    if (!doc) return NULL;
+    memset(doc, 0, sizeof *doc);
+    doc->alloc = *alloc;
+    return doc;
+}
+
+void *sdx_doc_block_alloc(sdx_doc *doc, size_t size) {
+    if (size > SIZE_MAX - SDX_DOC_BLOCK_HEADER) return NULL;
+    size_t total = SDX_DOC_BLOCK_HEADER + size;
+    sdx_doc_block *b = doc->alloc.malloc(doc->alloc.ctx, total);
+    if (!b) return NULL;
+    b->size = total;
+    b->next = doc->blocks;
+    doc->blocks = b;
+    return SDX_DOC_BLOCK_DATA(b);
+}
+
+void sdx_doc_free(sdx_doc *doc) {
+    if (!doc) return;
+    const sdx_alloc a = doc->alloc;
+    for (sdx_doc_block *b = doc->blocks, *next; b; b = next) {
+        next = b->next;
+        a.free(a.ctx, b);
+    }
+    a.free(a.ctx, doc->vals);
+    a.free(a.ctx, doc);
+}
+
+bool sdx_stack_grow(sdx_stack *s) {
+    const sdx_alloc *a = s->alloc;
+    if (s->cap > SIZE_MAX / 2 / s->elem) return false;
+    size_t old = s->cap * s->elem, size = old * 2;
+    void *p;
+    if (s->items == s->inline_items) {
+        p = a->malloc(a->ctx, size);
+        if (p) memcpy(p, s->items, old);
+    } else {
+        p = a->realloc(a->ctx, s->items, old, size);
+    }
+    if (!p) return false;
+    s->items = p;
+    s->cap *= 2;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The document                                                              */
+/* ------------------------------------------------------------------------ */
+
+sdx_node sdx_doc_root(sdx_doc *doc) {
+    if (!doc || doc->nvals == 0) return nil_of(doc);
+    sdx_node n = {doc, sdx_val_untag(doc->vals)};
+    return n;
+}
+
+sdx_err sdx_doc_error(const sdx_doc *doc) { return doc ? doc->err : SDX_ERR_INVALID_ARG; }
+
+void sdx_doc_clear_error(sdx_doc *doc) {
+    if (doc) doc->err = SDX_OK;
+}
+
+size_t sdx_doc_consumed(const sdx_doc *doc) { return doc ? doc->consumed : 0; }
+
+size_t sdx_doc_size(const sdx_doc *doc) { return doc ? doc->nvals : 0; }
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                   */
+/* ------------------------------------------------------------------------ */
+
+sdx_node sdx_node_nil(void) { return nil_of(NULL); }
+
+void sdx_node_flag(sdx_node n) {
+    if (n.doc && n.doc->err == SDX_OK)
+        n.doc->err = SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE ? SDX_ERR_NOT_FOUND : SDX_ERR_TYPE;
+}
+
+/* Flag the error of a getter or lookup on the wrong type; returns nil. */
+static SDX_NOINLINE sdx_node wrong_type(sdx_node n) {
+    sdx_node_flag(n);
+    return nil_of(n.doc);
+}
+
+/* Flag SDX_ERR_NOT_FOUND; returns nil. */
+static SDX_NOINLINE sdx_node not_found(sdx_doc *doc) {
+    if (doc && doc->err == SDX_OK) doc->err = SDX_ERR_NOT_FOUND;
+    return nil_of(doc);
+}
+
+/* The external definitions of the inline accessors (see doc.h). */
+extern inline bool sdx_node_bool(sdx_node n);
+extern inline int64_t sdx_node_int(sdx_node n);
+extern inline uint64_t sdx_node_uint(sdx_node n);
+extern inline double sdx_node_double(sdx_node n);
+extern inline const char *sdx_node_str(sdx_node n, size_t *len);
+extern inline const void *sdx_node_bin(sdx_node n, size_t *len);
+extern inline const sdx_val *sdx_val_next(const sdx_val *v);
+extern inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val);
+
+sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag) {
+    const sdx_val *t = sdx_val_tag_slot(n.doc, n.val);
+    if (tag) *tag = t ? t->v.u : 0;
+    return t ? (sdx_tag_kind)((t->tag >> 8) & 0xff) : SDX_TAG_NONE;
+}
+
+/* The slot of the i-th child of container c (a tag slot or a value slot):
+ * each skip is O(1). i must be < the number of child slots. */
+static const sdx_val *nth_child(const sdx_val *c, uint64_t i) {
+    const sdx_val *p = c + 1;
+    while (i--) p = sdx_val_next(sdx_val_untag(p));
+    return p;
+}
+
+sdx_node sdx_node_index(sdx_node n, uint64_t i) {
+    if (SDX_UNLIKELY(SDX_VAL_TYPE(n.val) != SDX_TYPE_ARRAY)) return wrong_type(n);
+    if (SDX_UNLIKELY(i >= SDX_VAL_LEN(n.val))) return not_found(n.doc);
+    sdx_node r = {n.doc, sdx_val_untag(nth_child(n.val, i))};
+    return r;
+}
+
+sdx_node sdx_node_key_at(sdx_node n, uint64_t i) {
+    if (SDX_UNLIKELY(SDX_VAL_TYPE(n.val) != SDX_TYPE_MAP)) return wrong_type(n);
+    if (SDX_UNLIKELY(i >= SDX_VAL_LEN(n.val))) return not_found(n.doc);
+    sdx_node r = {n.doc, sdx_val_untag(nth_child(n.val, 2 * i))};
+    return r;
+}
+
+sdx_node sdx_node_value_at(sdx_node n, uint64_t i) {
+    if (SDX_UNLIKELY(SDX_VAL_TYPE(n.val) != SDX_TYPE_MAP)) return wrong_type(n);
+    if (SDX_UNLIKELY(i >= SDX_VAL_LEN(n.val))) return not_found(n.doc);
+    sdx_node r = {n.doc, sdx_val_untag(nth_child(n.val, 2 * i + 1))};
+    return r;
+}
+
+sdx_node sdx_node_get(sdx_node n, const char *key, size_t len) {
+    if (SDX_UNLIKELY(SDX_VAL_TYPE(n.val) != SDX_TYPE_MAP)) return wrong_type(n);
+    const uint64_t want = (uint64_t)SDX_TYPE_STR | ((uint64_t)len << 16);
+    const sdx_val *p = n.val + 1;
+    if (len > SDX_VAL_LEN_MAX || (!key && len)) return not_found(n.doc);
+    for (uint64_t left = SDX_VAL_LEN(n.val); left; left--) {
+        const sdx_val *k = sdx_val_untag(p);
+        const sdx_val *v = sdx_val_untag(sdx_val_next(k));
+        if (k->tag == want && (len == 0 || memcmp(k->v.s, key, len) == 0)) {
+            sdx_node r = {n.doc, v};
+            return r;
+        }
+        p = sdx_val_next(v);
+    }
+    return not_found(n.doc);
+}
+
+sdx_node sdx_node_getz(sdx_node n, const char *key) {
+    if (!key) {
+        if (SDX_VAL_TYPE(n.val) != SDX_TYPE_MAP) return wrong_type(n);
+        return not_found(n.doc);
+    }
+    return sdx_node_get(n, key, strlen(key));
+}
+
+sdx_iter sdx_iter_init(sdx_node n) {
+    sdx_iter it = {n.doc, n.val + 1, 0, false};
+    sdx_type t = SDX_VAL_TYPE(n.val);
+    if (t == SDX_TYPE_ARRAY || t == SDX_TYPE_MAP) {
+        it.left = SDX_VAL_LEN(n.val);
+        it.map = t == SDX_TYPE_MAP;
+    } else {
+        sdx_node_flag(n);
+        it.cur = &nil_val;
+    }
+    return it;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Equality and copy: linear over the slots                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool bytes_equal(const sdx_val *a, const sdx_val *b) {
+    size_t n = (size_t)SDX_VAL_LEN(a);
+    return n == 0 || a->v.s == b->v.s || memcmp(a->v.s, b->v.s, n) == 0;
+}
+
+/* Two equal values have the same slots: the same tag words (type, tag kind,
+ * length) and payloads, except that strings compare by content and a
+ * null's payload means nothing. So equality is one pass over both ranges. */
+bool sdx_node_equal(sdx_node a, sdx_node b) {
+    const sdx_val *ta = sdx_val_tag_slot(a.doc, a.val), *tb = sdx_val_tag_slot(b.doc, b.val);
+    if ((ta == NULL) != (tb == NULL)) return false;
+    if (ta && (ta->tag != tb->tag || ta->v.u != tb->v.u)) return false;
+    if (a.val == b.val) return true;
+    const sdx_val *p = a.val, *q = b.val, *end = sdx_val_next(a.val);
+    if (sdx_val_next(b.val) - q != end - p) return false;
+    for (; p < end; p++, q++) {
+        if (p->tag != q->tag) return false;
+        switch (SDX_VAL_TYPE(p)) {
+        case SDX_TYPE_NONE:
+        case SDX_TYPE_NULL: break;
+        case SDX_TYPE_STR:
+        case SDX_TYPE_BIN:
+        case SDX_TYPE_RAW:
+            if (!bytes_equal(p, q)) return false;
+            break;
+        case SDX_TYPE_BOOL:
+            if ((p->v.u != 0) != (q->v.u != 0)) return false;
+            break;
+        default: /* INT, UINT, DOUBLE (by bit pattern), spans, tag numbers */
+            if (p->v.u != q->v.u) return false;
+            break;
+        }
+    }
+    return true;
+}
+
+sdx_doc *sdx_node_copy(sdx_node n, const sdx_alloc *alloc) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return NULL;
+    const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
+    const sdx_val *start = tag ? tag : n.val, *end = sdx_val_next(n.val);
+    size_t count = (size_t)(end - start), bytes = 0;
+    for (const sdx_val *p = start; p < end; p++) {
+        sdx_type t = SDX_VAL_TYPE(p);
+        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
+            size_t len = (size_t)SDX_VAL_LEN(p);
+            if (len > SIZE_MAX - bytes) return NULL;
+            bytes += len;
+        }
+    }
+    sdx_doc *doc = sdx_doc_alloc(alloc);
+    if (!doc) return NULL;
+    if (count > SIZE_MAX / sizeof(sdx_val)) goto fail;
+    doc->vals = doc->alloc.malloc(doc->alloc.ctx, count * sizeof(sdx_val));
+    if (!doc->vals) goto fail;
+    doc->vals_cap = doc->nvals = count;
+    char *store = NULL;
+    if (bytes && !(store = sdx_doc_block_alloc(doc, bytes))) goto fail;
+    memcpy(doc->vals, start, count * sizeof(sdx_val));
+    for (sdx_val *p = doc->vals, *e = doc->vals + count; p < e; p++) {
+        sdx_type t = SDX_VAL_TYPE(p);
+        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
+            size_t len = (size_t)SDX_VAL_LEN(p);
+            if (len) {
+                memcpy(store, p->v.s, len);
+                p->v.s = store;
+                store += len;
+            } else {
+                p->v.s = NULL;
+            }
+        }
+    }
+    return doc;
+fail:
+    sdx_doc_free(doc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Emit                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* One open container during emission. */
+typedef struct emit_frame {
+    const sdx_val *end; /* the slot after its last descendant */
+    bool map;
+    bool key_due;       /* a map's next child is a key */
+} emit_frame;
+
+#define EMIT_INLINE_DEPTH 32
+
+sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return SDX_ERR_NOT_FOUND;
+    emit_frame inline_frames[EMIT_INLINE_DEPTH];
+    sdx_stack st;
+    sdx_stack_init(&st, inline_frames, EMIT_INLINE_DEPTH, sizeof(emit_frame),
+                   n.doc ? &n.doc->alloc : sdx_alloc_default());
+    emit_frame *frames = st.items;
+    size_t depth = 0;
+    const sdx_val *p = n.val, *end = sdx_val_next(n.val);
+    const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
+    sdx_event ev;
+    ev.tag_kind = tag ? (uint8_t)(tag->tag >> 8) : SDX_TAG_NONE;
+    ev.tag = tag ? tag->v.u : 0;
+    sdx_err rc = SDX_OK;
+    for (;;) {
+        while (depth && p == frames[depth - 1].end) {
+            depth--;
+            sdx_event e = {0};
+            e.kind = SDX_END;
+            e.depth = (uint32_t)depth;
+            if ((rc = sdx_sink_put(sink, &e)) != SDX_OK) goto out;
+        }
+        if (p == end) break;
+        sdx_type t = SDX_VAL_TYPE(p);
+        if (t == SDX_TYPE__TAG) {
+            ev.tag_kind = (uint8_t)(p->tag >> 8);
+            ev.tag = p->v.u;
+            p++;
+            continue;
+        }
+        bool key = false;
+        if (depth) {
+            emit_frame *f = &frames[depth - 1];
+            key = f->key_due;
+            f->key_due = f->map && !key;
+        }
+        ev.depth = (uint32_t)depth;
+        switch (t) {
+        case SDX_TYPE_NULL:
+        case SDX_TYPE_BOOL:
+        case SDX_TYPE_INT:
+        case SDX_TYPE_UINT:
+        case SDX_TYPE_DOUBLE:
+        case SDX_TYPE_STR:
+        case SDX_TYPE_BIN:
+        case SDX_TYPE_RAW: sdx_val_scalar_event(&ev, p, key); break;
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP:
+            if (depth == st.cap) {
+                if (!sdx_stack_grow(&st)) {
+                    rc = SDX_ERR_NOMEM;
+                    goto out;
+                }
+                frames = st.items;
+            }
+            frames[depth].end = p + p->v.u;
+            frames[depth].map = t == SDX_TYPE_MAP;
+            frames[depth].key_due = t == SDX_TYPE_MAP;
+            depth++;
+            ev.kind = t == SDX_TYPE_MAP ? SDX_MAP : SDX_ARRAY;
+            ev.v.count = SDX_VAL_LEN(p);
+            break;
+        default: /* not a value: a document corrupted by its user */
+            rc = SDX_ERR_INVALID_ARG;
+            goto out;
+        }
+        p++;
+        if ((rc = sdx_sink_put(sink, &ev)) != SDX_OK) goto out;
+        ev.tag_kind = SDX_TAG_NONE;
+        ev.tag = 0;
+    }
+out:
+    sdx_stack_free(&st);
+    return rc;
+}

@@ -1,0 +1,867 @@
+/*
+ * The JSON tree parser: sdx_json_parse and sdx_json_parse_insitu.
+ *
+ * One pass over the text fills the document's value array (struct sdx_doc,
+ * src/core/doc_internal.h) directly, in document order, without events.
+ *
+ * Structure. One function, parse_text(), holds the hot state in locals (the
+ * cursor, the end, the next free slot, the innermost open container and its
+ * element count) and moves between the states of the grammar with gotos: a
+ * value starts with a switch on its first byte; arrays and maps have one
+ * label per position (first element, element, after an element, key, colon,
+ * member value, after a member). Everything rare (escapes, errors, comments,
+ * NaN and Infinity, growing the array) is in separate functions.
+ *
+ * Open containers without recursion or a separate stack: while a container
+ * is open, its slot holds in its payload the index of its parent's slot and
+ * in its length bits the parent's element count so far; closing it writes
+ * its own count and span there and takes both back. The stack of open
+ * containers is so a chain through the value array, which needs no
+ * allocation of its own and is limited by opts->max_depth.
+ *
+ * Bounds. The input need not be padded or NUL-terminated, so every read is
+ * checked against `lim`; tokens of unknown length (strings, whitespace) are
+ * scanned 16 bytes inline (src/simd/inline.h) and go on with the SIMD kernel
+ * (json_string_scan) when longer.
+ *
+ * UTF-8. The whole input is validated once up front with the SIMD kernel;
+ * parsing then stops at the first invalid byte as if the input ended there
+ * (`lim`), and reaching it is reported as SDX_ERR_UTF8 at that offset. So
+ * errors are reported in document order: a syntax error before the invalid
+ * byte wins. With SDX_JSON_READ_STOP_AFTER_VALUE only the first value is
+ * looked at, so instead each string (and comment) is validated on its own.
+ *
+ * Memory. The value array is allocated once from an estimate of the slot
+ * count (input length / 8, or the exact bound len / 2 + 2 for small inputs)
+ * and grows geometrically, never beyond that bound. Strings without escapes
+ * point into the input. Strings with escapes are unescaped into one block,
+ * allocated at the first escape and sized by the rest of the input (the
+ * unescaped text of every string from there on is never longer than its
+ * source); in place for sdx_json_parse_insitu and SDX_JSON_READ_COPY_INPUT
+ * (which copies the input into the document first and then parses the copy
+ * in place).
+ */
+#include <string.h>
+
+#include "core/doc_internal.h"
+#include "core/platform.h"
+#include "core/utf8.h"
+#include "json/lex.h"
+#include "num/num.h"
+#include "sdx/json.h"
+#include "simd/inline.h"
+#include "simd/simd.h"
+
+/* ------------------------------------------------------------------------ */
+/* Parser state outside the hot loop                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct parser {
+    const char *text; /* the text parsed: the input, its copy, or the caller's buffer */
+    const char *lim;  /* parsing stops here: the end, or the first invalid UTF-8 byte */
+    const char *end;  /* text + len */
+    char *wtext;      /* text, writable (insitu or copy), else NULL */
+    char *sbuf;       /* next free byte of the unescape block; NULL until needed */
+    const sdx_simd_kernels *k;
+    sdx_doc *doc;
+    uint32_t flags;        /* sdx_json_read_flag */
+    unsigned numflags;     /* for sdx_json_number */
+    bool utf8_per_string;  /* validate strings and comments one by one */
+    /* the first error */
+    sdx_err code;
+    const char *err_at;
+    const char *msg;
+    /* in place: the string being unescaped when the error happened,
+     * [str_begin, str_dst) holds its unescaped part */
+    const char *str_begin, *str_dst;
+} parser;
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE void set_error(parser *ps, sdx_err code, const char *at, const char *msg) {
+    if (ps->code != SDX_OK) return;
+    ps->code = code;
+    ps->err_at = at;
+    ps->msg = msg;
+}
+
+/* Parsing reached `lim`: the end of the input inside a value, or the first
+ * invalid UTF-8 byte. */
+static SDX_NOINLINE void error_at_lim(parser *ps) {
+    if (ps->lim < ps->end) set_error(ps, SDX_ERR_UTF8, ps->lim, "invalid UTF-8");
+    else set_error(ps, SDX_ERR_TRUNCATED, ps->end, "unexpected end of input");
+}
+
+/* Whether the bytes at p (p < end) start an ill-formed UTF-8 sequence. */
+static bool bad_utf8_at(const char *p, const char *end) {
+    if ((unsigned char)*p < 0x80) return false;
+    size_t n = (size_t)(end - p) < 4 ? (size_t)(end - p) : 4;
+    return sdx_utf8_valid_prefix(p, n) == 0;
+}
+
+/* A byte that cannot come here: SDX_ERR_UTF8 if it starts an ill-formed
+ * sequence (only possible when strings are validated one by one), else
+ * SDX_ERR_SYNTAX with `msg`; at lim, the end-of-input error. */
+static SDX_NOINLINE void error_unexpected(parser *ps, const char *p, const char *msg) {
+    if (p >= ps->lim) error_at_lim(ps);
+    else if (bad_utf8_at(p, ps->end)) set_error(ps, SDX_ERR_UTF8, p, "invalid UTF-8");
+    else set_error(ps, SDX_ERR_SYNTAX, p, msg);
+}
+
+/* Validate s[0, n) (a string body or a comment) when strings are validated
+ * one by one. */
+static SDX_NOINLINE bool check_utf8(parser *ps, const char *s, size_t n) {
+    size_t ok = ps->k->utf8_valid_prefix(s, n);
+    if (SDX_LIKELY(ok == n)) return true;
+    set_error(ps, SDX_ERR_UTF8, s + ok, "invalid UTF-8");
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Line and column                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Count the line feeds of t[from, to) into *lines and the position after
+ * the last one into *line_start. */
+static void count_lines(const char *t, size_t from, size_t to, size_t *lines, size_t *line_start) {
+    const char *p = t + from, *e = t + to;
+    while (p < e) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        if (!nl) break;
+        ++*lines;
+        *line_start = (size_t)(nl + 1 - t);
+        p = nl + 1;
+    }
+}
+
+/* 1-based line and column (in bytes) of byte `off` of the original text.
+ * `skip` lists regions [from, to) sorted and disjoint, to leave out: when
+ * the text was unescaped in place, the strings' unescaped bytes (which may
+ * now hold line feeds that were \n escapes) are not the original text; no
+ * line feed was there originally, as raw control characters end a string. */
+typedef struct {
+    const sdx_val *vals, *vals_end; /* the slots filled so far */
+    const char *base;               /* the text the slots point into */
+    size_t cur_from, cur_to;        /* the string being unescaped, if any */
+} skip_regions;
+
+static void locate(const char *t, size_t off, const skip_regions *skip, size_t *line,
+                   size_t *col) {
+    size_t lines = 0, line_start = 0, pos = 0;
+    if (skip) {
+        for (const sdx_val *v = skip->vals; v < skip->vals_end && pos < off; v++) {
+            if (SDX_VAL_TYPE(v) != SDX_TYPE_STR || SDX_VAL_LEN(v) == 0) continue;
+            size_t from = (size_t)(v->v.s - skip->base), to = from + (size_t)SDX_VAL_LEN(v);
+            if (from >= off) break;
+            count_lines(t, pos, from, &lines, &line_start);
+            pos = to < off ? to : off;
+        }
+        if (skip->cur_to > skip->cur_from && skip->cur_from >= pos && skip->cur_from < off) {
+            count_lines(t, pos, skip->cur_from, &lines, &line_start);
+            pos = skip->cur_to < off ? skip->cur_to : off;
+        }
+    }
+    count_lines(t, pos, off, &lines, &line_start);
+    *line = lines + 1;
+    *col = off - line_start + 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Whitespace and comments                                                   */
+/* ------------------------------------------------------------------------ */
+
+static inline bool is_ws(unsigned char c) {
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Skip whitespace from p (where *p is whitespace or p == lim); returns the
+ * first other byte or lim. Pretty-printed text has a line break and then a
+ * run of spaces, so line breaks are stepped over one by one and spaces are
+ * counted 16 at a time. */
+static SDX_ALWAYS_INLINE const char *skip_ws(const char *p, const char *lim) {
+    while ((size_t)(lim - p) >= 16) {
+        unsigned n = sdx_inline_space_run16(p);
+        p += n;
+        if (n == 16) continue;
+        const unsigned char c = (unsigned char)*p;
+        if (SDX_LIKELY(c > ' ')) return p;
+        if (!is_ws(c)) return p;
+        p++;
+    }
+    while (p < lim && is_ws((unsigned char)*p)) p++;
+    return p;
+}
+
+/* At a '/' with SDX_JSON_READ_COMMENTS: skip comments and whitespace;
+ * returns the first other byte or lim, or NULL with the error set. */
+static SDX_NOINLINE const char *skip_comments(parser *ps, const char *p) {
+    const char *lim = ps->lim;
+    while (p < lim && *p == '/') {
+        if (lim - p < 2) {
+            error_at_lim(ps);
+            return NULL;
+        }
+        const char *body = p + 2, *q;
+        if (p[1] == '/') {
+            q = memchr(body, '\n', (size_t)(lim - body));
+            if (!q) q = lim; /* a line comment may end the input */
+            if (ps->utf8_per_string && !check_utf8(ps, body, (size_t)(q - body))) return NULL;
+            p = q;
+        } else if (p[1] == '*') {
+            q = body;
+            for (;;) {
+                q = memchr(q, '*', (size_t)(lim - q));
+                if (!q || lim - q < 2) {
+                    error_at_lim(ps);
+                    return NULL;
+                }
+                if (q[1] == '/') break;
+                q++;
+            }
+            if (ps->utf8_per_string && !check_utf8(ps, body, (size_t)(q - body))) return NULL;
+            p = q + 2;
+        } else {
+            set_error(ps, SDX_ERR_SYNTAX, p, "invalid comment");
+            return NULL;
+        }
+        p = skip_ws(p, lim);
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* An escape or literal went wrong: the end of the input (or the invalid
+ * UTF-8 byte parsing stopped at), or the error found. */
+static SDX_NOINLINE void lex_error(parser *ps, const sdx_json_lexerr *e) {
+    if (e->code == SDX_ERR_TRUNCATED) error_at_lim(ps);
+    else if (e->code == SDX_ERR_SYNTAX) error_unexpected(ps, e->at, e->msg);
+    else set_error(ps, e->code, e->at, e->msg);
+}
+
+/* The string body at s stopped at s[n] (or n == lim - s) on something other
+ * than its closing quote: an escape to decode, a control character, or the
+ * end. On success fills *out and returns the byte after the closing quote;
+ * else NULL with the error set. */
+static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size_t n,
+                                                  sdx_val *out) {
+    const char *lim = ps->lim;
+    const char *src = s + n;
+    if (src >= lim) {
+        error_at_lim(ps);
+        return NULL;
+    }
+    if ((unsigned char)*src < 0x20) {
+        set_error(ps, SDX_ERR_SYNTAX, src, "control character in string");
+        return NULL;
+    }
+    /* *src == '\\': unescape, into the block or in place */
+    char *start, *dst;
+    const bool in_place = ps->wtext != NULL;
+    if (in_place) {
+        start = ps->wtext + (s - ps->text);
+        dst = start + n;
+    } else {
+        if (!ps->sbuf) {
+            /* all the unescaped text from here on fits in what is left */
+            ps->sbuf = sdx_doc_block_alloc(ps->doc, (size_t)(lim - s));
+            if (!ps->sbuf) {
+                set_error(ps, SDX_ERR_NOMEM, s, "out of memory");
+                return NULL;
+            }
+        }
+        start = dst = ps->sbuf;
+        memcpy(dst, s, n);
+        dst += n;
+    }
+    for (;;) {
+        sdx_json_lexerr e;
+        src = sdx_json_unescape_one(src, lim, &dst, &e);
+        if (!src) {
+            lex_error(ps, &e);
+            break;
+        }
+        size_t avail = (size_t)(lim - src), m;
+        if (in_place) {
+            m = ps->k->json_string_scan(src, avail);
+            memmove(dst, src, m);
+        } else {
+            m = ps->k->json_escape_copy(dst, src, avail, 0);
+        }
+        dst += m;
+        src += m;
+        if (m == avail) {
+            error_at_lim(ps);
+            break;
+        }
+        const unsigned char c = (unsigned char)*src;
+        if (c == '"') {
+            if (ps->utf8_per_string && !check_utf8(ps, s, (size_t)(src - s))) break;
+            out->tag = SDX_TYPE_STR | (uint64_t)(dst - start) << 16;
+            out->v.s = start;
+            if (!in_place) ps->sbuf = dst;
+            return src + 1;
+        }
+        if (c != '\\') {
+            set_error(ps, SDX_ERR_SYNTAX, src, "control character in string");
+            break;
+        }
+    }
+    if (in_place) {
+        ps->str_begin = start;
+        ps->str_dst = dst;
+    }
+    return NULL;
+}
+
+/* The string whose opening quote is at p into *out; returns the byte after
+ * the closing quote, or NULL with the error set. The first 16 bytes are
+ * scanned inline; longer strings go on with the kernel. */
+static SDX_ALWAYS_INLINE const char *read_string(parser *ps, const char *p, const char *lim,
+                                                 sdx_val *out) {
+    const char *s = p + 1;
+    const size_t avail = (size_t)(lim - s);
+    size_t n;
+    if (SDX_LIKELY(avail >= 16)) {
+        n = sdx_inline_string_stop16(s);
+        if (SDX_UNLIKELY(n == 16)) n = 16 + ps->k->json_string_scan(s + 16, avail - 16);
+    } else {
+        n = ps->k->json_string_scan(s, avail);
+    }
+    if (SDX_LIKELY(n < avail && s[n] == '"')) {
+        if (SDX_UNLIKELY(ps->utf8_per_string) && !check_utf8(ps, s, n)) return NULL;
+        out->tag = SDX_TYPE_STR | (uint64_t)n << 16;
+        out->v.s = s;
+        return s + n + 1;
+    }
+    return read_string_slow(ps, s, n, out);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Numbers and literals                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* The slot type for each sdx_num_kind but SDX_NUM_BIG. */
+static const uint8_t num_type[3] = {SDX_TYPE_INT, SDX_TYPE_UINT, SDX_TYPE_DOUBLE};
+
+static double double_from_bits(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* Whether the text at p is `word` (n bytes); if not, the error. */
+static SDX_NOINLINE bool match_word(parser *ps, const char *p, const char *word, size_t n) {
+    sdx_json_lexerr e;
+    if (sdx_json_match_word(p, ps->lim, word, n, &e)) return true;
+    lex_error(ps, &e);
+    return false;
+}
+
+/* NaN, Infinity or -Infinity at p with SDX_JSON_READ_NAN_INF. */
+static SDX_NOINLINE const char *read_nan_inf(parser *ps, const char *p, sdx_val *out) {
+    bool neg = *p == '-';
+    const char *w = p + neg;
+    uint64_t bits;
+    size_t n;
+    if (w < ps->lim && *w == 'N' && !neg) {
+        if (!match_word(ps, w, "NaN", 3)) return NULL;
+        bits = 0x7FF8000000000000ull;
+        n = 3;
+    } else {
+        if (!match_word(ps, w, "Infinity", 8)) return NULL;
+        bits = neg ? 0xFFF0000000000000ull : 0x7FF0000000000000ull;
+        n = 8;
+    }
+    out->tag = SDX_TYPE_DOUBLE;
+    out->v.d = double_from_bits(bits);
+    return w + n;
+}
+
+/* sdx_json_number found no number at p: -Infinity, or the error. */
+static SDX_NOINLINE const char *number_error(parser *ps, const char *p, const char *err_at,
+                                             sdx_val *out) {
+    if ((ps->flags & SDX_JSON_READ_NAN_INF) && p + 1 < ps->lim && p[1] == 'I')
+        return read_nan_inf(ps, p, out);
+    if (!err_at || err_at < p) err_at = p;
+    if (err_at >= ps->lim) error_at_lim(ps);
+    else error_unexpected(ps, err_at, "invalid number");
+    return NULL;
+}
+
+/* The number at p into *out; returns its end, or NULL with the error set. */
+static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
+                                                 sdx_val *out) {
+    sdx_num num;
+    const char *err_at = NULL;
+    const char *q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
+    if (SDX_UNLIKELY(!q)) return number_error(ps, p, err_at, out);
+    if (SDX_LIKELY(num.kind != SDX_NUM_BIG)) {
+        out->tag = num_type[num.kind];
+        out->v.u = num.v.u; /* the same 8 bytes for int64, uint64 and double */
+    } else {
+        out->tag = SDX_TYPE_RAW | (uint64_t)(q - p) << 16;
+        out->v.s = p;
+    }
+    return q;
+}
+
+#define WORD4(a, b, c, d) \
+    ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 | \
+     (uint32_t)(unsigned char)(c) << 16 | (uint32_t)(unsigned char)(d) << 24)
+
+static inline uint32_t load4le(const char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#ifdef SDX_BIG_ENDIAN
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* A default case of a value switch: NaN / Infinity, or the error. */
+static SDX_NOINLINE const char *read_other_value(parser *ps, const char *p, sdx_val *out) {
+    if ((ps->flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I'))
+        return read_nan_inf(ps, p, out);
+    error_unexpected(ps, p, "expected a value");
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The value array                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Slots a text of len bytes can need at most: every slot takes at least
+ * two bytes (a scalar and the comma or bracket after it, a container's two
+ * brackets, a key's two quotes), the root scalar one. */
+static size_t max_slots(size_t len) { return len / 2 + 2; }
+
+/* The first guess: the exact bound for small inputs, else a ratio below
+ * what real documents need (they take 8 to 30 bytes per value). */
+static size_t initial_slots(size_t len) {
+    if (len <= 4096) return max_slots(len);
+    return len / 8 + 64;
+}
+
+/* Grow the value array so that `need` more slots fit after `used`; updates
+ * doc->vals and doc->vals_cap. False (with the error set) on failure. */
+static SDX_NOINLINE bool grow_vals(parser *ps, size_t used, size_t need, const char *at) {
+    sdx_doc *doc = ps->doc;
+    const size_t limit = max_slots((size_t)(ps->end - ps->text));
+    size_t cap = doc->vals_cap;
+    size_t want = cap + cap / 2 + 64;
+    if (want > limit) want = limit;
+    if (want < used + need) want = used + need; /* cannot happen within the bound */
+    if (want > SIZE_MAX / sizeof(sdx_val)) {
+        set_error(ps, SDX_ERR_NOMEM, at, "out of memory");
+        return false;
+    }
+    sdx_val *nv = doc->alloc.realloc(doc->alloc.ctx, doc->vals, cap * sizeof(sdx_val),
+                                     want * sizeof(sdx_val));
+    if (!nv) {
+        set_error(ps, SDX_ERR_NOMEM, at, "out of memory");
+        return false;
+    }
+    doc->vals = nv;
+    doc->vals_cap = want;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The parser                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Whether a byte may follow a number or a literal at the top level with
+ * SDX_JSON_READ_STOP_AFTER_VALUE (inside containers the grammar checks). */
+static bool is_delimiter(const parser *ps, unsigned char c) {
+    return is_ws(c) || c == ',' || c == ']' || c == '}' ||
+           (c == '/' && (ps->flags & SDX_JSON_READ_COMMENTS));
+}
+
+/* Parse ps->text from p (after a BOM) into ps->doc, whose value array is
+ * allocated; true on success (doc->nvals and doc->consumed set). */
+static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
+    const char *const lim = ps->lim;
+    const uint32_t flags = ps->flags;
+    sdx_doc *const doc = ps->doc;
+    sdx_val *vals = doc->vals;
+    sdx_val *val = vals;                       /* the next free slot */
+    sdx_val *val_end = vals + doc->vals_cap;
+    sdx_val *ctn = NULL;                       /* the innermost open container */
+    uint64_t ctn_len = 0;                      /* its elements (entries) so far */
+    uint32_t depth = 0;
+    bool root_scalar = false;
+
+/* Make room for n slots at val (the array may move). */
+#define RESERVE(n)                                                                 \
+    do {                                                                           \
+        if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
+            size_t used_ = (size_t)(val - vals), ctn_i_ = ctn ? (size_t)(ctn - vals) : 0; \
+            if (!grow_vals(ps, used_, (n), p)) goto fail;                          \
+            vals = doc->vals;                                                      \
+            val = vals + used_;                                                    \
+            val_end = vals + doc->vals_cap;                                        \
+            if (ctn) ctn = vals + ctn_i_;                                          \
+        }                                                                          \
+    } while (0)
+
+/* Skip whitespace; at lim, the end-of-input error. */
+#define SKIP_WS()                                                                  \
+    do {                                                                           \
+        if (SDX_UNLIKELY(p == lim || (unsigned char)*p <= ' ')) {                  \
+            if (p < lim && *p == ' ' && p + 1 < lim && (unsigned char)p[1] > ' ')  \
+                p++;                                                               \
+            else {                                                                 \
+                p = skip_ws(p, lim);                                               \
+                if (SDX_UNLIKELY(p == lim)) goto at_lim;                           \
+            }                                                                      \
+        }                                                                          \
+    } while (0)
+
+/* At an unexpected byte: skip comments and go back to `label`, or fail. */
+#define COMMENT_OR_FAIL(label, msg)                                                \
+    do {                                                                           \
+        if (*p == '/' && (flags & SDX_JSON_READ_COMMENTS)) {                       \
+            p = skip_comments(ps, p);                                              \
+            if (!p) goto fail;                                                     \
+            if (p == lim) goto at_lim;                                             \
+            goto label;                                                            \
+        }                                                                          \
+        error_unexpected(ps, p, msg);                                              \
+        goto fail;                                                                 \
+    } while (0)
+
+/* A scalar value at p into *val, then `after`; containers jump to their
+ * begin labels; other bytes to `other`. */
+#define VALUE_SWITCH(after, other)                                                 \
+    switch ((unsigned char)*p) {                                                   \
+    case '"':                                                                      \
+        p = read_string(ps, p, lim, val);                                          \
+        if (SDX_UNLIKELY(!p)) goto fail;                                           \
+        val++;                                                                     \
+        goto after;                                                                \
+    case '[':                                                                      \
+        goto arr_begin;                                                            \
+    case '{':                                                                      \
+        goto obj_begin;                                                            \
+    case '-': case '0': case '1': case '2': case '3': case '4':                    \
+    case '5': case '6': case '7': case '8': case '9':                              \
+        p = read_number(ps, p, lim, val);                                          \
+        if (SDX_UNLIKELY(!p)) goto fail;                                           \
+        val++;                                                                     \
+        goto after;                                                                \
+    case 't':                                                                      \
+        if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('t', 'r', 'u', 'e'))) { \
+            match_word(ps, p, "true", 4);                                          \
+            goto fail;                                                             \
+        }                                                                          \
+        val->tag = SDX_TYPE_BOOL;                                                  \
+        val->v.u = 1;                                                              \
+        val++;                                                                     \
+        p += 4;                                                                    \
+        goto after;                                                                \
+    case 'f':                                                                      \
+        if (SDX_UNLIKELY(lim - p < 5 || load4le(p + 1) != WORD4('a', 'l', 's', 'e'))) { \
+            match_word(ps, p, "false", 5);                                         \
+            goto fail;                                                             \
+        }                                                                          \
+        val->tag = SDX_TYPE_BOOL;                                                  \
+        val->v.u = 0;                                                              \
+        val++;                                                                     \
+        p += 5;                                                                    \
+        goto after;                                                                \
+    case 'n':                                                                      \
+        if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('n', 'u', 'l', 'l'))) { \
+            match_word(ps, p, "null", 4);                                          \
+            goto fail;                                                             \
+        }                                                                          \
+        val->tag = SDX_TYPE_NULL;                                                  \
+        val->v.u = 0;                                                              \
+        val++;                                                                     \
+        p += 4;                                                                    \
+        goto after;                                                                \
+    default:                                                                       \
+        goto other;                                                                \
+    }
+
+/* Open a container of `type` at val (p at its bracket). The slot keeps the
+ * parent's index and element count until it closes. */
+#define OPEN(type)                                                                 \
+    do {                                                                           \
+        if (SDX_UNLIKELY(++depth > max_depth)) {                                   \
+            set_error(ps, SDX_ERR_DEPTH, p, "nesting too deep");                   \
+            goto fail;                                                             \
+        }                                                                          \
+        val->tag = (type) | ctn_len << 16;                                         \
+        val->v.u = ctn ? (uint64_t)(ctn - vals) : 0;                               \
+        ctn = val++;                                                               \
+        ctn_len = 0;                                                               \
+        p++;                                                                       \
+    } while (0)
+
+/* Close the innermost container (p at its bracket), then go on in the
+ * parent or finish. */
+#define CLOSE(type)                                                                \
+    do {                                                                           \
+        p++;                                                                       \
+        const uint64_t parent_len_ = ctn->tag >> 16, parent_ = ctn->v.u;           \
+        ctn->tag = (type) | ctn_len << 16;                                         \
+        ctn->v.u = (uint64_t)(val - ctn);                                          \
+        if (SDX_UNLIKELY(--depth == 0)) goto doc_end;                              \
+        ctn = vals + parent_;                                                      \
+        ctn_len = parent_len_;                                                     \
+        if (SDX_VAL_TYPE(ctn) == SDX_TYPE_ARRAY) goto arr_next;                    \
+        goto obj_next;                                                             \
+    } while (0)
+
+    /* ---- the root ---- */
+root:
+    SKIP_WS();
+    RESERVE(1);
+    VALUE_SWITCH(root_done, root_other)
+root_other:
+    if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
+        p = read_other_value(ps, p, val);
+        if (!p) goto fail;
+        val++;
+        goto root_done;
+    }
+    COMMENT_OR_FAIL(root, "expected a value");
+root_done:
+    /* a number or literal at the top level must end at a delimiter */
+    root_scalar = SDX_VAL_TYPE(vals) != SDX_TYPE_STR;
+    goto doc_end;
+
+    /* ---- arrays ---- */
+arr_begin:
+    OPEN(SDX_TYPE_ARRAY);
+    SKIP_WS();
+    if (*p == ']') goto arr_end;
+arr_val:
+    RESERVE(1);
+    VALUE_SWITCH(arr_next, arr_other)
+arr_other:
+    if (*p == ']' && (ctn_len == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto arr_end;
+    if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
+        p = read_other_value(ps, p, val);
+        if (!p) goto fail;
+        val++;
+        goto arr_next;
+    }
+    COMMENT_OR_FAIL(arr_val, ctn_len == 0 ? "expected a value or ']'" : "expected a value");
+arr_next:
+    ctn_len++;
+arr_after:
+    SKIP_WS();
+    if (SDX_LIKELY(*p == ',')) {
+        p++;
+        SKIP_WS();
+        goto arr_val;
+    }
+    if (*p == ']') goto arr_end;
+    COMMENT_OR_FAIL(arr_after, "expected ',' or ']'");
+arr_end:
+    CLOSE(SDX_TYPE_ARRAY);
+
+    /* ---- maps ---- */
+obj_begin:
+    OPEN(SDX_TYPE_MAP);
+    SKIP_WS();
+    if (*p == '}') goto obj_end;
+obj_key:
+    RESERVE(2);
+    if (SDX_LIKELY(*p == '"')) {
+        p = read_string(ps, p, lim, val);
+        if (SDX_UNLIKELY(!p)) goto fail;
+        val++;
+    } else {
+        if (*p == '}' && (ctn_len == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto obj_end;
+        COMMENT_OR_FAIL(obj_key, ctn_len == 0 ? "expected a string key or '}'"
+                                              : "expected a string key");
+    }
+obj_colon:
+    SKIP_WS();
+    if (SDX_UNLIKELY(*p != ':')) COMMENT_OR_FAIL(obj_colon, "expected ':'");
+    p++;
+    SKIP_WS();
+obj_val:
+    VALUE_SWITCH(obj_next, obj_other)
+obj_other:
+    if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
+        p = read_other_value(ps, p, val);
+        if (!p) goto fail;
+        val++;
+        goto obj_next;
+    }
+    COMMENT_OR_FAIL(obj_val, "expected a value");
+obj_next:
+    ctn_len++;
+obj_after:
+    SKIP_WS();
+    if (SDX_LIKELY(*p == ',')) {
+        p++;
+        SKIP_WS();
+        goto obj_key;
+    }
+    if (*p == '}') goto obj_end;
+    COMMENT_OR_FAIL(obj_after, "expected ',' or '}'");
+obj_end:
+    CLOSE(SDX_TYPE_MAP);
+
+    /* ---- after the root value ---- */
+doc_end:
+    if (flags & SDX_JSON_READ_STOP_AFTER_VALUE) {
+        if (root_scalar && p < lim && !is_delimiter(ps, (unsigned char)*p)) {
+            error_unexpected(ps, p, "unexpected byte after the value");
+            goto fail;
+        }
+        doc->consumed = (size_t)(p - ps->text);
+    } else {
+        for (;;) {
+            if (p < lim && is_ws((unsigned char)*p)) p = skip_ws(p, lim);
+            if (p < lim && *p == '/' && (flags & SDX_JSON_READ_COMMENTS)) {
+                p = skip_comments(ps, p);
+                if (!p) goto fail;
+                continue;
+            }
+            break;
+        }
+        if (p < lim) {
+            error_unexpected(ps, p, "unexpected content after the value");
+            goto fail;
+        }
+        if (lim < ps->end) goto at_lim;
+        doc->consumed = (size_t)(ps->end - ps->text);
+    }
+    doc->nvals = (size_t)(val - vals);
+    return true;
+
+at_lim:
+    error_at_lim(ps);
+fail:
+    doc->nvals = (size_t)(val - vals);
+    return false;
+
+#undef RESERVE
+#undef SKIP_WS
+#undef COMMENT_OR_FAIL
+#undef VALUE_SWITCH
+#undef OPEN
+#undef CLOSE
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entry points                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void fill_error(sdx_error *err, sdx_err code, size_t off, size_t line, size_t col,
+                       const char *msg) {
+    if (!err) return;
+    err->code = code;
+    err->offset = off;
+    err->line = line;
+    err->column = col;
+    err->msg = msg;
+}
+
+/* Parse `len` bytes at `data`; `wdata` is the same bytes, writable, when
+ * parsing in place (else NULL). */
+static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_read_opts *opts,
+                      sdx_error *err) {
+    const uint32_t flags = opts ? opts->flags : 0;
+    const uint32_t max_depth =
+        opts && opts->max_depth ? opts->max_depth : SDX_JSON_DEFAULT_MAX_DEPTH;
+    const sdx_alloc *alloc = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    if (!data && len) {
+        fill_error(err, SDX_ERR_INVALID_ARG, 0, 1, 1, "no input");
+        return NULL;
+    }
+    if (len > SDX_VAL_LEN_MAX) {
+        fill_error(err, SDX_ERR_LIMIT, 0, 1, 1, "input too large");
+        return NULL;
+    }
+    if (!data) data = "";
+
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.flags = flags;
+    ps.numflags = (flags & SDX_JSON_READ_BIGNUM_RAW) ? SDX_NUM_BIG_RAW : 0;
+    ps.k = sdx_simd_active();
+    ps.utf8_per_string = (flags & SDX_JSON_READ_STOP_AFTER_VALUE) != 0;
+
+    sdx_doc *doc = sdx_doc_alloc(alloc);
+    if (!doc) {
+        fill_error(err, SDX_ERR_NOMEM, 0, 1, 1, "out of memory");
+        return NULL;
+    }
+    ps.doc = doc;
+    const char *orig = data;
+    bool ok = false;
+    if (!wdata && (flags & SDX_JSON_READ_COPY_INPUT) && len) {
+        wdata = sdx_doc_block_alloc(doc, len);
+        if (!wdata) {
+            set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");
+            ps.text = data;
+            goto done;
+        }
+        memcpy(wdata, data, len);
+        data = wdata;
+    }
+    ps.text = data;
+    ps.wtext = wdata;
+    ps.end = data + len;
+    ps.lim = ps.utf8_per_string ? ps.end : data + ps.k->utf8_valid_prefix(data, len);
+
+    const size_t cap = initial_slots(len);
+    doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
+    if (!doc->vals) {
+        set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");
+        goto done;
+    }
+    doc->vals_cap = cap;
+
+    const char *p = data;
+    if ((flags & SDX_JSON_READ_BOM) && len >= 3 && (unsigned char)p[0] == 0xEF &&
+        (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF && ps.lim - p >= 3)
+        p += 3;
+    ok = parse_text(&ps, p, max_depth);
+
+done:
+    if (ok) {
+        doc->err = SDX_OK;
+        fill_error(err, SDX_OK, 0, 0, 0, sdx_strerror(SDX_OK));
+        return doc;
+    }
+    const size_t off = (size_t)(ps.err_at - ps.text);
+    size_t line, col;
+    if (ps.wtext && orig != ps.text) {
+        /* the copy was modified; the caller's input was not */
+        locate(orig, off, NULL, &line, &col);
+    } else if (ps.wtext) {
+        skip_regions skip = {doc->vals, doc->vals ? doc->vals + doc->nvals : NULL, ps.text, 0, 0};
+        if (ps.str_dst) {
+            skip.cur_from = (size_t)(ps.str_begin - ps.text);
+            skip.cur_to = (size_t)(ps.str_dst - ps.text);
+        }
+        locate(ps.text, off, &skip, &line, &col);
+    } else {
+        locate(ps.text, off, NULL, &line, &col);
+    }
+    fill_error(err, ps.code, off, line, col, ps.msg);
+    sdx_doc_free(doc);
+    return NULL;
+}
+
+SDX_API sdx_doc *sdx_json_parse(const char *data, size_t len, const sdx_json_read_opts *opts,
+                                sdx_error *err) {
+    return parse(data, NULL, len, opts, err);
+}
+
+SDX_API sdx_doc *sdx_json_parse_insitu(char *data, size_t len, const sdx_json_read_opts *opts,
+                                       sdx_error *err) {
+    return parse(data, data, len, opts, err);
+}
