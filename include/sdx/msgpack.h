@@ -114,6 +114,7 @@ typedef struct sdx_msgpack_writer {
     sdx_msgpack_frame *top; /* innermost open container; a frame that allows
                                nothing once an error is set */
     size_t (*utf8_valid)(const char *s, size_t n);
+    uint64_t ascii_mask;    /* the high bits, or 0 when UTF-8 is not checked */
     sdx_err err;
     uint32_t flags;
     uint32_t depth;

@@ -10,6 +10,7 @@
  * moves the partial item to the front of its buffer and reads more chunks
  * after it, growing the buffer only by what actually arrives.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,8 @@ struct sdx_msgpack_reader {
     uint32_t max_depth;
     uint32_t flags;
     uint8_t state;
-    uint8_t last_begin; /* the last event was an ARRAY or MAP */
+    const uint8_t *begin_p; /* after the last ARRAY or MAP event: where */
+    uint32_t begin_depth;   /* the input stood, and the depth it opened */
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
     const char *msg;
@@ -169,6 +171,7 @@ static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) 
     while ((size_t)(r->end - r->p) < n) {
         if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->p);
         size_t have = (size_t)(r->end - r->p);
+        r->begin_p = NULL; /* the bytes move: the last event is no begin */
         if (r->p != r->store) {
             r->base_offset = offset_of(r, r->p);
             memmove(r->store, r->p, have);
@@ -275,9 +278,10 @@ static const uint8_t header_len[32] = {
     /* d0 */ 2, 3, 5, 9, 2, 2, 2, 2, 2, 2, 3, 5, 3, 5, 3, 5,
 };
 
-bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
+/* Every item, and everything around items: END events, the state after the
+ * root, streams, errors. */
+static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
     uint32_t d = r->depth;
-    r->last_begin = 0;
     int key = 0;
     if (SDX_UNLIKELY(r->state >= STATE_END)) return false;
     if (d) {
@@ -545,7 +549,8 @@ container:
     r->stack[d] = n;
     r->depth = d + 1;
     r->p = p + h;
-    r->last_begin = 1;
+    r->begin_p = r->p;
+    r->begin_depth = d + 1;
     return true;
 
 scalar:
@@ -557,6 +562,178 @@ undo:
      * was, so that the state stays consistent. */
     if (d) r->stack[d - 1]++;
     return false;
+}
+
+/* The event's kind, depth and no flags or tag, in one 8-byte store where
+ * the layout allows (kind at byte 0, tag_kind, flags, padding, depth at
+ * bytes 4-7 on a little-endian machine), then the tag. */
+static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) {
+#if !defined(SDX_BIG_ENDIAN)
+    _Static_assert(offsetof(sdx_event, depth) == 4 && offsetof(sdx_event, tag) == 8, "event layout");
+    uint64_t head = (uint64_t)kind | (uint64_t)d << 32;
+    memcpy(ev, &head, 8);
+#else
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = d;
+#endif
+    ev->tag = 0;
+}
+
+#define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
+
+/* The fast path: an item in a container or at the root, with 18 bytes of
+ * input at hand, of the common kinds (fixint, int and uint up to 32 bits,
+ * nil, bool, float 64, fixmap and fixarray within the stack, fixstr and
+ * str 8 of at most 16 ASCII bytes), dispatched on the type byte in one
+ * jump. It calls nothing, so it needs no stack frame; everything else
+ * goes to next_full. */
+bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint32_t d = r->depth;
+    const uint8_t *p = r->p;
+    if (SDX_UNLIKELY(r->state != STATE_VALUE)) return next_full(r, ev);
+    uint64_t *f = NULL;
+    uint64_t left = 1;
+    if (SDX_LIKELY(d)) {
+        f = &r->stack[d - 1];
+        left = *f & ~MAP_BIT;
+        if (left == 0) { /* the end of a container */
+            set_head(ev, SDX_END, d - 1);
+            r->depth = d - 1;
+            if (d == 1) r->state = STATE_AFTER_ROOT;
+            return true;
+        }
+    }
+    if (SDX_UNLIKELY((size_t)(r->end - p) < 18)) return next_full(r, ev);
+    uint8_t c = *p;
+    size_t n, h;
+    switch (c) {
+    CASE16(0x00): CASE16(0x10): CASE16(0x20): CASE16(0x30):
+    CASE16(0x40): CASE16(0x50): CASE16(0x60): CASE16(0x70):
+        set_head(ev, SDX_INT, d);
+        ev->v.i = c;
+        p++;
+        break;
+    CASE16(0xe0): CASE16(0xf0):
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)c;
+        p++;
+        break;
+    CASE16(0xa0): CASE16(0xb0):
+        n = c & 0x1f;
+        h = 1;
+        goto str;
+    case 0xd9:
+        n = p[1];
+        h = 2;
+        goto str;
+    CASE16(0x80):
+        if (SDX_UNLIKELY(d >= r->max_depth || d >= r->cap)) return next_full(r, ev);
+        n = c & 0x0f;
+        if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - 1) / 2)) return next_full(r, ev);
+        set_head(ev, SDX_MAP, d);
+        ev->v.count = n;
+        r->stack[d] = 2 * n | MAP_BIT;
+        goto begin;
+    CASE16(0x90):
+        if (SDX_UNLIKELY(d >= r->max_depth || d >= r->cap)) return next_full(r, ev);
+        n = c & 0x0f;
+        if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - 1)) return next_full(r, ev);
+        set_head(ev, SDX_ARRAY, d);
+        ev->v.count = n;
+        r->stack[d] = n;
+        goto begin;
+    case 0xc0:
+        set_head(ev, SDX_NULL, d);
+        ev->v.u = 0;
+        p++;
+        break;
+    case 0xc2:
+    case 0xc3:
+        set_head(ev, SDX_BOOL, d);
+        ev->v.u = 0;
+        ev->v.b = c == 0xc3;
+        p++;
+        break;
+    case 0xcb: {
+        set_head(ev, SDX_DOUBLE, d);
+        uint64_t bits = sdx_load_be64(p + 1);
+        memcpy(&ev->v.d, &bits, 8);
+        p += 9;
+        break;
+    }
+    case 0xcc:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = p[1];
+        p += 2;
+        break;
+    case 0xcd:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = sdx_load_be16(p + 1);
+        p += 3;
+        break;
+    case 0xce:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = sdx_load_be32(p + 1);
+        p += 5;
+        break;
+    case 0xd0:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)p[1];
+        p += 2;
+        break;
+    case 0xd1:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int16_t)sdx_load_be16(p + 1);
+        p += 3;
+        break;
+    case 0xd2:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int32_t)sdx_load_be32(p + 1);
+        p += 5;
+        break;
+    default: return next_full(r, ev);
+    }
+    /* a scalar */
+    if (SDX_LIKELY(d)) *f -= 1;
+    else r->state = STATE_AFTER_ROOT;
+    r->p = p;
+    return true;
+
+str:
+    /* at most 16 bytes, all in the window, ASCII (or not checked) */
+    if (SDX_UNLIKELY(n > 16) || SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) {
+        uint64_t a = 0, b = 0;
+        if (n >= 8) {
+            memcpy(&a, p + h, 8);
+            memcpy(&b, p + h + n - 8, 8);
+        } else if (n) {
+            memcpy(&a, p + h, 8); /* within the 18 bytes at hand */
+#ifdef SDX_BIG_ENDIAN
+            a &= ~(uint64_t)0 << (64 - 8 * n);
+#else
+            a &= ~(uint64_t)0 >> (64 - 8 * n);
+#endif
+        }
+        if (SDX_UNLIKELY((a | b) & 0x8080808080808080ull)) return next_full(r, ev);
+    }
+    set_head(ev, d && (*f >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    if (SDX_LIKELY(d)) *f -= 1;
+    else r->state = STATE_AFTER_ROOT;
+    r->p = p + h + n;
+    return true;
+
+begin:
+    if (SDX_LIKELY(d)) *f -= 1;
+    r->depth = d + 1;
+    r->p = r->begin_p = p + 1;
+    r->begin_depth = d + 1;
+    return true;
 }
 
 sdx_err sdx_msgpack_reader_error(const sdx_msgpack_reader *r, sdx_error *err) {
@@ -582,7 +759,10 @@ uint64_t sdx_msgpack_reader_offset(const sdx_msgpack_reader *r) { return offset_
 
 bool sdx_msgpack_reader_skip(sdx_msgpack_reader *r) {
     if (r->state == STATE_ERROR) return false;
-    if (!r->last_begin) return true;
+    /* Was the last event a begin? Then the input has not moved since and
+     * the depth is the one it opened (any later event moves the input or
+     * closes that container). */
+    if (!r->begin_p || r->p != r->begin_p || r->depth != r->begin_depth) return true;
     uint32_t target = r->depth - 1;
     sdx_event ev;
     while (sdx_msgpack_reader_next(r, &ev))

@@ -63,6 +63,7 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->top->kind = FRAME_ROOT;
     w->top->pinned = 0;
     w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    w->ascii_mask = w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
@@ -382,38 +383,84 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
     return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
 }
 
-sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
+/* The common case of a str: at most 16 bytes, ASCII (or not checked), and
+ * 24 bytes of room. The bytes are moved with two overlapping loads and
+ * stores (never reading outside s[0, n)), whose words also give the ASCII
+ * test; the fixstr header goes before them. Returns the end, or NULL (with
+ * nothing written) for the checked path. */
+static SDX_ALWAYS_INLINE char *short_str(const sdx_msgpack_writer *w, char *p, const char *s, size_t n) {
+    uint64_t a, b;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (SDX_UNLIKELY((a | b) & w->ascii_mask)) return NULL;
+        p[0] = (char)(0xa0 | n);
+        memcpy(p + 1, &a, 8);
+        memcpy(p + 1 + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        if (SDX_UNLIKELY((x | y) & (uint32_t)w->ascii_mask)) return NULL;
+        p[0] = (char)(0xa0 | n);
+        memcpy(p + 1, &x, 4);
+        memcpy(p + 1 + n - 4, &y, 4);
+    } else {
+        p[0] = (char)(0xa0 | n);
+        if (n) {
+            uint8_t x = (uint8_t)s[0], y = (uint8_t)s[n / 2], z = (uint8_t)s[n - 1];
+            if (SDX_UNLIKELY((x | y | z) & (uint8_t)w->ascii_mask)) return NULL;
+            p[1] = (char)x;
+            p[1 + n / 2] = (char)y;
+            p[n] = (char)z;
+        }
+    }
+    return p + 1 + n;
+}
+
+/* Longer strings, or short ones that are not plain ASCII: validated, then
+ * copied with memcpy when they fit. */
+static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, size_t n) {
     u8 *p;
     if (SDX_LIKELY(n <= SMALL_STRING) && SDX_LIKELY(utf8_ok(w, s, n)) && (p = value_fast(w, n + 3))) {
         p = enc_str_header(p, n);
-        if (n) memcpy(p, s, n);
+        memcpy(p, s, n);
         w->out->cur = (char *)p + n;
         return SDX_OK;
     }
     return string_slow(w, s, n);
 }
 
+sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
+    sdx_msgpack_frame *f = w->top;
+    char *p = w->out->cur, *e;
+    if (SDX_LIKELY(n <= 16 && f->left != 0 && (size_t)(w->out->end - p) >= 24) &&
+        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+        f->left--;
+        w->out->cur = e;
+        return SDX_OK;
+    }
+    return string_medium(w, s, n);
+}
+
 static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     const sdx_msgpack_frame *f = w->top;
     if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
-    return string_slow(w, s, n);
+    return string_medium(w, s, n);
 }
 
 sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
     sdx_msgpack_frame *f = w->top;
+    char *p = w->out->cur, *e;
     /* A key is due in a map whose `left` is even and not 0; the dead frame
      * is no map. */
-    if (SDX_LIKELY(f->kind == FRAME_MAP && !(f->left & 1) && f->left != 0 && n <= SMALL_STRING) &&
-        SDX_LIKELY(utf8_ok(w, s, n))) {
-        char *p = w->out->cur;
-        if (SDX_LIKELY((size_t)(w->out->end - p) >= n + 3)) {
-            f->left--;
-            p = (char *)enc_str_header((u8 *)p, n);
-            if (n) memcpy(p, s, n);
-            w->out->cur = p + n;
-            return SDX_OK;
-        }
+    if (SDX_LIKELY(f->kind == FRAME_MAP && !(f->left & 1) && f->left != 0 && n <= 16 &&
+                   (size_t)(w->out->end - p) >= 24) &&
+        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+        f->left--;
+        w->out->cur = e;
+        return SDX_OK;
     }
     return key_slow(w, s, n);
 }
