@@ -22,19 +22,23 @@
 
 /* A stack entry: the items (a map's keys and values) still to come in an
  * open container, with MAP_BIT set for a map. In a map a key is due when
- * the items left are even. */
+ * the items left are even. Entry 0 stands for the top level: 1 while the
+ * root value is due, 0 after it; the container at depth d is entry d. */
 #define MAP_BIT (UINT64_C(1) << 63)
 #define INLINE_STACK 32
 
-/* Where the reader is; the states from STATE_END on return no more events. */
-enum { STATE_VALUE, STATE_AFTER_ROOT, STATE_END, STATE_ERROR };
+/* Where the reader is: reading, or done (cleanly or not). Once done, the
+ * input window is empty or the top level has nothing left, so the fast
+ * path always hands over to next_full, which returns false. */
+enum { STATE_VALUE, STATE_END, STATE_ERROR };
 
 struct sdx_msgpack_reader {
     const uint8_t *p;   /* next byte */
     const uint8_t *end; /* end of the bytes available */
     const uint8_t *base; /* offset 0 of the window: input offset base_offset */
     uint64_t base_offset;
-    uint64_t *stack;     /* open containers, innermost at depth - 1 */
+    uint64_t *stack;     /* the top level and the open containers, innermost
+                            at `depth` */
     uint32_t depth;
     uint32_t cap;
     uint32_t max_depth;
@@ -70,6 +74,7 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
         r->msg = msg;
         r->err_offset = offset_of(r, at);
         r->state = STATE_ERROR;
+        r->end = r->p; /* nothing more for the fast path */
     }
     return false;
 }
@@ -88,6 +93,7 @@ static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
     r->stack = r->inline_stack;
     r->cap = INLINE_STACK;
+    r->stack[0] = 1; /* the root value is due */
     r->state = STATE_VALUE;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     return r;
@@ -153,7 +159,7 @@ sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, si
             r->alloc.free(r->alloc.ctx, c);
             return NULL;
         }
-        memcpy(c->stack, r->stack, (size_t)r->depth * sizeof(uint64_t));
+        memcpy(c->stack, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
     }
     return c;
 }
@@ -218,11 +224,11 @@ static bool more_input(sdx_msgpack_reader *r) {
 
 static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
     uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
-    if (cap > r->max_depth) cap = r->max_depth;
+    if ((uint64_t)cap > (uint64_t)r->max_depth + 1) cap = r->max_depth + 1;
     uint64_t *s;
     if (r->stack == r->inline_stack) {
         s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(uint64_t));
-        if (s) memcpy(s, r->stack, (size_t)r->depth * sizeof(uint64_t));
+        if (s) memcpy(s, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
     } else {
         s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(uint64_t),
                              (size_t)cap * sizeof(uint64_t));
@@ -233,26 +239,24 @@ static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
     return true;
 }
 
+/* Before the first value (the input is empty so far): read on, or end a
+ * sequence cleanly, or fail for an empty input. */
+static SDX_NOINLINE bool before_root(sdx_msgpack_reader *r) {
+    if (more_input(r)) return true;
+    if (r->state == STATE_ERROR) return false;
+    if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
+        r->state = STATE_END;
+        return false;
+    }
+    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+}
+
 /* After the root value: the end of the input, the next value of a
  * sequence, or an error for bytes that follow. */
 static SDX_NOINLINE bool after_root(sdx_msgpack_reader *r) {
-    if (r->state == STATE_VALUE) { /* before the first value */
-        if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
-            if (more_input(r)) return true;
-            if (r->state == STATE_ERROR) return false;
-            r->state = STATE_END;
-            return false;
-        }
-        if (r->p == r->end && !more_input(r)) {
-            if (r->state == STATE_ERROR) return false;
-            return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
-        }
-        return true;
-    }
-    if (r->state != STATE_AFTER_ROOT) return false;
     if (more_input(r)) {
         if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
-            r->state = STATE_VALUE;
+            r->stack[0] = 1;
             return true;
         }
         return fail_at(r, SDX_ERR_SYNTAX, "bytes after the value", r->p);
@@ -282,23 +286,23 @@ static const uint8_t header_len[32] = {
  * root, streams, errors. */
 static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
     uint32_t d = r->depth;
-    int key = 0;
-    if (SDX_UNLIKELY(r->state >= STATE_END)) return false;
-    if (d) {
-        uint64_t *f = &r->stack[d - 1];
-        uint64_t left = *f & ~MAP_BIT;
-        if (left == 0) {
+    if (SDX_UNLIKELY(r->state != STATE_VALUE)) return false;
+    uint64_t *f = &r->stack[d];
+    uint64_t left = *f & ~MAP_BIT;
+    if (left == 0) {
+        if (d) {
             d--;
             SET_EV(SDX_END);
             r->depth = d;
-            if (d == 0) r->state = STATE_AFTER_ROOT;
             return true;
         }
-        key = (*f >> 63) & !(left & 1);
-        (*f)--;
-    } else if (SDX_UNLIKELY(r->state != STATE_VALUE) || SDX_UNLIKELY(r->p == r->end)) {
         if (!after_root(r)) return false;
+        left = 1;
+    } else if (d == 0 && r->p == r->end && !before_root(r)) {
+        return false;
     }
+    int key = (*f >> 63) & !(left & 1);
+    (*f)--;
 
     const uint8_t *p = r->p;
     size_t avail = (size_t)(r->end - p);
@@ -545,8 +549,8 @@ container:
         fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
         goto undo;
     }
-    if (SDX_UNLIKELY(d >= r->cap) && !grow_stack(r)) goto undo;
-    r->stack[d] = n;
+    if (SDX_UNLIKELY(d + 1 >= r->cap) && !grow_stack(r)) goto undo;
+    r->stack[d + 1] = n;
     r->depth = d + 1;
     r->p = p + h;
     r->begin_p = r->p;
@@ -554,13 +558,12 @@ container:
     return true;
 
 scalar:
-    if (d == 0) r->state = STATE_AFTER_ROOT;
     return true;
 
 undo:
-    /* An error: the item was not consumed. Keep the container's count as it
-     * was, so that the state stays consistent. */
-    if (d) r->stack[d - 1]++;
+    /* An error: the item was not consumed. Keep the count as it was, so
+     * that the state stays consistent. */
+    r->stack[d]++;
     return false;
 }
 
@@ -581,6 +584,22 @@ static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) 
     ev->tag = 0;
 }
 
+/* The fast path's str that needs the UTF-8 kernel: a call of its own, so
+ * that the fast path stays without a stack frame (this is a tail call).
+ * Invalid UTF-8 goes back to next_full, which reports it. */
+static SDX_NOINLINE bool long_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p, size_t h,
+                                  size_t n) {
+    if (r->utf8_valid((const char *)p + h, n) != n) return next_full(r, ev);
+    uint32_t d = r->depth;
+    uint64_t *f = &r->stack[d];
+    set_head(ev, (*f >> 63) && !(*f & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    *f -= 1;
+    r->p = p + h + n;
+    return true;
+}
+
 #define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
 #define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
 
@@ -593,18 +612,13 @@ static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) 
 bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
     uint32_t d = r->depth;
     const uint8_t *p = r->p;
-    if (SDX_UNLIKELY(r->state != STATE_VALUE)) return next_full(r, ev);
-    uint64_t *f = NULL;
-    uint64_t left = 1;
-    if (SDX_LIKELY(d)) {
-        f = &r->stack[d - 1];
-        left = *f & ~MAP_BIT;
-        if (left == 0) { /* the end of a container */
-            set_head(ev, SDX_END, d - 1);
-            r->depth = d - 1;
-            if (d == 1) r->state = STATE_AFTER_ROOT;
-            return true;
-        }
+    uint64_t *f = &r->stack[d];
+    uint64_t left = *f & ~MAP_BIT;
+    if (left == 0) {
+        if (SDX_UNLIKELY(d == 0)) return next_full(r, ev); /* after the root */
+        set_head(ev, SDX_END, d - 1);
+        r->depth = d - 1;
+        return true;
     }
     if (SDX_UNLIKELY((size_t)(r->end - p) < 18)) return next_full(r, ev);
     uint8_t c = *p;
@@ -629,21 +643,41 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
         n = p[1];
         h = 2;
         goto str;
+    case 0xda:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto str;
+    case 0xdb:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto str;
+    case 0xc4:
+        n = p[1];
+        h = 2;
+        goto bin;
+    case 0xc5:
+        n = sdx_load_be16(p + 1);
+        h = 3;
+        goto bin;
+    case 0xc6:
+        n = sdx_load_be32(p + 1);
+        h = 5;
+        goto bin;
     CASE16(0x80):
-        if (SDX_UNLIKELY(d >= r->max_depth || d >= r->cap)) return next_full(r, ev);
+        if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
         n = c & 0x0f;
         if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - 1) / 2)) return next_full(r, ev);
         set_head(ev, SDX_MAP, d);
         ev->v.count = n;
-        r->stack[d] = 2 * n | MAP_BIT;
+        r->stack[d + 1] = 2 * n | MAP_BIT;
         goto begin;
     CASE16(0x90):
-        if (SDX_UNLIKELY(d >= r->max_depth || d >= r->cap)) return next_full(r, ev);
+        if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
         n = c & 0x0f;
         if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - 1)) return next_full(r, ev);
         set_head(ev, SDX_ARRAY, d);
         ev->v.count = n;
-        r->stack[d] = n;
+        r->stack[d + 1] = n;
         goto begin;
     case 0xc0:
         set_head(ev, SDX_NULL, d);
@@ -664,6 +698,12 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
         p += 9;
         break;
     }
+    case 0xca:
+        set_head(ev, SDX_DOUBLE, d);
+        ev->flags = SDX_EVENT_FLOAT32;
+        ev->v.d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
+        p += 5;
+        break;
     case 0xcc:
         set_head(ev, SDX_INT, d);
         ev->v.i = p[1];
@@ -678,6 +718,18 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
         set_head(ev, SDX_INT, d);
         ev->v.i = sdx_load_be32(p + 1);
         p += 5;
+        break;
+    case 0xcf: {
+        uint64_t u = sdx_load_be64(p + 1);
+        set_head(ev, u > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        ev->v.u = u;
+        p += 9;
+        break;
+    }
+    case 0xd3:
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int64_t)sdx_load_be64(p + 1);
+        p += 9;
         break;
     case 0xd0:
         set_head(ev, SDX_INT, d);
@@ -697,15 +749,15 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
     default: return next_full(r, ev);
     }
     /* a scalar */
-    if (SDX_LIKELY(d)) *f -= 1;
-    else r->state = STATE_AFTER_ROOT;
+    *f -= 1;
     r->p = p;
     return true;
 
 str:
-    /* at most 16 bytes, all in the window, ASCII (or not checked) */
-    if (SDX_UNLIKELY(n > 16) || SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
     if (!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) {
+        /* up to 16 bytes of ASCII decided here; the rest by the kernel */
+        if (n > 16) return long_str(r, ev, p, h, n);
         uint64_t a = 0, b = 0;
         if (n >= 8) {
             memcpy(&a, p + h, 8);
@@ -718,18 +770,26 @@ str:
             a &= ~(uint64_t)0 >> (64 - 8 * n);
 #endif
         }
-        if (SDX_UNLIKELY((a | b) & 0x8080808080808080ull)) return next_full(r, ev);
+        if (SDX_UNLIKELY((a | b) & 0x8080808080808080ull)) return long_str(r, ev, p, h, n);
     }
-    set_head(ev, d && (*f >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    set_head(ev, (*f >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    if (SDX_LIKELY(d)) *f -= 1;
-    else r->state = STATE_AFTER_ROOT;
+    *f -= 1;
+    r->p = p + h + n;
+    return true;
+
+bin:
+    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    set_head(ev, SDX_BIN, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    *f -= 1;
     r->p = p + h + n;
     return true;
 
 begin:
-    if (SDX_LIKELY(d)) *f -= 1;
+    *f -= 1;
     r->depth = d + 1;
     r->p = r->begin_p = p + 1;
     r->begin_depth = d + 1;
