@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "sdx/common.h"
 
 /* Big-endian loads and stores of 16, 32 and 64 bits at any alignment. */
 static inline uint16_t sdx_bswap16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
@@ -130,6 +131,37 @@ static SDX_ALWAYS_INLINE bool sdx_mp_utf8_ok(size_t (*valid)(const char *, size_
     }
     return valid(s, n) == n;
 }
+
+/* The bits of the double a float 32 at p + 1 stands for. */
+static inline uint64_t sdx_mp_f32_bits(const uint8_t *p) {
+    double d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+/* The cases, in a switch on the type byte at p, of the scalars of a fixed
+ * size other than the fixints: nil, bool, float 32 and 64, uint and int of
+ * 8 to 64 bits. Each case is ON(kind, flags, bits, size): the event kind
+ * (sdx_kind), SDX_EVENT_FLOAT32 or 0, the value's 64 bits (an integer's
+ * two's complement, a double's bits, a bool's 0 or 1) and the item's size;
+ * ON ends the case (break or goto). The reader's two paths and the tree
+ * parser share them; p must have 9 bytes at hand. */
+#define SDX_MP_FIXED_SCALARS(p, ON)                                                          \
+    case 0xc0: ON(SDX_NULL, 0, 0, 1)                                                        \
+    case 0xc2: ON(SDX_BOOL, 0, 0, 1)                                                        \
+    case 0xc3: ON(SDX_BOOL, 0, 1, 1)                                                        \
+    case 0xca: ON(SDX_DOUBLE, SDX_EVENT_FLOAT32, sdx_mp_f32_bits(p), 5)                     \
+    case 0xcb: ON(SDX_DOUBLE, 0, sdx_load_be64((p) + 1), 9)                                 \
+    case 0xcc: ON(SDX_INT, 0, (p)[1], 2)                                                    \
+    case 0xcd: ON(SDX_INT, 0, sdx_load_be16((p) + 1), 3)                                    \
+    case 0xce: ON(SDX_INT, 0, sdx_load_be32((p) + 1), 5)                                    \
+    case 0xcf: ON(sdx_load_be64((p) + 1) > INT64_MAX ? SDX_UINT : SDX_INT, 0,               \
+                  sdx_load_be64((p) + 1), 9)                                                \
+    case 0xd0: ON(SDX_INT, 0, (uint64_t)(int64_t)(int8_t)(p)[1], 2)                         \
+    case 0xd1: ON(SDX_INT, 0, (uint64_t)(int64_t)(int16_t)sdx_load_be16((p) + 1), 3)        \
+    case 0xd2: ON(SDX_INT, 0, (uint64_t)(int64_t)(int32_t)sdx_load_be32((p) + 1), 5)        \
+    case 0xd3: ON(SDX_INT, 0, sdx_load_be64((p) + 1), 9)
 
 /* Decode a timestamp payload (4, 8 or 12 bytes); false if it is not one. */
 bool sdx_msgpack_ts_decode(const uint8_t *p, size_t len, int64_t *sec, uint32_t *nsec);

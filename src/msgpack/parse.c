@@ -82,6 +82,21 @@ static SDX_NOINLINE int grow_frames(parser *ps, frame *inline_frames, uint32_t m
 
 #define TYPE_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
 
+/* The document type of a scalar event kind: one more, from NULL to DOUBLE. */
+_Static_assert(SDX_TYPE_NULL == SDX_NULL + 1 && SDX_TYPE_BOOL == SDX_BOOL + 1 &&
+                   SDX_TYPE_INT == SDX_INT + 1 && SDX_TYPE_UINT == SDX_UINT + 1 &&
+                   SDX_TYPE_DOUBLE == SDX_DOUBLE + 1,
+               "scalar kinds and types in step");
+
+/* One fixed-size scalar (SDX_MP_FIXED_SCALARS) into the slot. */
+#define VAL_SCALAR(K, FL, BITS, SIZE)                                     \
+    {                                                                     \
+        v->v.u = (BITS);                                                  \
+        v->tag = ((uint64_t)(K) + 1) | ((FL) ? SDX_VAL_FLOAT32 : 0);       \
+        p += (SIZE);                                                      \
+        break;                                                            \
+    }
+
 /* The parse loop. Returns 1 with the document filled, or 0 with ps->code
  * set. */
 static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32_t flags,
@@ -156,17 +171,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
                 return fail(ps, SDX_ERR_TRUNCATED, "input ends inside a value", p);
         }
         switch (c) {
-        case 0xc0:
-            v->tag = SDX_TYPE_NULL;
-            v->v.u = 0;
-            p++;
-            break;
-        case 0xc2:
-        case 0xc3:
-            v->tag = SDX_TYPE_BOOL;
-            v->v.u = c & 1;
-            p++;
-            break;
+        SDX_MP_FIXED_SCALARS(p, VAL_SCALAR)
         case 0xc4:
             len = p[1];
             h = 2;
@@ -191,56 +196,6 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             len = sdx_load_be32(p + 1);
             h = 6;
             goto ext;
-        case 0xca:
-            v->tag = SDX_TYPE_DOUBLE | SDX_VAL_FLOAT32;
-            v->v.d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
-            p += 5;
-            break;
-        case 0xcb:
-            v->tag = SDX_TYPE_DOUBLE;
-            v->v.u = sdx_load_be64(p + 1);
-            p += 9;
-            break;
-        case 0xcc:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = p[1];
-            p += 2;
-            break;
-        case 0xcd:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = sdx_load_be16(p + 1);
-            p += 3;
-            break;
-        case 0xce:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = sdx_load_be32(p + 1);
-            p += 5;
-            break;
-        case 0xcf:
-            v->v.u = sdx_load_be64(p + 1);
-            v->tag = v->v.u > INT64_MAX ? SDX_TYPE_UINT : SDX_TYPE_INT;
-            p += 9;
-            break;
-        case 0xd0:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = (int8_t)p[1];
-            p += 2;
-            break;
-        case 0xd1:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = (int16_t)sdx_load_be16(p + 1);
-            p += 3;
-            break;
-        case 0xd2:
-            v->tag = SDX_TYPE_INT;
-            v->v.i = (int32_t)sdx_load_be32(p + 1);
-            p += 5;
-            break;
-        case 0xd3:
-            v->tag = SDX_TYPE_INT;
-            v->v.u = sdx_load_be64(p + 1);
-            p += 9;
-            break;
         case 0xd4: len = 1; h = 2; goto ext;
         case 0xd5: len = 2; h = 2; goto ext;
         case 0xd6: len = 4; h = 2; goto ext;

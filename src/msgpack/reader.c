@@ -282,6 +282,18 @@ static const uint8_t header_len[32] = {
     /* d0 */ 2, 3, 5, 9, 2, 2, 2, 2, 2, 2, 3, 5, 3, 5, 3, 5,
 };
 
+/* One fixed-size scalar (SDX_MP_FIXED_SCALARS) into the event. */
+#define FULL_SCALAR(K, FL, BITS, SIZE)        \
+    {                                         \
+        uint64_t bits_ = (BITS);              \
+        SET_EV(K);                            \
+        ev->flags = (FL);                     \
+        ev->v.u = bits_;                      \
+        if ((K) == SDX_BOOL) ev->v.b = bits_; \
+        r->p = p + (SIZE);                    \
+        goto scalar;                          \
+    }
+
 /* Every item, and everything around items: END events, the state after the
  * root, streams, errors. */
 static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
@@ -345,16 +357,7 @@ static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
         goto array;
     }
     switch (c) {
-    case 0xc0:
-        SET_EV(SDX_NULL);
-        r->p = p + 1;
-        goto scalar;
-    case 0xc2:
-    case 0xc3:
-        SET_EV(SDX_BOOL);
-        ev->v.b = c == 0xc3;
-        r->p = p + 1;
-        goto scalar;
+    SDX_MP_FIXED_SCALARS(p, FULL_SCALAR)
     case 0xc4:
         n = p[1];
         h = 2;
@@ -379,66 +382,6 @@ static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
         n = sdx_load_be32(p + 1);
         h = 6;
         goto ext;
-    case 0xca:
-        SET_EV(SDX_DOUBLE);
-        ev->flags = SDX_EVENT_FLOAT32;
-        ev->v.d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
-        r->p = p + 5;
-        goto scalar;
-    case 0xcb: {
-        SET_EV(SDX_DOUBLE);
-        uint64_t bits = sdx_load_be64(p + 1);
-        memcpy(&ev->v.d, &bits, 8);
-        r->p = p + 9;
-        goto scalar;
-    }
-    case 0xcc:
-        SET_EV(SDX_INT);
-        ev->v.i = p[1];
-        r->p = p + 2;
-        goto scalar;
-    case 0xcd:
-        SET_EV(SDX_INT);
-        ev->v.i = sdx_load_be16(p + 1);
-        r->p = p + 3;
-        goto scalar;
-    case 0xce:
-        SET_EV(SDX_INT);
-        ev->v.i = sdx_load_be32(p + 1);
-        r->p = p + 5;
-        goto scalar;
-    case 0xcf: {
-        uint64_t u = sdx_load_be64(p + 1);
-        if (u > INT64_MAX) {
-            SET_EV(SDX_UINT);
-            ev->v.u = u;
-        } else {
-            SET_EV(SDX_INT);
-            ev->v.i = (int64_t)u;
-        }
-        r->p = p + 9;
-        goto scalar;
-    }
-    case 0xd0:
-        SET_EV(SDX_INT);
-        ev->v.i = (int8_t)p[1];
-        r->p = p + 2;
-        goto scalar;
-    case 0xd1:
-        SET_EV(SDX_INT);
-        ev->v.i = (int16_t)sdx_load_be16(p + 1);
-        r->p = p + 3;
-        goto scalar;
-    case 0xd2:
-        SET_EV(SDX_INT);
-        ev->v.i = (int32_t)sdx_load_be32(p + 1);
-        r->p = p + 5;
-        goto scalar;
-    case 0xd3:
-        SET_EV(SDX_INT);
-        ev->v.i = (int64_t)sdx_load_be64(p + 1);
-        r->p = p + 9;
-        goto scalar;
     case 0xd4: n = 1; h = 2; goto ext;
     case 0xd5: n = 2; h = 2; goto ext;
     case 0xd6: n = 4; h = 2; goto ext;
@@ -600,6 +543,18 @@ static SDX_NOINLINE bool long_str(sdx_msgpack_reader *r, sdx_event *ev, const ui
     return true;
 }
 
+/* One fixed-size scalar (SDX_MP_FIXED_SCALARS) into the event. */
+#define FAST_SCALAR(K, FL, BITS, SIZE)        \
+    {                                         \
+        uint64_t bits_ = (BITS);              \
+        set_head(ev, (K), d);                 \
+        if (FL) ev->flags = (FL);             \
+        ev->v.u = bits_;                      \
+        if ((K) == SDX_BOOL) ev->v.b = bits_; \
+        p += (SIZE);                          \
+        break;                                \
+    }
+
 #define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
 #define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
 
@@ -679,73 +634,7 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
         ev->v.count = n;
         r->stack[d + 1] = n;
         goto begin;
-    case 0xc0:
-        set_head(ev, SDX_NULL, d);
-        ev->v.u = 0;
-        p++;
-        break;
-    case 0xc2:
-    case 0xc3:
-        set_head(ev, SDX_BOOL, d);
-        ev->v.u = 0;
-        ev->v.b = c == 0xc3;
-        p++;
-        break;
-    case 0xcb: {
-        set_head(ev, SDX_DOUBLE, d);
-        uint64_t bits = sdx_load_be64(p + 1);
-        memcpy(&ev->v.d, &bits, 8);
-        p += 9;
-        break;
-    }
-    case 0xca:
-        set_head(ev, SDX_DOUBLE, d);
-        ev->flags = SDX_EVENT_FLOAT32;
-        ev->v.d = sdx_float_bits_to_double(sdx_load_be32(p + 1));
-        p += 5;
-        break;
-    case 0xcc:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = p[1];
-        p += 2;
-        break;
-    case 0xcd:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = sdx_load_be16(p + 1);
-        p += 3;
-        break;
-    case 0xce:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = sdx_load_be32(p + 1);
-        p += 5;
-        break;
-    case 0xcf: {
-        uint64_t u = sdx_load_be64(p + 1);
-        set_head(ev, u > INT64_MAX ? SDX_UINT : SDX_INT, d);
-        ev->v.u = u;
-        p += 9;
-        break;
-    }
-    case 0xd3:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = (int64_t)sdx_load_be64(p + 1);
-        p += 9;
-        break;
-    case 0xd0:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = (int8_t)p[1];
-        p += 2;
-        break;
-    case 0xd1:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = (int16_t)sdx_load_be16(p + 1);
-        p += 3;
-        break;
-    case 0xd2:
-        set_head(ev, SDX_INT, d);
-        ev->v.i = (int32_t)sdx_load_be32(p + 1);
-        p += 5;
-        break;
+    SDX_MP_FIXED_SCALARS(p, FAST_SCALAR)
     default: return next_full(r, ev);
     }
     /* a scalar */
