@@ -163,6 +163,33 @@ static inline uint64_t sdx_mp_f32_bits(const uint8_t *p) {
     case 0xd2: ON(SDX_INT, 0, (uint64_t)(int64_t)(int32_t)sdx_load_be32((p) + 1), 5)        \
     case 0xd3: ON(SDX_INT, 0, sdx_load_be64((p) + 1), 9)
 
+/* The cases, in a switch on the type byte at p, of the items that carry a
+ * length or count in their header (besides fixstr, fixarray and fixmap):
+ * bin 8/16/32, ext 8/16/32 and fixext 1-16, str 8/16/32, array and map
+ * 16/32. Each stores the length (a map: its entries) in n and the header
+ * size (ext: the type byte included) in h, then jumps to the label STR,
+ * BIN, EXT, ARRAY or MAP. The reader's two paths and the tree parser share
+ * them; p must have 9 bytes at hand. */
+#define SDX_MP_SIZED_ITEMS(p, n, h, STR, BIN, EXT, ARRAY, MAP)                  \
+    case 0xc4: n = (p)[1]; h = 2; goto BIN;                                     \
+    case 0xc5: n = sdx_load_be16((p) + 1); h = 3; goto BIN;                     \
+    case 0xc6: n = sdx_load_be32((p) + 1); h = 5; goto BIN;                     \
+    case 0xc7: n = (p)[1]; h = 3; goto EXT;                                     \
+    case 0xc8: n = sdx_load_be16((p) + 1); h = 4; goto EXT;                     \
+    case 0xc9: n = sdx_load_be32((p) + 1); h = 6; goto EXT;                     \
+    case 0xd4: n = 1; h = 2; goto EXT;                                          \
+    case 0xd5: n = 2; h = 2; goto EXT;                                          \
+    case 0xd6: n = 4; h = 2; goto EXT;                                          \
+    case 0xd7: n = 8; h = 2; goto EXT;                                          \
+    case 0xd8: n = 16; h = 2; goto EXT;                                         \
+    case 0xd9: n = (p)[1]; h = 2; goto STR;                                     \
+    case 0xda: n = sdx_load_be16((p) + 1); h = 3; goto STR;                     \
+    case 0xdb: n = sdx_load_be32((p) + 1); h = 5; goto STR;                     \
+    case 0xdc: n = sdx_load_be16((p) + 1); h = 3; goto ARRAY;                   \
+    case 0xdd: n = sdx_load_be32((p) + 1); h = 5; goto ARRAY;                   \
+    case 0xde: n = sdx_load_be16((p) + 1); h = 3; goto MAP;                     \
+    case 0xdf: n = sdx_load_be32((p) + 1); h = 5; goto MAP;
+
 /* Decode a timestamp payload (4, 8 or 12 bytes); false if it is not one. */
 bool sdx_msgpack_ts_decode(const uint8_t *p, size_t len, int64_t *sec, uint32_t *nsec);
 

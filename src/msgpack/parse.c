@@ -172,67 +172,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
         }
         switch (c) {
         SDX_MP_FIXED_SCALARS(p, VAL_SCALAR)
-        case 0xc4:
-            len = p[1];
-            h = 2;
-            goto bin;
-        case 0xc5:
-            len = sdx_load_be16(p + 1);
-            h = 3;
-            goto bin;
-        case 0xc6:
-            len = sdx_load_be32(p + 1);
-            h = 5;
-            goto bin;
-        case 0xc7:
-            len = p[1];
-            h = 3;
-            goto ext;
-        case 0xc8:
-            len = sdx_load_be16(p + 1);
-            h = 4;
-            goto ext;
-        case 0xc9:
-            len = sdx_load_be32(p + 1);
-            h = 6;
-            goto ext;
-        case 0xd4: len = 1; h = 2; goto ext;
-        case 0xd5: len = 2; h = 2; goto ext;
-        case 0xd6: len = 4; h = 2; goto ext;
-        case 0xd7: len = 8; h = 2; goto ext;
-        case 0xd8: len = 16; h = 2; goto ext;
-        case 0xd9:
-            len = p[1];
-            h = 2;
-            goto str;
-        case 0xda:
-            len = sdx_load_be16(p + 1);
-            h = 3;
-            goto str;
-        case 0xdb:
-            len = sdx_load_be32(p + 1);
-            h = 5;
-            goto str;
-        case 0xdc:
-            len = sdx_load_be16(p + 1);
-            h = 3;
-            type = SDX_TYPE_ARRAY;
-            goto container;
-        case 0xdd:
-            len = sdx_load_be32(p + 1);
-            h = 5;
-            type = SDX_TYPE_ARRAY;
-            goto container;
-        case 0xde:
-            len = sdx_load_be16(p + 1);
-            h = 3;
-            type = SDX_TYPE_MAP;
-            goto container;
-        case 0xdf:
-            len = sdx_load_be32(p + 1);
-            h = 5;
-            type = SDX_TYPE_MAP;
-            goto container;
+        SDX_MP_SIZED_ITEMS(p, len, h, str, bin, ext, array, map)
         default:
             return fail(ps, SDX_ERR_SYNTAX, "reserved type byte 0xc1", p);
         }
@@ -274,6 +214,11 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             goto scalar_done;
         }
 
+    array:
+        type = SDX_TYPE_ARRAY;
+        goto container;
+    map:
+        type = SDX_TYPE_MAP;
     container:
         /* Every element takes at least a byte. */
         if (SDX_UNLIKELY(len > (avail - h) >> (type == SDX_TYPE_MAP)))

@@ -358,63 +358,7 @@ static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
     }
     switch (c) {
     SDX_MP_FIXED_SCALARS(p, FULL_SCALAR)
-    case 0xc4:
-        n = p[1];
-        h = 2;
-        goto bin;
-    case 0xc5:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto bin;
-    case 0xc6:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto bin;
-    case 0xc7:
-        n = p[1];
-        h = 3;
-        goto ext;
-    case 0xc8:
-        n = sdx_load_be16(p + 1);
-        h = 4;
-        goto ext;
-    case 0xc9:
-        n = sdx_load_be32(p + 1);
-        h = 6;
-        goto ext;
-    case 0xd4: n = 1; h = 2; goto ext;
-    case 0xd5: n = 2; h = 2; goto ext;
-    case 0xd6: n = 4; h = 2; goto ext;
-    case 0xd7: n = 8; h = 2; goto ext;
-    case 0xd8: n = 16; h = 2; goto ext;
-    case 0xd9:
-        n = p[1];
-        h = 2;
-        goto str;
-    case 0xda:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto str;
-    case 0xdb:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto str;
-    case 0xdc:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto array;
-    case 0xdd:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto array;
-    case 0xde:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto map;
-    case 0xdf:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto map;
+    SDX_MP_SIZED_ITEMS(p, n, h, str, bin, ext, array, map)
     default: /* 0xc1 */
         fail_at(r, SDX_ERR_SYNTAX, "reserved type byte 0xc1", p);
         goto undo;
@@ -594,46 +538,15 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
         n = c & 0x1f;
         h = 1;
         goto str;
-    case 0xd9:
-        n = p[1];
-        h = 2;
-        goto str;
-    case 0xda:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto str;
-    case 0xdb:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto str;
-    case 0xc4:
-        n = p[1];
-        h = 2;
-        goto bin;
-    case 0xc5:
-        n = sdx_load_be16(p + 1);
-        h = 3;
-        goto bin;
-    case 0xc6:
-        n = sdx_load_be32(p + 1);
-        h = 5;
-        goto bin;
     CASE16(0x80):
-        if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
         n = c & 0x0f;
-        if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - 1) / 2)) return next_full(r, ev);
-        set_head(ev, SDX_MAP, d);
-        ev->v.count = n;
-        r->stack[d + 1] = 2 * n | MAP_BIT;
-        goto begin;
+        h = 1;
+        goto map;
     CASE16(0x90):
-        if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
         n = c & 0x0f;
-        if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - 1)) return next_full(r, ev);
-        set_head(ev, SDX_ARRAY, d);
-        ev->v.count = n;
-        r->stack[d + 1] = n;
-        goto begin;
+        h = 1;
+        goto array;
+    SDX_MP_SIZED_ITEMS(p, n, h, str, bin, ext, array, map)
     SDX_MP_FIXED_SCALARS(p, FAST_SCALAR)
     default: return next_full(r, ev);
     }
@@ -677,10 +590,28 @@ bin:
     r->p = p + h + n;
     return true;
 
+ext:
+    return next_full(r, ev);
+
+map:
+    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
+    if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - h) / 2)) return next_full(r, ev);
+    set_head(ev, SDX_MAP, d);
+    ev->v.count = n;
+    r->stack[d + 1] = 2 * (uint64_t)n | MAP_BIT;
+    goto begin;
+
+array:
+    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
+    if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    set_head(ev, SDX_ARRAY, d);
+    ev->v.count = n;
+    r->stack[d + 1] = n;
+
 begin:
     *f -= 1;
     r->depth = d + 1;
-    r->p = r->begin_p = p + 1;
+    r->p = r->begin_p = p + h;
     r->begin_depth = d + 1;
     return true;
 }
