@@ -234,7 +234,8 @@ typedef struct sdx_json_read_opts {
  *
  * Numbers: integers that fit int64 are SDX_TYPE_INT, larger ones up to
  * UINT64_MAX SDX_TYPE_UINT; everything else is the correctly rounded double
- * (or raw text with SDX_JSON_READ_BIGNUM_RAW). Strings are validated as
+ * (or raw text with SDX_JSON_READ_BIGNUM_RAW); "-0" is the double -0.0, so
+ * that its sign survives. Strings are validated as
  * UTF-8; \u escapes are decoded, surrogate pairs combined, and a lone
  * surrogate is an error. Nesting is limited without recursion. */
 SDX_API sdx_doc *sdx_json_parse(const char *data, size_t len,

@@ -119,3 +119,9 @@ char *sdx_utf8_encode(char *dst, uint32_t cp) {
     d[3] = (uint8_t)(0x80 | (cp & 0x3F));
     return dst + 4;
 }
+
+bool sdx_utf8_is_cut(const char *s, size_t n) {
+    const unsigned char c = (unsigned char)s[0];
+    if (c < 0xC2 || c > 0xF4 || n >= 4) return false;
+    return sdx_utf8_invalid_len(s, n) == n;
+}

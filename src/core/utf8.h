@@ -5,6 +5,7 @@
 #ifndef SDX_UTF8_H
 #define SDX_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,12 @@ size_t sdx_utf8_valid_prefix(const char *s, size_t n);
  * replaces under the Unicode "substitution of maximal subparts" practice
  * (Unicode 15, section 3.9). n must be at least 1. */
 size_t sdx_utf8_invalid_len(const char *s, size_t n);
+
+/* Whether s[0, n) (n >= 1) is a proper prefix of a well-formed sequence: a
+ * lead byte and fewer continuation bytes than it needs, all in range. Input
+ * that ends so has been cut inside a character, which readers report as the
+ * end of input rather than as invalid UTF-8. */
+bool sdx_utf8_is_cut(const char *s, size_t n);
 
 /* Decode one well-formed sequence at s (the caller has validated it); stores
  * its length (1 to 4) in *len and returns the code point. */

@@ -94,6 +94,16 @@ static SDX_NOINLINE void error_at_lim(parser *ps) {
     else set_error(ps, SDX_ERR_TRUNCATED, ps->end, "unexpected end of input");
 }
 
+/* The same inside the text of a string or comment, where the input may also
+ * end in the middle of a character: that is the end of input (the text
+ * could go on), not invalid UTF-8. The pull reader has the same rule. */
+static SDX_NOINLINE void error_at_lim_in_text(parser *ps) {
+    if (ps->lim < ps->end && sdx_utf8_is_cut(ps->lim, (size_t)(ps->end - ps->lim)))
+        set_error(ps, SDX_ERR_TRUNCATED, ps->end, "unexpected end of input");
+    else
+        error_at_lim(ps);
+}
+
 /* Whether the bytes at p (p < end) start an ill-formed UTF-8 sequence. */
 static bool bad_utf8_at(const char *p, const char *end) {
     if ((unsigned char)*p < 0x80) return false;
@@ -110,11 +120,14 @@ static SDX_NOINLINE void error_unexpected(parser *ps, const char *p, const char 
     else set_error(ps, SDX_ERR_SYNTAX, p, msg);
 }
 
-/* Validate s[0, n) (a string body or a comment) when strings are validated
- * one by one. */
+/* When strings are validated one by one: validate text s[0, n) of a string
+ * or comment before anything after it is looked at, so that errors come in
+ * document order. A character cut by the end of the input is left for the
+ * caller's end-of-input error. */
 static SDX_NOINLINE bool check_utf8(parser *ps, const char *s, size_t n) {
     size_t ok = ps->k->utf8_valid_prefix(s, n);
     if (SDX_LIKELY(ok == n)) return true;
+    if (s + n == ps->end && sdx_utf8_is_cut(s + ok, n - ok)) return true;
     set_error(ps, SDX_ERR_UTF8, s + ok, "invalid UTF-8");
     return false;
 }
@@ -172,28 +185,6 @@ static void locate(const char *t, size_t off, const skip_regions *skip, size_t *
 /* Whitespace and comments                                                   */
 /* ------------------------------------------------------------------------ */
 
-static inline bool is_ws(unsigned char c) {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
-/* Skip whitespace from p (where *p is whitespace or p == lim); returns the
- * first other byte or lim. Pretty-printed text has a line break and then a
- * run of spaces, so line breaks are stepped over one by one and spaces are
- * counted 16 at a time. */
-static SDX_ALWAYS_INLINE const char *skip_ws(const char *p, const char *lim) {
-    while ((size_t)(lim - p) >= 16) {
-        unsigned n = sdx_inline_space_run16(p);
-        p += n;
-        if (n == 16) continue;
-        const unsigned char c = (unsigned char)*p;
-        if (SDX_LIKELY(c > ' ')) return p;
-        if (!is_ws(c)) return p;
-        p++;
-    }
-    while (p < lim && is_ws((unsigned char)*p)) p++;
-    return p;
-}
-
 /* At a '/' with SDX_JSON_READ_COMMENTS: skip comments and whitespace;
  * returns the first other byte or lim, or NULL with the error set. */
 static SDX_NOINLINE const char *skip_comments(parser *ps, const char *p) {
@@ -208,13 +199,19 @@ static SDX_NOINLINE const char *skip_comments(parser *ps, const char *p) {
             q = memchr(body, '\n', (size_t)(lim - body));
             if (!q) q = lim; /* a line comment may end the input */
             if (ps->utf8_per_string && !check_utf8(ps, body, (size_t)(q - body))) return NULL;
+            if (q == lim && lim < ps->end) {
+                error_at_lim_in_text(ps);
+                return NULL;
+            }
             p = q;
         } else if (p[1] == '*') {
             q = body;
             for (;;) {
                 q = memchr(q, '*', (size_t)(lim - q));
                 if (!q || lim - q < 2) {
-                    error_at_lim(ps);
+                    if (ps->utf8_per_string && !check_utf8(ps, body, (size_t)(lim - body)))
+                        return NULL;
+                    error_at_lim_in_text(ps);
                     return NULL;
                 }
                 if (q[1] == '/') break;
@@ -226,7 +223,7 @@ static SDX_NOINLINE const char *skip_comments(parser *ps, const char *p) {
             set_error(ps, SDX_ERR_SYNTAX, p, "invalid comment");
             return NULL;
         }
-        p = skip_ws(p, lim);
+        p = sdx_json_skip_ws(p, lim);
     }
     return p;
 }
@@ -251,8 +248,11 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
                                                   sdx_val *out) {
     const char *lim = ps->lim;
     const char *src = s + n;
+    /* strings validated one by one: each run of plain text is checked
+     * before whatever ends it is looked at */
+    if (ps->utf8_per_string && !check_utf8(ps, s, n)) return NULL;
     if (src >= lim) {
-        error_at_lim(ps);
+        error_at_lim_in_text(ps);
         return NULL;
     }
     if ((unsigned char)*src < 0x20) {
@@ -285,22 +285,24 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
             lex_error(ps, &e);
             break;
         }
-        size_t avail = (size_t)(lim - src), m;
+        const size_t avail = (size_t)(lim - src);
+        size_t m;
         if (in_place) {
             m = ps->k->json_string_scan(src, avail);
+            if (ps->utf8_per_string && !check_utf8(ps, src, m)) break;
             memmove(dst, src, m);
         } else {
             m = ps->k->json_escape_copy(dst, src, avail, 0);
+            if (ps->utf8_per_string && !check_utf8(ps, src, m)) break;
         }
         dst += m;
         src += m;
         if (m == avail) {
-            error_at_lim(ps);
+            error_at_lim_in_text(ps);
             break;
         }
         const unsigned char c = (unsigned char)*src;
         if (c == '"') {
-            if (ps->utf8_per_string && !check_utf8(ps, s, (size_t)(src - s))) break;
             out->tag = SDX_TYPE_STR | (uint64_t)(dst - start) << 16;
             out->v.s = start;
             if (!in_place) ps->sbuf = dst;
@@ -396,9 +398,16 @@ static SDX_NOINLINE const char *number_error(parser *ps, const char *p, const ch
 /* The number at p into *out; returns its end, or NULL with the error set. */
 static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
                                                  sdx_val *out) {
+    uint64_t v;
+    const char *q = sdx_json_small_int(p, lim, &v);
+    if (SDX_LIKELY(q != NULL)) {
+        out->tag = SDX_TYPE_INT;
+        out->v.u = v;
+        return q;
+    }
     sdx_num num;
     const char *err_at = NULL;
-    const char *q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
+    q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
     if (SDX_UNLIKELY(!q)) return number_error(ps, p, err_at, out);
     if (SDX_LIKELY(num.kind != SDX_NUM_BIG)) {
         out->tag = num_type[num.kind];
@@ -440,11 +449,16 @@ static SDX_NOINLINE const char *read_other_value(parser *ps, const char *p, sdx_
  * brackets, a key's two quotes), the root scalar one. */
 static size_t max_slots(size_t len) { return len / 2 + 2; }
 
-/* The first guess: the exact bound for small inputs, else a ratio below
- * what real documents need (they take 8 to 30 bytes per value). */
-static size_t initial_slots(size_t len) {
+/* The first guess, so that the array rarely has to grow (growing copies it
+ * into fresh pages): the exact bound for small inputs; else a ratio below
+ * what real documents need, chosen by whether the text looks indented
+ * (minified documents take 8 to 20 bytes per value, indented ones twice
+ * that). The memory is virtual until used. */
+static size_t initial_slots(const char *text, size_t len) {
     if (len <= 4096) return max_slots(len);
-    return len / 8 + 64;
+    size_t ws = 0;
+    for (size_t i = 0; i < 256; i++) ws += sdx_json_is_ws((unsigned char)text[i]);
+    return (ws >= 32 ? len / 12 : len / 5) + 64;
 }
 
 /* Grow the value array so that `need` more slots fit after `used`; updates
@@ -476,10 +490,10 @@ static SDX_NOINLINE bool grow_vals(parser *ps, size_t used, size_t need, const c
 /* ------------------------------------------------------------------------ */
 
 /* Whether a byte may follow a number or a literal at the top level with
- * SDX_JSON_READ_STOP_AFTER_VALUE (inside containers the grammar checks). */
+ * SDX_JSON_READ_STOP_AFTER_VALUE: whitespace, or a comment when they are
+ * allowed (as the pull reader requires between the values of a sequence). */
 static bool is_delimiter(const parser *ps, unsigned char c) {
-    return is_ws(c) || c == ',' || c == ']' || c == '}' ||
-           (c == '/' && (ps->flags & SDX_JSON_READ_COMMENTS));
+    return sdx_json_is_ws(c) || (c == '/' && (ps->flags & SDX_JSON_READ_COMMENTS));
 }
 
 /* Parse ps->text from p (after a BOM) into ps->doc, whose value array is
@@ -516,7 +530,7 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
             if (p < lim && *p == ' ' && p + 1 < lim && (unsigned char)p[1] > ' ')  \
                 p++;                                                               \
             else {                                                                 \
-                p = skip_ws(p, lim);                                               \
+                p = sdx_json_skip_ws(p, lim);                                               \
                 if (SDX_UNLIKELY(p == lim)) goto at_lim;                           \
             }                                                                      \
         }                                                                          \
@@ -722,7 +736,7 @@ doc_end:
         doc->consumed = (size_t)(p - ps->text);
     } else {
         for (;;) {
-            if (p < lim && is_ws((unsigned char)*p)) p = skip_ws(p, lim);
+            if (p < lim && sdx_json_is_ws((unsigned char)*p)) p = sdx_json_skip_ws(p, lim);
             if (p < lim && *p == '/' && (flags & SDX_JSON_READ_COMMENTS)) {
                 p = skip_comments(ps, p);
                 if (!p) goto fail;
@@ -816,7 +830,7 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     ps.end = data + len;
     ps.lim = ps.utf8_per_string ? ps.end : data + ps.k->utf8_valid_prefix(data, len);
 
-    const size_t cap = initial_slots(len);
+    const size_t cap = initial_slots(data, len);
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
     if (!doc->vals) {
         set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");

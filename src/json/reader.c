@@ -186,15 +186,6 @@ static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char 
     r->err_col = r->err_off - m.line_start + 1;
 }
 
-/* Whether s[0, n) (n >= 1) is a proper prefix of a well-formed UTF-8
- * sequence: a lead byte and fewer continuation bytes than it needs, all in
- * range. */
-static bool utf8_incomplete(const char *s, size_t n) {
-    const unsigned char c = (unsigned char)s[0];
-    if (c < 0xC2 || c > 0xF4 || n >= 4) return false;
-    return sdx_utf8_invalid_len(s, n) == n;
-}
-
 /* Reading stopped at lim and no more bytes come: the end of the input
  * inside a value, or the first ill-formed UTF-8 sequence. */
 static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
@@ -206,7 +197,7 @@ static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
  * end in the middle of a character: that is the end of input (the text could
  * go on), not invalid UTF-8. */
 static bool tail_is_truncation(const sdx_json_reader *r) {
-    return r->lim < r->end && r->eof && utf8_incomplete(r->lim, (size_t)(r->end - r->lim));
+    return r->lim < r->end && r->eof && sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim));
 }
 
 static SDX_NOINLINE void fail_at_lim_in_text(sdx_json_reader *r) {
@@ -311,7 +302,7 @@ static SDX_NOINLINE bool more(sdx_json_reader *r, const char **keep) {
         if (validate_more(r)) return true;
         if (r->eof) return false;
         /* a stream: more bytes may complete a sequence cut at the end */
-        if (r->lim < r->end && !utf8_incomplete(r->lim, (size_t)(r->end - r->lim))) return false;
+        if (r->lim < r->end && !sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim))) return false;
         const char *k = refill(r, *keep);
         *keep = r->sbuf; /* moved there even when the read failed */
         if (!k) return false;
@@ -559,13 +550,6 @@ static double double_from_bits(uint64_t bits) {
     return d;
 }
 
-static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
-
-/* Whether c may continue a number after its integer digits. */
-static inline bool continues_number(char c) {
-    return is_digit(c) || c == '.' || (c | 0x20) == 'e';
-}
-
 /* The literal `word` (n bytes) at p; returns its end, or NULL with the
  * error set. */
 static SDX_NOINLINE const char *read_literal(sdx_json_reader *r, const char *p, const char *word,
@@ -646,19 +630,12 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
  * error set. Integers of up to 18 digits are read inline. */
 static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char *p,
                                                  const char *lim, sdx_event *ev) {
-    const char *q = p;
-    uint64_t v = (uint64_t)(unsigned char)*q - '0';
-    if (v < 10) {
-        q++;
-        if (v != 0) {
-            const char *stop = lim - q > 17 ? q + 17 : lim;
-            while (q < stop && is_digit(*q)) v = v * 10 + (uint64_t)(*q++ - '0');
-        }
-        if (SDX_LIKELY(q < lim && !continues_number(*q))) {
-            ev->kind = SDX_INT;
-            ev->v.i = (int64_t)v;
-            return q;
-        }
+    uint64_t v;
+    const char *q = sdx_json_small_int(p, lim, &v);
+    if (SDX_LIKELY(q != NULL)) {
+        ev->kind = SDX_INT;
+        ev->v.i = (int64_t)v;
+        return q;
     }
     sdx_num num;
     const char *err_at;

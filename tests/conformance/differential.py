@@ -6,7 +6,9 @@ Both sides print canonical dumps, one line per value (see conf_util.h):
 null, true, false, "int N" (fits int64), "uint N" (above INT64_MAX, fits
 uint64), "double HEX" (the bit pattern: doubles compared to the bit), "str
 HEX" / "key HEX" (UTF-8 bytes), array, map, end. An integer beyond uint64 is
-a double here, as sdx converts it: the correctly rounded double of its text.
+a double here, as sdx converts it: the correctly rounded double of its text;
+and "-0", which Python reads as the integer 0, is the double -0.0 (sdx keeps
+its sign).
 
 1. read, random: documents from a seeded generator (below) in varied
    spellings (whitespace, every escape form, numbers in many notations,
@@ -58,7 +60,9 @@ def dump_double(f, out):
 
 
 def dump_int(v, text, out):
-    if INT64_MIN <= v <= INT64_MAX:
+    if v == 0 and text.startswith("-"):  # "-0": sdx keeps the sign, as the double -0.0
+        dump_double(-0.0, out)
+    elif INT64_MIN <= v <= INT64_MAX:
         out.append("int %d" % v)
     elif INT64_MAX < v <= UINT64_MAX:
         out.append("uint %d" % v)

@@ -259,10 +259,17 @@ TEST(option_stop_after_value) {
     fails("12x", S, SDX_ERR_SYNTAX, 2, 1, 3);
     fails("truex", S, SDX_ERR_SYNTAX, 4, 1, 5);
     parses_to("[1]x", S, "[1]");
-    parses_to("12,", S, "12");
+    fails("12,", S, SDX_ERR_SYNTAX, 2, 1, 3);
+    parses_to("12 ,", S, "12");
+    parses_to("\"a\"\"b\"", S, "\"a\"");
     /* what follows the first value is not looked at, invalid UTF-8 included */
     parses_to("[1] \xFF\xFF", S, "[1]");
     fails("[\"\xFF\"] [1]", S, SDX_ERR_UTF8, 2, 1, 3);
+    /* strings are validated one by one, and still in document order */
+    fails("[\"\xFF\x01\"]", S, SDX_ERR_UTF8, 2, 1, 3);
+    fails("[\"ab\xFF", S, SDX_ERR_UTF8, 4, 1, 5);
+    fails("[\"a\\n\xFF\\x\"]", S, SDX_ERR_UTF8, 5, 1, 6);
+    fails("[\"a\\n\xC3", S, SDX_ERR_TRUNCATED, 6, 1, 7);
 }
 
 TEST(syntax_errors) {
@@ -299,6 +306,13 @@ TEST(syntax_errors) {
     fails("[\"ok\xC3\x28\"]", 0, SDX_ERR_UTF8, 4, 1, 5);
     fails("[\"\xED\xA0\x80\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
     fails("[1,\xFF]", 0, SDX_ERR_UTF8, 3, 1, 4);
+    /* input that ends inside a character of a string or comment has been
+     * cut (truncated); elsewhere such a byte is invalid */
+    fails("[\"ab\xE2\x82", 0, SDX_ERR_TRUNCATED, 6, 1, 7);
+    fails("[\"ab\\n\xF0\x9F", 0, SDX_ERR_TRUNCATED, 8, 1, 9);
+    fails("[1 /* \xE2", SDX_JSON_READ_COMMENTS, SDX_ERR_TRUNCATED, 7, 1, 8);
+    fails("[1, \xE2", 0, SDX_ERR_UTF8, 4, 1, 5);
+    fails("[\"ab\xE2\x28\"]", 0, SDX_ERR_UTF8, 4, 1, 5);
     /* a syntax error before invalid UTF-8 wins: document order */
     fails("[1 2, \"\xFF\"]", 0, SDX_ERR_SYNTAX, 3, 1, 4);
     /* line and column count bytes after the last line feed */
