@@ -703,6 +703,7 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
     int at;        /* where that value stands (AT_*) */
 
     ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
     ev->tag = 0;
     switch (r->state) {
     case ST_ARR_NEXT: goto arr_next;
