@@ -65,6 +65,8 @@ typedef struct sdx_buf {
     void *write_ctx;
     size_t chunk;     /* stream chunk size */
     uint64_t flushed; /* bytes already handed to the stream */
+    uint64_t pin;     /* stream: total offset from which bytes stay
+                         buffered (sdx_buf_pin), UINT64_MAX for none */
     char inline_storage[SDX_BUF_INLINE];
 } sdx_buf;
 
@@ -106,8 +108,9 @@ static inline char *sdx_buf_reserve(sdx_buf *b, size_t n) {
 /* Append `len` bytes. Large writes to a stream go out in chunk-sized parts. */
 SDX_API sdx_err sdx_buf_write(sdx_buf *b, const void *data, size_t len);
 
-/* Stream mode: hand everything buffered to the stream (and fflush a FILE*).
- * Other modes: does nothing. Returns the sticky error. */
+/* Stream mode: hand everything buffered to the stream (and fflush a FILE*),
+ * except bytes held by a pin (sdx_buf_pin). Other modes: does nothing.
+ * Returns the sticky error. */
 SDX_API sdx_err sdx_buf_flush(sdx_buf *b);
 
 /* The sticky error (SDX_OK if none). */
@@ -123,6 +126,23 @@ static inline uint64_t sdx_buf_total(const sdx_buf *b) {
     return b->flushed + (uint64_t)(b->cur - b->start);
 }
 
+/* Keep the bytes written from now on in the buffer until sdx_buf_unpin():
+ * a stream buffer then flushes only what came before the pin and grows to
+ * hold the rest, so that a writer may still change bytes it wrote after
+ * the pin (MessagePack's writer back-patches the header of a container
+ * whose count was unknown). Memory grows with what is written while
+ * pinned. Memory and fixed buffers keep everything anyway. Returns the pin's
+ * total offset (sdx_buf_total()); the byte at total offset t is at
+ * sdx_buf_data(b) + (t - (sdx_buf_total(b) - sdx_buf_len(b))) while pinned.
+ * One pin at a time: pinning again moves it. */
+static inline uint64_t sdx_buf_pin(sdx_buf *b) {
+    b->pin = sdx_buf_total(b);
+    return b->pin;
+}
+
+/* Release the pin: the stream may flush everything again. */
+static inline void sdx_buf_unpin(sdx_buf *b) { b->pin = UINT64_MAX; }
+
 /* Memory mode: hand the content to the caller as an allocation made with the
  * buffer's allocator (free it with that allocator's free), and leave the
  * buffer empty. Stores the length in *len. Returns NULL on error (sticky
@@ -130,8 +150,9 @@ static inline uint64_t sdx_buf_total(const sdx_buf *b) {
  * also for other modes. An empty buffer gives a valid 1-byte allocation. */
 SDX_API char *sdx_buf_detach(sdx_buf *b, size_t *len);
 
-/* Forget the content but keep the storage, and clear the error. For a stream,
- * unflushed bytes are discarded and the total starts again at 0. */
+/* Forget the content but keep the storage, and clear the error and the pin.
+ * For a stream, unflushed bytes are discarded and the total starts again at
+ * 0. */
 SDX_API void sdx_buf_clear(sdx_buf *b);
 
 /* Free the buffer's storage (not the struct itself, nor a fixed buffer's

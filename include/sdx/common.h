@@ -133,12 +133,21 @@ typedef enum sdx_tag_kind {
     SDX_TAG_BSON         /* BSON element type or binary subtype */
 } sdx_tag_kind;
 
+/* Details of an event's value that the value itself does not carry. */
+typedef enum sdx_event_flag {
+    /* On SDX_DOUBLE: the value was read from a 32-bit float (MessagePack
+     * float 32), so v.d converts to float exactly; a writer of a format
+     * with 32-bit floats writes it as one again. */
+    SDX_EVENT_FLOAT32 = 1u << 0
+} sdx_event_flag;
+
 /* One event: what readers produce and writers consume. A zero-initialized
  * event is an untagged null. Strings and binaries are views: the bytes belong
  * to whoever produced the event and are valid until the producer's next call. */
 typedef struct sdx_event {
     uint8_t kind;     /* sdx_kind */
     uint8_t tag_kind; /* sdx_tag_kind */
+    uint8_t flags;    /* sdx_event_flag bits (0 unless documented) */
     uint32_t depth;   /* nesting depth, set by readers (0 at the root) */
     uint64_t tag;     /* meaning given by tag_kind */
     union {

@@ -60,8 +60,9 @@ typedef enum sdx_type {
 } sdx_type;
 
 /* One value: 16 bytes. `tag` holds the type in bits 0-7, a tag kind in
- * bits 8-15 (tag slots only) and a length in bits 16-63 (bytes of a string,
- * binary or raw number; elements of an array; entries of a map). The payload:
+ * bits 8-15 of tag slots (flags in value slots: SDX_VAL_FLOAT32) and a
+ * length in bits 16-63 (bytes of a string, binary or raw number; elements
+ * of an array; entries of a map). The payload:
  *   BOOL: u (0 or 1)   INT: i   UINT: u   DOUBLE: d
  *   STR, BIN, RAW: s (not NUL-terminated; may be NULL when the length is 0)
  *   ARRAY, MAP: u = span, the number of slots of the container and all its
@@ -82,6 +83,9 @@ typedef struct sdx_val {
 } sdx_val;
 
 #define SDX_VAL_TYPE(val) ((sdx_type)((val)->tag & 0xff))
+/* Set on a DOUBLE that was read from a 32-bit float (see SDX_EVENT_FLOAT32):
+ * the builder sets it from the event flag, sdx_node_emit sets the flag. */
+#define SDX_VAL_FLOAT32 (UINT64_C(1) << 8)
 #define SDX_VAL_LEN(val) ((val)->tag >> 16)
 /* The largest length a value can have (2^48 - 1). */
 #define SDX_VAL_LEN_MAX ((UINT64_C(1) << 48) - 1)

@@ -60,7 +60,21 @@ enum sdx_json_write_flag {
     SDX_JSON_WRITE_BIN_BASE64 = 1u << 4,
     /* Allow any number of top-level values, each followed by a newline
      * (newline-delimited JSON). Without it exactly one value is written. */
-    SDX_JSON_WRITE_SEQUENCE = 1u << 5
+    SDX_JSON_WRITE_SEQUENCE = 1u << 5,
+    /* Where a map key is due, accept null, bool, integer and double values
+     * (MessagePack and CBOR allow any key) and write their JSON text as the
+     * key string: 1 -> "1", -2.5 -> "-2.5", true -> "true", null -> "null".
+     * Without it they are SDX_ERR_KEY; other kinds always are. */
+    SDX_JSON_WRITE_STRINGIFY_KEYS = 1u << 6,
+    /* Write MessagePack extension values (SDX_BIN events tagged
+     * SDX_TAG_MSGPACK_EXT) instead of failing with SDX_ERR_UNSUPPORTED: a
+     * timestamp (type -1) in years 0000 to 9999 as an RFC 3339 string in
+     * UTC with as many fraction digits as it needs, none to nine
+     * ("2018-01-02T03:04:05.678901234Z", "1970-01-01T00:00:00Z"); every
+     * other ext value, and timestamps outside those years, as the object
+     * {"$ext":<type>,"$data":"<payload in base64>"}. An ext value as a map
+     * key is SDX_ERR_KEY. Tags of other kinds are ignored (plain values). */
+    SDX_JSON_WRITE_MSGPACK_EXT = 1u << 7
 };
 
 /* Writer options; a NULL pointer means all defaults (zeros). */
@@ -112,7 +126,8 @@ SDX_API sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out,
 /* Scalars. Each returns the sticky error (SDX_OK while all is well).
  * A value is allowed at the top level (once, or any number of times with
  * SDX_JSON_WRITE_SEQUENCE), in an array, or after a key; elsewhere it is
- * SDX_ERR_KEY (a value where a map key is due) or SDX_ERR_USAGE. */
+ * SDX_ERR_KEY (a value where a map key is due; null, bool and numbers
+ * become the key with SDX_JSON_WRITE_STRINGIFY_KEYS) or SDX_ERR_USAGE. */
 SDX_API sdx_err sdx_json_writer_null(sdx_json_writer *w);
 SDX_API sdx_err sdx_json_writer_bool(sdx_json_writer *w, bool v);
 SDX_API sdx_err sdx_json_writer_int(sdx_json_writer *w, int64_t v);
@@ -147,8 +162,10 @@ SDX_API sdx_err sdx_json_writer_end(sdx_json_writer *w);
 SDX_API sdx_err sdx_json_writer_end_array(sdx_json_writer *w);
 SDX_API sdx_err sdx_json_writer_end_map(sdx_json_writer *w);
 
-/* Write one event (see sdx_event). Tags are ignored: JSON has none. A
- * non-KEY event where a key is due is SDX_ERR_KEY. */
+/* Write one event (see sdx_event). Tags are ignored (JSON has none), except
+ * MessagePack ext values (SDX_JSON_WRITE_MSGPACK_EXT; without it they are
+ * SDX_ERR_UNSUPPORTED). A non-KEY event where a key is due is SDX_ERR_KEY,
+ * unless SDX_JSON_WRITE_STRINGIFY_KEYS allows it. */
 SDX_API sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev);
 
 /* The writer as a format-independent sink (valid while `w` is). */

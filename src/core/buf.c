@@ -24,6 +24,7 @@ static void buf_init_common(sdx_buf *b, uint8_t mode, const sdx_alloc *alloc) {
     b->write_ctx = NULL;
     b->chunk = 0;
     b->flushed = 0;
+    b->pin = UINT64_MAX;
 }
 
 void sdx_buf_init(sdx_buf *b, const sdx_alloc *alloc) { buf_init_common(b, SDX_BUF_MEMORY, alloc); }
@@ -53,16 +54,19 @@ void sdx_buf_init_file(sdx_buf *b, FILE *f, size_t chunk, const sdx_alloc *alloc
 }
 #endif
 
-/* Hand [start, cur) to the stream. */
+/* Hand [start, cur) to the stream, or with a pin the bytes before it, and
+ * move the pinned rest to the start. */
 static int buf_drain(sdx_buf *b) {
-    size_t len = (size_t)(b->cur - b->start);
+    size_t used = (size_t)(b->cur - b->start), len = used;
+    if (b->pin != UINT64_MAX && b->pin - b->flushed < used) len = (size_t)(b->pin - b->flushed);
     if (len == 0) return 1;
     if (b->write(b->write_ctx, b->start, len) != len) {
         buf_fail(b, SDX_ERR_IO);
         return 0;
     }
     b->flushed += len;
-    b->cur = b->start;
+    if (len < used) memmove(b->start, b->start + len, used - len);
+    b->cur = b->start + (used - len);
     return 1;
 }
 
@@ -106,8 +110,13 @@ char *sdx_buf_reserve_slow(sdx_buf *b, size_t n) {
             return buf_resize(b, used, want);
         }
         if (!buf_drain(b)) return NULL;
-        if (n <= cap) return b->cur;
-        return buf_resize(b, 0, n);
+        used = (size_t)(b->cur - b->start); /* pinned bytes stay */
+        if (n <= cap - used) return b->cur;
+        if (used == 0) return buf_resize(b, 0, n);
+        /* Pinned: grow geometrically, as memory does. */
+        size_t new_cap = cap <= SIZE_MAX / 4 ? cap * 2 : used + n;
+        if (new_cap < used + n) new_cap = used + n;
+        return buf_resize(b, used, new_cap);
     }
 }
 
@@ -118,7 +127,7 @@ sdx_err sdx_buf_write(sdx_buf *b, const void *data, size_t len) {
         b->cur += len;
         return SDX_OK;
     }
-    if (b->mode == SDX_BUF_STREAM && len >= b->chunk) {
+    if (b->mode == SDX_BUF_STREAM && len >= b->chunk && b->pin == UINT64_MAX) {
         /* Too big to be worth buffering: pass it straight through. */
         if (!buf_drain(b)) return b->err;
         if (b->write(b->write_ctx, data, len) != len) {
@@ -170,6 +179,7 @@ void sdx_buf_clear(sdx_buf *b) {
     b->end = b->limit;
     b->err = SDX_OK;
     b->flushed = 0;
+    b->pin = UINT64_MAX;
 }
 
 void sdx_buf_destroy(sdx_buf *b) {

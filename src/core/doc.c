@@ -303,6 +303,7 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
     const sdx_val *p = n.val, *end = sdx_val_next(n.val);
     const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
     sdx_event ev;
+    ev.flags = 0;
     ev.tag_kind = tag ? (uint8_t)(tag->tag >> 8) : SDX_TAG_NONE;
     ev.tag = tag ? tag->v.u : 0;
     sdx_err rc = SDX_OK;
@@ -352,6 +353,7 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
             frames[depth].key_due = t == SDX_TYPE_MAP;
             depth++;
             ev.kind = t == SDX_TYPE_MAP ? SDX_MAP : SDX_ARRAY;
+            ev.flags = 0;
             ev.v.count = SDX_VAL_LEN(p);
             break;
         default: /* not a value: a document corrupted by its user */

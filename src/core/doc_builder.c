@@ -158,7 +158,7 @@ sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
         v->v.u = ev->v.u;
         break;
     case SDX_DOUBLE:
-        v->tag = SDX_TYPE_DOUBLE;
+        v->tag = ev->flags & SDX_EVENT_FLOAT32 ? SDX_TYPE_DOUBLE | SDX_VAL_FLOAT32 : SDX_TYPE_DOUBLE;
         v->v.d = ev->v.d;
         break;
     case SDX_STR:

@@ -75,12 +75,17 @@ static inline const sdx_val *sdx_val_tag_slot(const sdx_doc *doc, const sdx_val 
 /* Set the kind and value of *ev for the scalar slot v (NULL to RAW): a STR
  * in key position (`key`) is an SDX_KEY. */
 static inline void sdx_val_scalar_event(sdx_event *ev, const sdx_val *v, bool key) {
+    ev->flags = 0;
     switch (SDX_VAL_TYPE(v)) {
     case SDX_TYPE_NULL: ev->kind = SDX_NULL; ev->v.u = 0; break;
     case SDX_TYPE_BOOL: ev->kind = SDX_BOOL; ev->v.b = v->v.u != 0; break;
     case SDX_TYPE_INT: ev->kind = SDX_INT; ev->v.i = v->v.i; break;
     case SDX_TYPE_UINT: ev->kind = SDX_UINT; ev->v.u = v->v.u; break;
-    case SDX_TYPE_DOUBLE: ev->kind = SDX_DOUBLE; ev->v.d = v->v.d; break;
+    case SDX_TYPE_DOUBLE:
+        ev->kind = SDX_DOUBLE;
+        ev->v.d = v->v.d;
+        if (v->tag & SDX_VAL_FLOAT32) ev->flags = SDX_EVENT_FLOAT32;
+        break;
     default: /* STR, BIN, RAW */
         ev->kind = SDX_VAL_TYPE(v) == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)
                    : SDX_VAL_TYPE(v) == SDX_TYPE_BIN ? SDX_BIN : SDX_RAW;

@@ -642,6 +642,7 @@ static sdx_err emit_walk(const sdx_mval *v, sdx_err (*put)(void *, const sdx_eve
     sdx_err rc = SDX_OK;
     for (;;) {
         sdx_event ev;
+        ev.flags = 0;
         ev.tag_kind = v->tag_kind;
         ev.tag = v->tag;
         ev.depth = (uint32_t)depth;

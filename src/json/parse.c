@@ -398,9 +398,16 @@ static SDX_NOINLINE const char *number_error(parser *ps, const char *p, const ch
 /* The number at p into *out; returns its end, or NULL with the error set. */
 static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
                                                  sdx_val *out) {
+    uint64_t v;
+    const char *q = sdx_json_small_int(p, lim, &v);
+    if (SDX_LIKELY(q != NULL)) {
+        out->tag = SDX_TYPE_INT;
+        out->v.u = v;
+        return q;
+    }
     sdx_num num;
     const char *err_at = NULL;
-    const char *q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
+    q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
     if (SDX_UNLIKELY(!q)) return number_error(ps, p, err_at, out);
     if (SDX_LIKELY(num.kind != SDX_NUM_BIG)) {
         out->tag = num_type[num.kind];
@@ -442,11 +449,16 @@ static SDX_NOINLINE const char *read_other_value(parser *ps, const char *p, sdx_
  * brackets, a key's two quotes), the root scalar one. */
 static size_t max_slots(size_t len) { return len / 2 + 2; }
 
-/* The first guess: the exact bound for small inputs, else a ratio below
- * what real documents need (they take 8 to 30 bytes per value). */
-static size_t initial_slots(size_t len) {
+/* The first guess, so that the array rarely has to grow (growing copies it
+ * into fresh pages): the exact bound for small inputs; else a ratio below
+ * what real documents need, chosen by whether the text looks indented
+ * (minified documents take 8 to 20 bytes per value, indented ones twice
+ * that). The memory is virtual until used. */
+static size_t initial_slots(const char *text, size_t len) {
     if (len <= 4096) return max_slots(len);
-    return len / 8 + 64;
+    size_t ws = 0;
+    for (size_t i = 0; i < 256; i++) ws += sdx_json_is_ws((unsigned char)text[i]);
+    return (ws >= 32 ? len / 12 : len / 5) + 64;
 }
 
 /* Grow the value array so that `need` more slots fit after `used`; updates
@@ -818,7 +830,7 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     ps.end = data + len;
     ps.lim = ps.utf8_per_string ? ps.end : data + ps.k->utf8_valid_prefix(data, len);
 
-    const size_t cap = initial_slots(len);
+    const size_t cap = initial_slots(data, len);
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
     if (!doc->vals) {
         set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");

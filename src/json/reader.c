@@ -550,13 +550,6 @@ static double double_from_bits(uint64_t bits) {
     return d;
 }
 
-static inline bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
-
-/* Whether c may continue a number after its integer digits. */
-static inline bool continues_number(char c) {
-    return is_digit(c) || c == '.' || (c | 0x20) == 'e';
-}
-
 /* The literal `word` (n bytes) at p; returns its end, or NULL with the
  * error set. */
 static SDX_NOINLINE const char *read_literal(sdx_json_reader *r, const char *p, const char *word,
@@ -637,19 +630,12 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
  * error set. Integers of up to 18 digits are read inline. */
 static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char *p,
                                                  const char *lim, sdx_event *ev) {
-    const char *q = p;
-    uint64_t v = (uint64_t)(unsigned char)*q - '0';
-    if (v < 10) {
-        q++;
-        if (v != 0) {
-            const char *stop = lim - q > 17 ? q + 17 : lim;
-            while (q < stop && is_digit(*q)) v = v * 10 + (uint64_t)(*q++ - '0');
-        }
-        if (SDX_LIKELY(q < lim && !continues_number(*q))) {
-            ev->kind = SDX_INT;
-            ev->v.i = (int64_t)v;
-            return q;
-        }
+    uint64_t v;
+    const char *q = sdx_json_small_int(p, lim, &v);
+    if (SDX_LIKELY(q != NULL)) {
+        ev->kind = SDX_INT;
+        ev->v.i = (int64_t)v;
+        return q;
     }
     sdx_num num;
     const char *err_at;
@@ -717,6 +703,7 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
     int at;        /* where that value stands (AT_*) */
 
     ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
     ev->tag = 0;
     switch (r->state) {
     case ST_ARR_NEXT: goto arr_next;

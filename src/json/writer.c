@@ -14,6 +14,7 @@
 #include "core/base64.h"
 #include "core/platform.h"
 #include "core/utf8.h"
+#include "msgpack/msgpack_internal.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
@@ -62,7 +63,8 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
     if (!opts) opts = &defaults;
     const uint32_t known = SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_ESCAPE_UNICODE |
                            SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_NAN_AS_NULL |
-                           SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_SEQUENCE;
+                           SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_SEQUENCE |
+                           SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_MSGPACK_EXT;
     w->out = out;
     w->err = SDX_OK;
     w->flags = opts->flags;
@@ -190,13 +192,23 @@ static SDX_NOINLINE sdx_err value_slow(sdx_json_writer *w, const char *text, siz
     return value_done(w);
 }
 
+static SDX_NOINLINE sdx_err key_slow(sdx_json_writer *w, const char *s, size_t n);
+
+/* Checked path for a scalar formatted as text[0, n): where a key is due and
+ * SDX_JSON_WRITE_STRINGIFY_KEYS is set, the text becomes the key. */
+static SDX_NOINLINE sdx_err scalar_slow(sdx_json_writer *w, const char *text, size_t n) {
+    if (!w->err && (w->flags & SDX_JSON_WRITE_STRINGIFY_KEYS) && (KEY_POS >> w->pos & 1))
+        return key_slow(w, text, n);
+    return value_slow(w, text, n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Scalars                                                                   */
 /* ------------------------------------------------------------------------ */
 
 static SDX_ALWAYS_INLINE sdx_err literal(sdx_json_writer *w, const char *text, size_t n) {
     char *p = value_fast(w, 8);
-    if (SDX_UNLIKELY(!p)) return value_slow(w, text, n);
+    if (SDX_UNLIKELY(!p)) return scalar_slow(w, text, n);
     memcpy(p, text, 8); /* the literals are padded to 8 bytes */
     w->out->cur = p + n;
     return value_done(w);
@@ -210,7 +222,7 @@ sdx_err sdx_json_writer_bool(sdx_json_writer *w, bool v) {
 
 static SDX_NOINLINE sdx_err int_slow(sdx_json_writer *w, int64_t v) {
     char text[SDX_ITOA_RESERVE];
-    return value_slow(w, text, (size_t)(sdx_i64_to_dec(text, v) - text));
+    return scalar_slow(w, text, (size_t)(sdx_i64_to_dec(text, v) - text));
 }
 
 sdx_err sdx_json_writer_int(sdx_json_writer *w, int64_t v) {
@@ -222,7 +234,7 @@ sdx_err sdx_json_writer_int(sdx_json_writer *w, int64_t v) {
 
 static SDX_NOINLINE sdx_err uint_slow(sdx_json_writer *w, uint64_t v) {
     char text[SDX_ITOA_RESERVE];
-    return value_slow(w, text, (size_t)(sdx_u64_to_dec(text, v) - text));
+    return scalar_slow(w, text, (size_t)(sdx_u64_to_dec(text, v) - text));
 }
 
 sdx_err sdx_json_writer_uint(sdx_json_writer *w, uint64_t v) {
@@ -245,7 +257,7 @@ sdx_err sdx_json_writer_double(sdx_json_writer *w, double v) {
     char *p = value_fast(w, SDX_DTOA_RESERVE);
     if (SDX_UNLIKELY(!p)) {
         char text[SDX_DTOA_RESERVE];
-        return value_slow(w, text, (size_t)(sdx_dtoa_json(text, v) - text));
+        return scalar_slow(w, text, (size_t)(sdx_dtoa_json(text, v) - text));
     }
     w->out->cur = sdx_dtoa_json(p, v);
     return value_done(w);
@@ -457,9 +469,8 @@ sdx_err sdx_json_writer_key(sdx_json_writer *w, const char *s, size_t n) {
     return key_slow(w, s, n);
 }
 
-sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t n) {
-    if (w->err) return w->err;
-    if (!(w->flags & SDX_JSON_WRITE_BIN_BASE64)) return fail(w, SDX_ERR_UNSUPPORTED);
+/* A base64 string value (RFC 4648, padded). */
+static sdx_err base64_value(sdx_json_writer *w, const void *data, size_t n) {
     if (!value_prefix(w) || !put_bytes(w, "\"", 1)) return w->err;
     const char *s = (const char *)data;
     while (n) {
@@ -472,6 +483,12 @@ sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t n) {
     }
     if (!put_bytes(w, "\"", 1)) return w->err;
     return value_done(w);
+}
+
+sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t n) {
+    if (w->err) return w->err;
+    if (!(w->flags & SDX_JSON_WRITE_BIN_BASE64)) return fail(w, SDX_ERR_UNSUPPORTED);
+    return base64_value(w, data, n);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -610,6 +627,30 @@ sdx_err sdx_json_writer_raw_number(sdx_json_writer *w, const char *s, size_t n) 
 /* Events, sink, finish                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* A MessagePack extension value (SDX_BIN tagged SDX_TAG_MSGPACK_EXT): with
+ * SDX_JSON_WRITE_MSGPACK_EXT a timestamp of years 0000-9999 is its RFC 3339
+ * string, anything else {"$ext":type,"$data":"<base64>"}; without it,
+ * SDX_ERR_UNSUPPORTED. Never a key (SDX_ERR_KEY). */
+static SDX_NOINLINE sdx_err ext_value(sdx_json_writer *w, const sdx_event *ev) {
+    if (w->err) return w->err;
+    if (!(w->flags & SDX_JSON_WRITE_MSGPACK_EXT)) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (KEY_POS >> w->pos & 1) return fail(w, SDX_ERR_KEY);
+    int64_t sec;
+    uint32_t nsec;
+    char text[SDX_RFC3339_MAX], *end;
+    if ((int64_t)ev->tag == -1 &&
+        sdx_msgpack_ts_decode((const uint8_t *)ev->v.str.ptr, ev->v.str.len, &sec, &nsec) &&
+        (end = sdx_rfc3339(text, sec, nsec)) != NULL)
+        return sdx_json_writer_string(w, text, (size_t)(end - text));
+    sdx_json_writer_begin_map(w, 2);
+    sdx_json_writer_key(w, "$ext", 4);
+    sdx_json_writer_int(w, (int64_t)ev->tag);
+    sdx_json_writer_key(w, "$data", 5);
+    if (w->err) return w->err;
+    base64_value(w, ev->v.str.ptr, ev->v.str.len);
+    return sdx_json_writer_end(w);
+}
+
 sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
     switch ((sdx_kind)ev->kind) {
     case SDX_NULL: return sdx_json_writer_null(w);
@@ -618,7 +659,9 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
     case SDX_UINT: return sdx_json_writer_uint(w, ev->v.u);
     case SDX_DOUBLE: return sdx_json_writer_double(w, ev->v.d);
     case SDX_STR: return sdx_json_writer_string(w, ev->v.str.ptr, ev->v.str.len);
-    case SDX_BIN: return sdx_json_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_BIN:
+        if (SDX_UNLIKELY(ev->tag_kind == SDX_TAG_MSGPACK_EXT)) return ext_value(w, ev);
+        return sdx_json_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_ARRAY: return sdx_json_writer_begin_array(w, ev->v.count);
     case SDX_MAP: return sdx_json_writer_begin_map(w, ev->v.count);
     case SDX_KEY: return sdx_json_writer_key(w, ev->v.str.ptr, ev->v.str.len);

@@ -1317,7 +1317,7 @@ static sdx_source array_source_init(array_source *s, const sdx_event *evs, size_
 
 TEST(transcode) {
     sdx_event evs[] = {ev_map(2), ev_key("a"), ev_array(SDX_COUNT_UNKNOWN), ev_int(1), ev_str("x"),
-                       ev_end(), ev_key("b"), ev_tagged(ev_bin("hi", 2), SDX_TAG_MSGPACK_EXT, 4), ev_end()};
+                       ev_end(), ev_key("b"), ev_tagged(ev_bin("hi", 2), SDX_TAG_CBOR, 4), ev_end()};
     ev_set_depths(evs, COUNT(evs));
     /* Into the JSON writer (binary as base64). */
     array_source s;

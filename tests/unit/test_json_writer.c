@@ -1,8 +1,10 @@
 /* The JSON writer: exact output, escaping against a reference, every SIMD
  * kernel, pretty printing, errors, fixed buffers, streams, deep nesting and
  * allocation failure. */
+#define _POSIX_C_SOURCE 200809L /* gmtime_r */
 #include <math.h>
 #include <stdarg.h>
+#include <time.h>
 
 #include "alloc_test.h"
 #include "sdx/json.h"
@@ -668,7 +670,7 @@ TEST(binary) {
     sdx_json_writer_bin(&w, "", 0);
     sdx_event e = {0};
     e.kind = SDX_BIN;
-    e.tag_kind = SDX_TAG_MSGPACK_EXT; /* tags are ignored by JSON */
+    e.tag_kind = SDX_TAG_CBOR; /* tags other than MessagePack ext: ignored */
     e.tag = 5;
     e.v.str.ptr = "fo";
     e.v.str.len = 2;
@@ -1110,6 +1112,198 @@ TEST(output_allocation_failure) {
     doc_free(&d);
 }
 
+/* MessagePack ext values: an error by default; with
+ * SDX_JSON_WRITE_MSGPACK_EXT timestamps as RFC 3339, the rest as objects. */
+static sdx_event ext_event(int8_t type, const char *payload, size_t len) {
+    sdx_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = SDX_BIN;
+    e.tag_kind = SDX_TAG_MSGPACK_EXT;
+    e.tag = (uint64_t)(int64_t)type;
+    e.v.str.ptr = payload;
+    e.v.str.len = len;
+    return e;
+}
+
+static void check_ext_json(sdx_event e, uint32_t flags, sdx_err want_err, const char *want) {
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_json_writer w;
+    sdx_json_write_opts o = {flags, 0, NULL};
+    sdx_json_writer_init(&w, &b, &o);
+    sdx_json_writer_put(&w, &e);
+    sdx_err err = sdx_json_writer_finish(&w);
+    CHECK_EQ_INT(err, want_err);
+    if (!err && want) CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b), want);
+    sdx_buf_destroy(&b);
+}
+
+TEST(msgpack_ext) {
+    const uint32_t X = SDX_JSON_WRITE_MSGPACK_EXT;
+    sdx_event plain = ext_event(5, "fo", 2);
+    check_ext_json(plain, 0, SDX_ERR_UNSUPPORTED, NULL);
+    check_ext_json(plain, SDX_JSON_WRITE_BIN_BASE64, SDX_ERR_UNSUPPORTED, NULL);
+    check_ext_json(plain, X, SDX_OK, "{\"$ext\":5,\"$data\":\"Zm8=\"}");
+    check_ext_json(ext_event(-128, "", 0), X, SDX_OK, "{\"$ext\":-128,\"$data\":\"\"}");
+    /* timestamps: 32, 64 and 96 bits, fraction digits as needed */
+    check_ext_json(ext_event(-1, "\x5a\x4a\xf6\xa5", 4), X, SDX_OK, "\"2018-01-02T03:04:05Z\"");
+    check_ext_json(ext_event(-1, "\xa1\xdc\xd7\xc8\x5a\x4a\xf6\xa5", 8), X, SDX_OK,
+                   "\"2018-01-02T03:04:05.678901234Z\"");
+    check_ext_json(ext_event(-1, "\x00\x00\x00\x00", 4), X, SDX_OK, "\"1970-01-01T00:00:00Z\"");
+    /* 0.5 s: 500000000 << 34 */
+    check_ext_json(ext_event(-1, "\x77\x35\x94\x00\x00\x00\x00\x00", 8), X, SDX_OK,
+                   "\"1970-01-01T00:00:00.5Z\"");
+    check_ext_json(ext_event(-1, "\x3b\x9a\xc9\xff\xff\xff\xff\xff\xff\xff\xff\xff", 12), X, SDX_OK,
+                   "\"1969-12-31T23:59:59.999999999Z\"");
+    /* -2208988800 = 1900-01-01; -62135596800 = 0001-01-01; -62167219200 = 0000-01-01 */
+    check_ext_json(ext_event(-1, "\0\0\0\0\xff\xff\xff\xff\x7c\x55\x81\x80", 12), X, SDX_OK,
+                   "\"1900-01-01T00:00:00Z\"");
+    check_ext_json(ext_event(-1, "\0\0\0\0\xff\xff\xff\xf1\x86\x8b\x84\x00", 12), X, SDX_OK,
+                   "\"0000-01-01T00:00:00Z\"");
+    check_ext_json(ext_event(-1, "\0\0\0\0\xff\xff\xff\xf1\x86\x8b\x83\xff", 12), X, SDX_OK,
+                   "{\"$ext\":-1,\"$data\":\"AAAAAP////GGi4P/\"}");
+    /* 253402300799 = 9999-12-31T23:59:59, the last second written as text */
+    check_ext_json(ext_event(-1, "\0\0\0\0\x00\x00\x00\x3a\xff\xf4\x41\x7f", 12), X, SDX_OK,
+                   "\"9999-12-31T23:59:59Z\"");
+    check_ext_json(ext_event(-1, "\0\0\0\0\x00\x00\x00\x3a\xff\xf4\x41\x80", 12), X, SDX_OK,
+                   "{\"$ext\":-1,\"$data\":\"AAAAAAAAADr/9EGA\"}");
+    /* 2000-02-29 (leap day) = 951782400 */
+    check_ext_json(ext_event(-1, "\x38\xbb\x0c\x00", 4), X, SDX_OK, "\"2000-02-29T00:00:00Z\"");
+    /* a payload that is no timestamp: the generic form */
+    check_ext_json(ext_event(-1, "abc", 3), X, SDX_OK, "{\"$ext\":-1,\"$data\":\"YWJj\"}");
+    /* inside containers, and never as a key */
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_json_writer w;
+    sdx_json_write_opts o = {X | SDX_JSON_WRITE_STRINGIFY_KEYS, 0, NULL};
+    sdx_json_writer_init(&w, &b, &o);
+    sdx_json_writer_begin_array(&w, 2);
+    sdx_json_writer_put(&w, &plain);
+    sdx_json_writer_put(&w, &plain);
+    sdx_json_writer_end(&w);
+    CHECK_EQ_INT(sdx_json_writer_finish(&w), SDX_OK);
+    CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b),
+              "[{\"$ext\":5,\"$data\":\"Zm8=\"},{\"$ext\":5,\"$data\":\"Zm8=\"}]");
+    sdx_buf_clear(&b);
+    sdx_json_writer_init(&w, &b, &o);
+    sdx_json_writer_begin_map(&w, 1);
+    CHECK_EQ_INT(sdx_json_writer_put(&w, &plain), SDX_ERR_KEY);
+    sdx_json_writer_finish(&w);
+    sdx_buf_destroy(&b);
+}
+
+/* Timestamps as RFC 3339 against the C library's gmtime_r, at random
+ * seconds over years 0000-9999 and random nanoseconds. */
+TEST(msgpack_timestamps_vs_gmtime) {
+    uint64_t rng = 31;
+    int n = (int)(20000 * test_scale());
+    for (int i = 0; i < n; i++) {
+        int64_t lo = -62167219200ll, hi = 253402300799ll;
+        int64_t sec = lo + (int64_t)(test_rand(&rng) % (uint64_t)(hi - lo + 1));
+        uint32_t nsec = (uint32_t)(test_rand(&rng) % 1000000000u);
+        if (i % 3 == 0) nsec = 0;
+        if (i % 5 == 0) nsec -= nsec % 1000000;
+        char payload[12];
+        for (int k = 0; k < 4; k++) payload[k] = (char)(nsec >> (24 - 8 * k));
+        for (int k = 0; k < 8; k++) payload[4 + k] = (char)((uint64_t)sec >> (56 - 8 * k));
+        time_t t = (time_t)sec;
+        struct tm tm;
+        if (!gmtime_r(&t, &tm)) continue;
+        char want[64];
+        int len = snprintf(want, sizeof want, "\"%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+                           tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        if (nsec) {
+            unsigned digits = 9, v = (unsigned)nsec;
+            while (v % 10 == 0) {
+                v /= 10;
+                digits--;
+            }
+            len += snprintf(want + len, sizeof want - (size_t)len, ".%0*u", (int)digits, v);
+        }
+        snprintf(want + len, sizeof want - (size_t)len, "Z\"");
+        check_ext_json(ext_event(-1, payload, 12), SDX_JSON_WRITE_MSGPACK_EXT, SDX_OK, want);
+    }
+}
+
+/* Non-string keys: SDX_ERR_KEY by default, their JSON text with
+ * SDX_JSON_WRITE_STRINGIFY_KEYS. */
+TEST(stringify_keys) {
+    sdx_event k[6];
+    memset(k, 0, sizeof k);
+    k[0].kind = SDX_INT;
+    k[0].v.i = -42;
+    k[1].kind = SDX_UINT;
+    k[1].v.u = UINT64_MAX;
+    k[2].kind = SDX_DOUBLE;
+    k[2].v.d = 2.5;
+    k[3].kind = SDX_BOOL;
+    k[3].v.b = true;
+    k[4].kind = SDX_NULL;
+    k[5].kind = SDX_DOUBLE;
+    k[5].v.d = 1.0;
+    for (int pretty = 0; pretty < 2; pretty++) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_json_writer w;
+        sdx_json_write_opts o = {SDX_JSON_WRITE_STRINGIFY_KEYS, pretty ? 1u : 0u, NULL};
+        sdx_json_writer_init(&w, &b, &o);
+        sdx_json_writer_begin_map(&w, 6);
+        for (int i = 0; i < 6; i++) {
+            CHECK_EQ_INT(sdx_json_writer_put(&w, &k[i]), SDX_OK);
+            sdx_json_writer_int(&w, i);
+        }
+        sdx_json_writer_end(&w);
+        CHECK_EQ_INT(sdx_json_writer_finish(&w), SDX_OK);
+        if (pretty)
+            CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b),
+                      "{\n \"-42\": 0,\n \"18446744073709551615\": 1,\n \"2.5\": 2,\n \"true\": 3,\n"
+                      " \"null\": 4,\n \"1.0\": 5\n}");
+        else
+            CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b),
+                      "{\"-42\":0,\"18446744073709551615\":1,\"2.5\":2,\"true\":3,\"null\":4,\"1.0\":5}");
+        sdx_buf_destroy(&b);
+    }
+    /* by default, and for other kinds, SDX_ERR_KEY */
+    sdx_event bad[3];
+    memset(bad, 0, sizeof bad);
+    bad[0].kind = SDX_BIN;
+    bad[1].kind = SDX_ARRAY;
+    bad[2].kind = SDX_STR;
+    for (int flag = 0; flag < 2; flag++) {
+        for (int i = -1; i < 3; i++) {
+            sdx_buf b;
+            sdx_buf_init(&b, NULL);
+            sdx_json_writer w;
+            sdx_json_write_opts o = {flag ? SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_BIN_BASE64 : 0, 0, NULL};
+            sdx_json_writer_init(&w, &b, &o);
+            sdx_json_writer_begin_map(&w, 1);
+            if (i < 0 && flag) { /* a scalar with the flag: tested above */
+                sdx_json_writer_finish(&w);
+                sdx_buf_destroy(&b);
+                continue;
+            }
+            /* binary without SDX_JSON_WRITE_BIN_BASE64 is no value anywhere */
+            CHECK_EQ_INT(sdx_json_writer_put(&w, i < 0 ? &k[0] : &bad[i]),
+                         i == 0 && !flag ? SDX_ERR_UNSUPPORTED : SDX_ERR_KEY);
+            sdx_json_writer_finish(&w);
+            sdx_buf_destroy(&b);
+        }
+    }
+    /* NaN as a key: SDX_ERR_RANGE, or "null" with NAN_AS_NULL */
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_json_writer w;
+    sdx_json_write_opts o = {SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_NAN_AS_NULL, 0, NULL};
+    sdx_json_writer_init(&w, &b, &o);
+    sdx_json_writer_begin_map(&w, 1);
+    sdx_json_writer_double(&w, NAN);
+    sdx_json_writer_int(&w, 1);
+    sdx_json_writer_end(&w);
+    CHECK_EQ_INT(sdx_json_writer_finish(&w), SDX_OK);
+    CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b), "{\"null\":1}");
+    sdx_buf_destroy(&b);
+}
+
 int main(int argc, char **argv) {
     int rc = test_run(
         argc, argv,
@@ -1126,6 +1320,9 @@ int main(int argc, char **argv) {
                       {"raw_numbers", raw_numbers},
                       {"nan_and_infinity", nan_and_infinity},
                       {"binary", binary},
+                      {"msgpack_ext", msgpack_ext},
+                      {"stringify_keys", stringify_keys},
+                      {"msgpack_timestamps_vs_gmtime", msgpack_timestamps_vs_gmtime},
                       {"misuse_errors", misuse_errors},
                       {"huge_counts_are_unknown", huge_counts_are_unknown},
                       {"invalid_options", invalid_options},

@@ -1,0 +1,670 @@
+/*
+ * The MessagePack pull reader: one event per call, strings and binaries as
+ * views into the input.
+ *
+ * The input is a window [p, end) of bytes: the whole input for a memory
+ * reader, the reader's own buffer for a stream. An item (a value's header
+ * and, for str, bin and ext, its payload) whose bytes are all in the window
+ * is decoded in place; when the window ends inside an item, a memory reader
+ * reports SDX_ERR_TRUNCATED at the item's first byte, and a stream reader
+ * moves the partial item to the front of its buffer and reads more chunks
+ * after it, growing the buffer only by what actually arrives.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/platform.h"
+#include "msgpack/msgpack_internal.h"
+#include "msgpack/reader_internal.h"
+#include "sdx/msgpack.h"
+#include "simd/simd.h"
+
+/* A stack entry: the items (a map's keys and values) still to come in an
+ * open container, with MAP_BIT set for a map. In a map a key is due when
+ * the items left are even. Entry 0 stands for the top level: 1 while the
+ * root value is due, 0 after it; the container at depth d is entry d. */
+#define MAP_BIT (UINT64_C(1) << 63)
+#define INLINE_STACK 32
+
+/* Where the reader is: reading, or done (cleanly or not). Once done, the
+ * input window is empty or the top level has nothing left, so the fast
+ * path always hands over to next_full, which returns false. */
+enum { STATE_VALUE, STATE_END, STATE_ERROR };
+
+struct sdx_msgpack_reader {
+    const uint8_t *p;   /* next byte */
+    const uint8_t *end; /* end of the bytes available */
+    const uint8_t *base; /* offset 0 of the window: input offset base_offset */
+    uint64_t base_offset;
+    uint64_t *stack;     /* the top level and the open containers, innermost
+                            at `depth` */
+    uint32_t depth;
+    uint32_t cap;
+    uint32_t max_depth;
+    uint32_t flags;
+    uint8_t state;
+    const uint8_t *begin_p; /* after the last ARRAY or MAP event: where */
+    uint32_t begin_depth;   /* the input stood, and the depth it opened */
+    size_t (*utf8_valid)(const char *s, size_t n);
+    sdx_err err;
+    const char *msg;
+    uint64_t err_offset;
+    /* streams */
+    sdx_read_fn read;  /* NULL for memory */
+    void *ctx;
+    uint8_t *store;    /* the buffer (allocated) */
+    size_t store_cap;
+    size_t chunk;
+    bool eof;
+    sdx_alloc alloc;
+    uint64_t inline_stack[INLINE_STACK];
+};
+
+static const uint8_t empty_input[1] = {0};
+
+static uint64_t offset_of(const sdx_msgpack_reader *r, const uint8_t *at) {
+    return r->base_offset + (uint64_t)(at - r->base);
+}
+
+static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char *msg,
+                                 const uint8_t *at) {
+    if (r->state != STATE_ERROR) {
+        r->err = code;
+        r->msg = msg;
+        r->err_offset = offset_of(r, at);
+        r->state = STATE_ERROR;
+        r->end = r->p; /* nothing more for the fast path */
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creating                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_msgpack_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->alloc = *a;
+    r->flags = opts ? opts->flags : 0;
+    r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
+    r->stack = r->inline_stack;
+    r->cap = INLINE_STACK;
+    r->stack[0] = 1; /* the root value is due */
+    r->state = STATE_VALUE;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    return r;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
+                                           const sdx_msgpack_read_opts *opts) {
+    sdx_msgpack_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    if (!data) len = 0;
+    r->base = r->p = data ? (const uint8_t *)data : empty_input;
+    r->end = r->p + len;
+    r->eof = true;
+    return r;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
+                                                  const sdx_msgpack_read_opts *opts) {
+    sdx_msgpack_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    r->chunk = chunk ? chunk : 65536;
+    r->store = r->alloc.malloc(r->alloc.ctx, r->chunk);
+    if (!r->store) {
+        r->alloc.free(r->alloc.ctx, r);
+        return NULL;
+    }
+    r->store_cap = r->chunk;
+    r->read = read;
+    r->ctx = ctx;
+    r->base = r->p = r->end = r->store;
+    return r;
+}
+
+static size_t file_read(void *ctx, void *buf, size_t cap) {
+    FILE *f = ctx;
+    size_t n = fread(buf, 1, cap, f);
+    if (n == 0 && ferror(f)) return (size_t)-1;
+    return n;
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f, const sdx_msgpack_read_opts *opts) {
+    return sdx_msgpack_reader_new_stream(file_read, f, 0, opts);
+}
+
+void sdx_msgpack_reader_free(sdx_msgpack_reader *r) {
+    if (!r) return;
+    sdx_alloc a = r->alloc;
+    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    a.free(a.ctx, r->store);
+    a.free(a.ctx, r);
+}
+
+sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, size_t len) {
+    if (r->read || len < (size_t)(r->p - r->base) || len > (size_t)(r->end - r->base)) return NULL;
+    sdx_msgpack_reader *c = r->alloc.malloc(r->alloc.ctx, sizeof *c);
+    if (!c) return NULL;
+    memcpy(c, r, sizeof *c);
+    c->end = c->base + len;
+    c->stack = c->inline_stack;
+    if (r->stack != r->inline_stack) {
+        c->stack = r->alloc.malloc(r->alloc.ctx, (size_t)r->cap * sizeof(uint64_t));
+        if (!c->stack) {
+            r->alloc.free(r->alloc.ctx, c);
+            return NULL;
+        }
+        memcpy(c->stack, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
+    }
+    return c;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Make n bytes available from p on. Memory readers (and streams at their
+ * end) fail with SDX_ERR_TRUNCATED at p, the first byte of the item that
+ * does not fit: `msg` says what was cut. A stream moves [p, end) to the
+ * front of its buffer and reads chunks after it; the buffer grows to hold
+ * what has arrived plus one chunk, never to n itself up front. */
+static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) {
+    while ((size_t)(r->end - r->p) < n) {
+        if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->p);
+        size_t have = (size_t)(r->end - r->p);
+        r->begin_p = NULL; /* the bytes move: the last event is no begin */
+        if (r->p != r->store) {
+            r->base_offset = offset_of(r, r->p);
+            memmove(r->store, r->p, have);
+            r->base = r->p = r->store;
+            r->end = r->store + have;
+        }
+        if (r->store_cap - have < r->chunk) {
+            size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
+            if (want < have + r->chunk) want = have + r->chunk;
+            uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
+            if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+            r->store = s;
+            r->store_cap = want;
+            r->base = r->p = s;
+            r->end = s + have;
+        }
+        size_t got = r->read(r->ctx, (uint8_t *)r->end, r->chunk);
+        if (got == (size_t)-1 || got > r->chunk)
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+        if (got == 0) r->eof = true;
+        r->end += got;
+    }
+    return true;
+}
+
+/* Whether any byte follows p (reading a stream if needed). */
+static bool more_input(sdx_msgpack_reader *r) {
+    if (r->p != r->end) return true;
+    if (!r->read || r->eof) return false;
+    if (!need(r, 1, "")) {
+        if (r->err == SDX_ERR_TRUNCATED) { /* just the end: not an error here */
+            r->state = STATE_VALUE;
+            r->err = SDX_OK;
+            r->msg = NULL;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
+    uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
+    if ((uint64_t)cap > (uint64_t)r->max_depth + 1) cap = r->max_depth + 1;
+    uint64_t *s;
+    if (r->stack == r->inline_stack) {
+        s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(uint64_t));
+        if (s) memcpy(s, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
+    } else {
+        s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(uint64_t),
+                             (size_t)cap * sizeof(uint64_t));
+    }
+    if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    r->stack = s;
+    r->cap = cap;
+    return true;
+}
+
+/* Before the first value (the input is empty so far): read on, or end a
+ * sequence cleanly, or fail for an empty input. */
+static SDX_NOINLINE bool before_root(sdx_msgpack_reader *r) {
+    if (more_input(r)) return true;
+    if (r->state == STATE_ERROR) return false;
+    if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
+        r->state = STATE_END;
+        return false;
+    }
+    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+}
+
+/* After the root value: the end of the input, the next value of a
+ * sequence, or an error for bytes that follow. */
+static SDX_NOINLINE bool after_root(sdx_msgpack_reader *r) {
+    if (more_input(r)) {
+        if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
+            r->stack[0] = 1;
+            return true;
+        }
+        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the value", r->p);
+    }
+    if (r->state == STATE_ERROR) return false;
+    r->state = STATE_END;
+    return false;
+}
+
+#define SET_EV(k) \
+    do {           \
+        ev->kind = (k); \
+        ev->flags = 0;  \
+        ev->tag_kind = SDX_TAG_NONE; \
+        ev->tag = 0;    \
+        ev->depth = d;  \
+    } while (0)
+
+/* The header bytes an item needs, from its first byte (1 to 9; ext 8/16/32
+ * include the type byte). */
+static const uint8_t header_len[32] = {
+    /* c0 */ 1, 1, 1, 1, 2, 3, 5, 3, 4, 6, 5, 9, 2, 3, 5, 9,
+    /* d0 */ 2, 3, 5, 9, 2, 2, 2, 2, 2, 2, 3, 5, 3, 5, 3, 5,
+};
+
+/* One fixed-size scalar (SDX_MP_FIXED_SCALARS) into the event. */
+#define FULL_SCALAR(K, FL, BITS, SIZE)        \
+    {                                         \
+        uint64_t bits_ = (BITS);              \
+        SET_EV(K);                            \
+        ev->flags = (FL);                     \
+        ev->v.u = bits_;                      \
+        if ((K) == SDX_BOOL) ev->v.b = bits_; \
+        r->p = p + (SIZE);                    \
+        goto scalar;                          \
+    }
+
+/* Every item, and everything around items: END events, the state after the
+ * root, streams, errors. */
+static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint32_t d = r->depth;
+    if (SDX_UNLIKELY(r->state != STATE_VALUE)) return false;
+    uint64_t *f = &r->stack[d];
+    uint64_t left = *f & ~MAP_BIT;
+    if (left == 0) {
+        if (d) {
+            d--;
+            SET_EV(SDX_END);
+            r->depth = d;
+            return true;
+        }
+        if (!after_root(r)) return false;
+        left = 1;
+    } else if (d == 0 && r->p == r->end && !before_root(r)) {
+        return false;
+    }
+    int key = (*f >> 63) & !(left & 1);
+    (*f)--;
+
+    const uint8_t *p = r->p;
+    size_t avail = (size_t)(r->end - p);
+    if (SDX_UNLIKELY(avail < 9)) {
+        if (!need(r, 1, "input ends inside a value")) goto undo;
+        p = r->p;
+        uint8_t c0 = *p;
+        size_t h = c0 >= 0xc0 && c0 < 0xe0 ? header_len[c0 - 0xc0] : 1;
+        if (!need(r, h, "input ends inside a value")) goto undo;
+        p = r->p;
+        avail = (size_t)(r->end - p);
+    }
+    uint8_t c = *p;
+    size_t n, h;
+    if (c < 0x80) {
+        SET_EV(SDX_INT);
+        ev->v.i = c;
+        r->p = p + 1;
+        goto scalar;
+    }
+    if (c >= 0xa0 && c < 0xc0) {
+        n = c & 0x1f;
+        h = 1;
+        goto str;
+    }
+    if (c >= 0xe0) {
+        SET_EV(SDX_INT);
+        ev->v.i = (int8_t)c;
+        r->p = p + 1;
+        goto scalar;
+    }
+    if (c < 0x90) {
+        n = c & 0x0f;
+        h = 1;
+        goto map;
+    }
+    if (c < 0xa0) {
+        n = c & 0x0f;
+        h = 1;
+        goto array;
+    }
+    switch (c) {
+    SDX_MP_FIXED_SCALARS(p, FULL_SCALAR)
+    SDX_MP_SIZED_ITEMS(p, n, h, str, bin, ext, array, map)
+    default: /* 0xc1 */
+        fail_at(r, SDX_ERR_SYNTAX, "reserved type byte 0xc1", p);
+        goto undo;
+    }
+
+str:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "str longer than the input")) goto undo;
+        p = r->p;
+    }
+    if (SDX_UNLIKELY(!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) &&
+        SDX_UNLIKELY(!sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))) {
+        fail_at(r, SDX_ERR_UTF8, "str is not valid UTF-8", p);
+        goto undo;
+    }
+    SET_EV(key ? SDX_KEY : SDX_STR);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    r->p = p + h + n;
+    goto scalar;
+
+bin:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "bin longer than the input")) goto undo;
+        p = r->p;
+    }
+    SET_EV(SDX_BIN);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    r->p = p + h + n;
+    goto scalar;
+
+ext:
+    if (SDX_UNLIKELY(n > avail - h)) {
+        if (!need(r, h + n, "ext longer than the input")) goto undo;
+        p = r->p;
+    }
+    {
+        int8_t type = (int8_t)p[h - 1];
+        int64_t sec;
+        uint32_t nsec;
+        if (type == SDX_MSGPACK_EXT_TIMESTAMP && !sdx_msgpack_ts_decode(p + h, n, &sec, &nsec)) {
+            fail_at(r, SDX_ERR_SYNTAX, "invalid timestamp", p);
+            goto undo;
+        }
+        SET_EV(SDX_BIN);
+        ev->tag_kind = SDX_TAG_MSGPACK_EXT;
+        ev->tag = (uint64_t)(int64_t)type;
+        ev->v.str.ptr = (const char *)p + h;
+        ev->v.str.len = n;
+        r->p = p + h + n;
+        goto scalar;
+    }
+
+array:
+    if (SDX_UNLIKELY(!r->read && n > avail - h)) {
+        fail_at(r, SDX_ERR_TRUNCATED, "array count exceeds the input", p);
+        goto undo;
+    }
+    SET_EV(SDX_ARRAY);
+    ev->v.count = n;
+    goto container;
+
+map:
+    if (SDX_UNLIKELY(!r->read && n > (avail - h) / 2)) {
+        fail_at(r, SDX_ERR_TRUNCATED, "map count exceeds the input", p);
+        goto undo;
+    }
+    SET_EV(SDX_MAP);
+    ev->v.count = n;
+    n = 2 * n | MAP_BIT;
+
+container:
+    if (SDX_UNLIKELY(d >= r->max_depth)) {
+        fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
+        goto undo;
+    }
+    if (SDX_UNLIKELY(d + 1 >= r->cap) && !grow_stack(r)) goto undo;
+    r->stack[d + 1] = n;
+    r->depth = d + 1;
+    r->p = p + h;
+    r->begin_p = r->p;
+    r->begin_depth = d + 1;
+    return true;
+
+scalar:
+    return true;
+
+undo:
+    /* An error: the item was not consumed. Keep the count as it was, so
+     * that the state stays consistent. */
+    r->stack[d]++;
+    return false;
+}
+
+/* The event's kind, depth and no flags or tag, in one 8-byte store where
+ * the layout allows (kind at byte 0, tag_kind, flags, padding, depth at
+ * bytes 4-7 on a little-endian machine), then the tag. */
+static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) {
+#if !defined(SDX_BIG_ENDIAN)
+    _Static_assert(offsetof(sdx_event, depth) == 4 && offsetof(sdx_event, tag) == 8, "event layout");
+    uint64_t head = (uint64_t)kind | (uint64_t)d << 32;
+    memcpy(ev, &head, 8);
+#else
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = d;
+#endif
+    ev->tag = 0;
+}
+
+/* The fast path's str that needs the UTF-8 kernel: a call of its own, so
+ * that the fast path stays without a stack frame (this is a tail call).
+ * Invalid UTF-8 goes back to next_full, which reports it. */
+static SDX_NOINLINE bool long_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p, size_t h,
+                                  size_t n) {
+    if (r->utf8_valid((const char *)p + h, n) != n) return next_full(r, ev);
+    uint32_t d = r->depth;
+    uint64_t *f = &r->stack[d];
+    set_head(ev, (*f >> 63) && !(*f & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    *f -= 1;
+    r->p = p + h + n;
+    return true;
+}
+
+/* One fixed-size scalar (SDX_MP_FIXED_SCALARS) into the event. */
+#define FAST_SCALAR(K, FL, BITS, SIZE)        \
+    {                                         \
+        uint64_t bits_ = (BITS);              \
+        set_head(ev, (K), d);                 \
+        if (FL) ev->flags = (FL);             \
+        ev->v.u = bits_;                      \
+        if ((K) == SDX_BOOL) ev->v.b = bits_; \
+        p += (SIZE);                          \
+        break;                                \
+    }
+
+#define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
+
+/* The fast path: an item in a container or at the root, with 18 bytes of
+ * input at hand, of the common kinds (fixint, int and uint up to 32 bits,
+ * nil, bool, float 64, fixmap and fixarray within the stack, fixstr and
+ * str 8 of at most 16 ASCII bytes), dispatched on the type byte in one
+ * jump. It calls nothing, so it needs no stack frame; everything else
+ * goes to next_full. */
+bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint32_t d = r->depth;
+    const uint8_t *p = r->p;
+    uint64_t *f = &r->stack[d];
+    uint64_t left = *f & ~MAP_BIT;
+    if (left == 0) {
+        if (SDX_UNLIKELY(d == 0)) return next_full(r, ev); /* after the root */
+        set_head(ev, SDX_END, d - 1);
+        r->depth = d - 1;
+        return true;
+    }
+    if (SDX_UNLIKELY((size_t)(r->end - p) < 18)) return next_full(r, ev);
+    uint8_t c = *p;
+    size_t n, h;
+    switch (c) {
+    CASE16(0x00): CASE16(0x10): CASE16(0x20): CASE16(0x30):
+    CASE16(0x40): CASE16(0x50): CASE16(0x60): CASE16(0x70):
+        set_head(ev, SDX_INT, d);
+        ev->v.i = c;
+        p++;
+        break;
+    CASE16(0xe0): CASE16(0xf0):
+        set_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)c;
+        p++;
+        break;
+    CASE16(0xa0): CASE16(0xb0):
+        n = c & 0x1f;
+        h = 1;
+        goto str;
+    CASE16(0x80):
+        n = c & 0x0f;
+        h = 1;
+        goto map;
+    CASE16(0x90):
+        n = c & 0x0f;
+        h = 1;
+        goto array;
+    SDX_MP_SIZED_ITEMS(p, n, h, str, bin, ext, array, map)
+    SDX_MP_FIXED_SCALARS(p, FAST_SCALAR)
+    default: return next_full(r, ev);
+    }
+    /* a scalar */
+    *f -= 1;
+    r->p = p;
+    return true;
+
+str:
+    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) {
+        /* up to 16 bytes of ASCII decided here; the rest by the kernel */
+        if (n > 16) return long_str(r, ev, p, h, n);
+        uint64_t a = 0, b = 0;
+        if (n >= 8) {
+            memcpy(&a, p + h, 8);
+            memcpy(&b, p + h + n - 8, 8);
+        } else if (n) {
+            memcpy(&a, p + h, 8); /* within the 18 bytes at hand */
+#ifdef SDX_BIG_ENDIAN
+            a &= ~(uint64_t)0 << (64 - 8 * n);
+#else
+            a &= ~(uint64_t)0 >> (64 - 8 * n);
+#endif
+        }
+        if (SDX_UNLIKELY((a | b) & 0x8080808080808080ull)) return long_str(r, ev, p, h, n);
+    }
+    set_head(ev, (*f >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    *f -= 1;
+    r->p = p + h + n;
+    return true;
+
+bin:
+    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    set_head(ev, SDX_BIN, d);
+    ev->v.str.ptr = (const char *)p + h;
+    ev->v.str.len = n;
+    *f -= 1;
+    r->p = p + h + n;
+    return true;
+
+ext:
+    return next_full(r, ev);
+
+map:
+    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
+    if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - h) / 2)) return next_full(r, ev);
+    set_head(ev, SDX_MAP, d);
+    ev->v.count = n;
+    r->stack[d + 1] = 2 * (uint64_t)n | MAP_BIT;
+    goto begin;
+
+array:
+    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
+    if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    set_head(ev, SDX_ARRAY, d);
+    ev->v.count = n;
+    r->stack[d + 1] = n;
+
+begin:
+    *f -= 1;
+    r->depth = d + 1;
+    r->p = r->begin_p = p + h;
+    r->begin_depth = d + 1;
+    return true;
+}
+
+sdx_err sdx_msgpack_reader_error(const sdx_msgpack_reader *r, sdx_error *err) {
+    if (r->state != STATE_ERROR) {
+        if (err) {
+            err->code = SDX_OK;
+            err->offset = 0;
+            err->line = err->column = 0;
+            err->msg = NULL;
+        }
+        return SDX_OK;
+    }
+    if (err) {
+        err->code = r->err;
+        err->offset = (size_t)r->err_offset;
+        err->line = err->column = 0;
+        err->msg = r->msg;
+    }
+    return r->err;
+}
+
+uint64_t sdx_msgpack_reader_offset(const sdx_msgpack_reader *r) { return offset_of(r, r->p); }
+
+bool sdx_msgpack_reader_skip(sdx_msgpack_reader *r) {
+    if (r->state == STATE_ERROR) return false;
+    /* Was the last event a begin? Then the input has not moved since and
+     * the depth is the one it opened (any later event moves the input or
+     * closes that container). */
+    if (!r->begin_p || r->p != r->begin_p || r->depth != r->begin_depth) return true;
+    uint32_t target = r->depth - 1;
+    sdx_event ev;
+    while (sdx_msgpack_reader_next(r, &ev))
+        if (ev.kind == SDX_END && ev.depth == target) return true;
+    return false;
+}
+
+static bool source_next(void *ctx, sdx_event *ev) {
+    return sdx_msgpack_reader_next((sdx_msgpack_reader *)ctx, ev);
+}
+
+static sdx_err source_error(const void *ctx, sdx_error *err) {
+    return sdx_msgpack_reader_error((const sdx_msgpack_reader *)ctx, err);
+}
+
+static uint64_t source_offset(const void *ctx) {
+    return sdx_msgpack_reader_offset((const sdx_msgpack_reader *)ctx);
+}
+
+static const sdx_source_vt msgpack_source_vt = {source_next, source_error, source_offset};
+
+sdx_source sdx_msgpack_reader_source(sdx_msgpack_reader *r) {
+    sdx_source s = {&msgpack_source_vt, r};
+    return s;
+}

@@ -1,0 +1,726 @@
+/*
+ * The streaming MessagePack writer.
+ *
+ * Every value has a fast path: the innermost container still allows a
+ * value (one test, which also fails once an error is set: the writer then
+ * points at a frame that allows nothing), the buffer has room for the
+ * largest encoding of the value, and the value is written without further
+ * checks. Everything else takes a checked slow path that reserves exactly
+ * what it writes, so a fixed buffer overflows only when the output really
+ * does not fit.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "core/platform.h"
+#include "msgpack/msgpack_internal.h"
+#include "sdx/msgpack.h"
+#include "simd/simd.h"
+
+enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP, FRAME_DEAD };
+
+/* A frame's `left` at or above this is an unknown count, counting down from
+ * UNKNOWN_ARRAY / UNKNOWN_MAP (even, so that in every map a key is due
+ * exactly when `left` is even). */
+#define UNKNOWN_MIN (UINT64_C(1) << 63)
+#define UNKNOWN_ARRAY UINT64_MAX
+#define UNKNOWN_MAP (UINT64_MAX - 1)
+
+/* Strings up to this length take the inline fast path. */
+#define SMALL_STRING 4096
+
+/* The frame the writer points at after an error or finish: it allows no
+ * value and no end, so every fast path falls through to a slow path, which
+ * returns the sticky error. Never written. */
+static sdx_msgpack_frame dead_frame = {0, 0, FRAME_DEAD, 0};
+
+static SDX_NOINLINE sdx_err fail(sdx_msgpack_writer *w, sdx_err err) {
+    if (!w->err) w->err = err;
+    w->top = &dead_frame;
+    return w->err;
+}
+
+static sdx_err fail_buf(sdx_msgpack_writer *w) {
+    return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+}
+
+sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
+                                const sdx_msgpack_write_opts *opts) {
+    static const sdx_msgpack_write_opts defaults = {0, NULL};
+    if (!opts) opts = &defaults;
+    const uint32_t known = SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT |
+                           SDX_MSGPACK_WRITE_NO_UTF8_CHECK | SDX_MSGPACK_WRITE_SEQUENCE;
+    w->out = out;
+    w->err = SDX_OK;
+    w->flags = opts->flags;
+    w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    w->frames = w->inline_frames;
+    w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    w->top = w->frames;
+    w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
+    w->top->header = 0;
+    w->top->kind = FRAME_ROOT;
+    w->top->pinned = 0;
+    w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    w->ascii_mask = w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
+    if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
+    return SDX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Encodings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef unsigned char u8;
+
+static SDX_ALWAYS_INLINE u8 *enc_uint(u8 *p, uint64_t v) {
+    if (v < 0x80) {
+        p[0] = (u8)v;
+        return p + 1;
+    }
+    if (v <= 0xff) {
+        p[0] = 0xcc;
+        p[1] = (u8)v;
+        return p + 2;
+    }
+    if (v <= 0xffff) {
+        p[0] = 0xcd;
+        sdx_store_be16(p + 1, (uint16_t)v);
+        return p + 3;
+    }
+    if (v <= 0xffffffffu) {
+        p[0] = 0xce;
+        sdx_store_be32(p + 1, (uint32_t)v);
+        return p + 5;
+    }
+    p[0] = 0xcf;
+    sdx_store_be64(p + 1, v);
+    return p + 9;
+}
+
+static SDX_ALWAYS_INLINE u8 *enc_int(u8 *p, int64_t v) {
+    if (v >= 0) return enc_uint(p, (uint64_t)v);
+    if (v >= -32) {
+        p[0] = (u8)(int8_t)v;
+        return p + 1;
+    }
+    if (v >= INT8_MIN) {
+        p[0] = 0xd0;
+        p[1] = (u8)(int8_t)v;
+        return p + 2;
+    }
+    if (v >= INT16_MIN) {
+        p[0] = 0xd1;
+        sdx_store_be16(p + 1, (uint16_t)(int16_t)v);
+        return p + 3;
+    }
+    if (v >= INT32_MIN) {
+        p[0] = 0xd2;
+        sdx_store_be32(p + 1, (uint32_t)(int32_t)v);
+        return p + 5;
+    }
+    p[0] = 0xd3;
+    sdx_store_be64(p + 1, (uint64_t)v);
+    return p + 9;
+}
+
+static SDX_ALWAYS_INLINE u8 *enc_f64(u8 *p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    p[0] = 0xcb;
+    sdx_store_be64(p + 1, bits);
+    return p + 9;
+}
+
+static SDX_ALWAYS_INLINE u8 *enc_f32_bits(u8 *p, uint32_t bits) {
+    p[0] = 0xca;
+    sdx_store_be32(p + 1, bits);
+    return p + 5;
+}
+
+/* The header of a str (fixstr, str 8/16/32); n < 2^32. */
+static SDX_ALWAYS_INLINE u8 *enc_str_header(u8 *p, size_t n) {
+    if (n < 32) {
+        p[0] = (u8)(0xa0 | n);
+        return p + 1;
+    }
+    if (n <= 0xff) {
+        p[0] = 0xd9;
+        p[1] = (u8)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = 0xda;
+        sdx_store_be16(p + 1, (uint16_t)n);
+        return p + 3;
+    }
+    p[0] = 0xdb;
+    sdx_store_be32(p + 1, (uint32_t)n);
+    return p + 5;
+}
+
+/* bin 8/16/32; n < 2^32. */
+static u8 *enc_bin_header(u8 *p, size_t n) {
+    if (n <= 0xff) {
+        p[0] = 0xc4;
+        p[1] = (u8)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = 0xc5;
+        sdx_store_be16(p + 1, (uint16_t)n);
+        return p + 3;
+    }
+    p[0] = 0xc6;
+    sdx_store_be32(p + 1, (uint32_t)n);
+    return p + 5;
+}
+
+/* fixext 1/2/4/8/16 or ext 8/16/32, with the type; n < 2^32. */
+static u8 *enc_ext_header(u8 *p, int8_t type, size_t n) {
+    switch (n) {
+    case 1: p[0] = 0xd4; break;
+    case 2: p[0] = 0xd5; break;
+    case 4: p[0] = 0xd6; break;
+    case 8: p[0] = 0xd7; break;
+    case 16: p[0] = 0xd8; break;
+    default:
+        if (n <= 0xff) {
+            p[0] = 0xc7;
+            p[1] = (u8)n;
+            p += 2;
+        } else if (n <= 0xffff) {
+            p[0] = 0xc8;
+            sdx_store_be16(p + 1, (uint16_t)n);
+            p += 3;
+        } else {
+            p[0] = 0xc9;
+            sdx_store_be32(p + 1, (uint32_t)n);
+            p += 5;
+        }
+        *p = (u8)type;
+        return p + 1;
+    }
+    p[1] = (u8)type;
+    return p + 2;
+}
+
+/* Array or map header for a known count (< 2^32). */
+static SDX_ALWAYS_INLINE u8 *enc_container_header(u8 *p, uint64_t n, int map) {
+    if (n < 16) {
+        p[0] = (u8)((map ? 0x80 : 0x90) | n);
+        return p + 1;
+    }
+    if (n <= 0xffff) {
+        p[0] = map ? 0xde : 0xdc;
+        sdx_store_be16(p + 1, (uint16_t)n);
+        return p + 3;
+    }
+    p[0] = map ? 0xdf : 0xdd;
+    sdx_store_be32(p + 1, (uint32_t)n);
+    return p + 5;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bookkeeping shared by every value                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Fast path: where to write a value of at most `need` bytes, with the value
+ * counted; NULL (with nothing changed) when the checked path must handle it. */
+static SDX_ALWAYS_INLINE u8 *value_fast(sdx_msgpack_writer *w, size_t need) {
+    sdx_msgpack_frame *f = w->top;
+    char *p = w->out->cur;
+    if (SDX_UNLIKELY(f->left == 0 || (size_t)(w->out->end - p) < need)) return NULL;
+    f->left--;
+    return (u8 *)p;
+}
+
+/* Checked path: may a value come now? Counts it; 0 with the sticky error
+ * set otherwise. */
+static int value_begin(sdx_msgpack_writer *w) {
+    if (w->err) return 0;
+    if (w->top->left == 0) {
+        fail(w, SDX_ERR_USAGE);
+        return 0;
+    }
+    w->top->left--;
+    return 1;
+}
+
+static int put_bytes(sdx_msgpack_writer *w, const void *s, size_t n) {
+    if (sdx_buf_write(w->out, s, n)) {
+        fail_buf(w);
+        return 0;
+    }
+    return 1;
+}
+
+/* Checked path for a value already encoded in bytes[0, n). */
+static SDX_NOINLINE sdx_err value_slow(sdx_msgpack_writer *w, const u8 *bytes, size_t n) {
+    if (value_begin(w)) put_bytes(w, bytes, n);
+    return w->err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalars                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static SDX_ALWAYS_INLINE sdx_err one_byte(sdx_msgpack_writer *w, u8 b) {
+    u8 *p = value_fast(w, 1);
+    if (SDX_UNLIKELY(!p)) return value_slow(w, &b, 1);
+    *p = b;
+    w->out->cur = (char *)p + 1;
+    return SDX_OK;
+}
+
+sdx_err sdx_msgpack_writer_null(sdx_msgpack_writer *w) { return one_byte(w, 0xc0); }
+
+sdx_err sdx_msgpack_writer_bool(sdx_msgpack_writer *w, bool v) {
+    return one_byte(w, v ? 0xc3 : 0xc2);
+}
+
+static SDX_NOINLINE sdx_err int_slow(sdx_msgpack_writer *w, int64_t v) {
+    u8 tmp[9];
+    return value_slow(w, tmp, (size_t)(enc_int(tmp, v) - tmp));
+}
+
+sdx_err sdx_msgpack_writer_int(sdx_msgpack_writer *w, int64_t v) {
+    u8 *p = value_fast(w, 9);
+    if (SDX_UNLIKELY(!p)) return int_slow(w, v);
+    w->out->cur = (char *)enc_int(p, v);
+    return SDX_OK;
+}
+
+static SDX_NOINLINE sdx_err uint_slow(sdx_msgpack_writer *w, uint64_t v) {
+    u8 tmp[9];
+    return value_slow(w, tmp, (size_t)(enc_uint(tmp, v) - tmp));
+}
+
+sdx_err sdx_msgpack_writer_uint(sdx_msgpack_writer *w, uint64_t v) {
+    u8 *p = value_fast(w, 9);
+    if (SDX_UNLIKELY(!p)) return uint_slow(w, v);
+    w->out->cur = (char *)enc_uint(p, v);
+    return SDX_OK;
+}
+
+static sdx_err f32_bits(sdx_msgpack_writer *w, uint32_t bits) {
+    u8 tmp[5];
+    u8 *p = value_fast(w, 5);
+    if (SDX_UNLIKELY(!p)) return value_slow(w, tmp, (size_t)(enc_f32_bits(tmp, bits) - tmp));
+    w->out->cur = (char *)enc_f32_bits(p, bits);
+    return SDX_OK;
+}
+
+/* Round a double to the nearest float (ties to even), without the undefined
+ * behaviour of converting a finite value beyond the float range. */
+static uint32_t double_to_float_rounded(double d) {
+    uint32_t bits;
+    if (sdx_double_to_float_exact(d, &bits)) return bits;
+    float x;
+    if (d != d) {
+        x = (float)d;
+    } else if (d >= 0x1.ffffffp127 || d <= -0x1.ffffffp127) {
+        x = d > 0 ? INFINITY : -INFINITY;
+    } else if (d > 0x1.fffffep127 || d < -0x1.fffffep127) {
+        x = d > 0 ? 0x1.fffffep127f : -0x1.fffffep127f;
+    } else {
+        x = (float)d;
+    }
+    memcpy(&bits, &x, 4);
+    return bits;
+}
+
+static SDX_NOINLINE sdx_err double_as_float(sdx_msgpack_writer *w, double v) {
+    uint32_t bits;
+    if (w->flags & SDX_MSGPACK_WRITE_FLOAT32) return f32_bits(w, double_to_float_rounded(v));
+    if (sdx_double_to_float_exact(v, &bits)) return f32_bits(w, bits);
+    u8 tmp[9];
+    u8 *p = value_fast(w, 9);
+    if (!p) return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
+    w->out->cur = (char *)enc_f64(p, v);
+    return SDX_OK;
+}
+
+sdx_err sdx_msgpack_writer_double(sdx_msgpack_writer *w, double v) {
+    if (SDX_UNLIKELY(w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)))
+        return double_as_float(w, v);
+    u8 *p = value_fast(w, 9);
+    if (SDX_UNLIKELY(!p)) {
+        u8 tmp[9];
+        return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
+    }
+    w->out->cur = (char *)enc_f64(p, v);
+    return SDX_OK;
+}
+
+sdx_err sdx_msgpack_writer_float(sdx_msgpack_writer *w, float v) {
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    return f32_bits(w, bits);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings, binaries, extensions                                            */
+/* ------------------------------------------------------------------------ */
+
+static SDX_ALWAYS_INLINE int utf8_ok(const sdx_msgpack_writer *w, const char *s, size_t n) {
+    return (w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK) || sdx_mp_utf8_ok(w->utf8_valid, s, n);
+}
+
+/* Header, then the bytes, for anything that does not take a fast path. */
+static SDX_NOINLINE sdx_err bytes_slow(sdx_msgpack_writer *w, const u8 *head, size_t hn,
+                                       const void *s, size_t n) {
+    if (value_begin(w) && put_bytes(w, head, hn)) put_bytes(w, s, n);
+    return w->err;
+}
+
+static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    if (n > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (!utf8_ok(w, s, n)) return fail(w, SDX_ERR_UTF8);
+    u8 head[5];
+    return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
+}
+
+/* The common case of a str: at most 16 bytes, ASCII (or not checked), and
+ * 24 bytes of room. The bytes are moved with two overlapping loads and
+ * stores (never reading outside s[0, n)), whose words also give the ASCII
+ * test; the fixstr header goes before them. Returns the end, or NULL (with
+ * nothing written) for the checked path. */
+static SDX_ALWAYS_INLINE char *short_str(const sdx_msgpack_writer *w, char *p, const char *s, size_t n) {
+    uint64_t a, b;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        if (SDX_UNLIKELY((a | b) & w->ascii_mask)) return NULL;
+        p[0] = (char)(0xa0 | n);
+        memcpy(p + 1, &a, 8);
+        memcpy(p + 1 + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        if (SDX_UNLIKELY((x | y) & (uint32_t)w->ascii_mask)) return NULL;
+        p[0] = (char)(0xa0 | n);
+        memcpy(p + 1, &x, 4);
+        memcpy(p + 1 + n - 4, &y, 4);
+    } else {
+        p[0] = (char)(0xa0 | n);
+        if (n) {
+            uint8_t x = (uint8_t)s[0], y = (uint8_t)s[n / 2], z = (uint8_t)s[n - 1];
+            if (SDX_UNLIKELY((x | y | z) & (uint8_t)w->ascii_mask)) return NULL;
+            p[1] = (char)x;
+            p[1 + n / 2] = (char)y;
+            p[n] = (char)z;
+        }
+    }
+    return p + 1 + n;
+}
+
+/* Longer strings, or short ones that are not plain ASCII: validated, then
+ * copied with memcpy when they fit. */
+static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, size_t n) {
+    u8 *p;
+    if (SDX_LIKELY(n <= SMALL_STRING) && SDX_LIKELY(utf8_ok(w, s, n)) && (p = value_fast(w, n + 3))) {
+        p = enc_str_header(p, n);
+        memcpy(p, s, n);
+        w->out->cur = (char *)p + n;
+        return SDX_OK;
+    }
+    return string_slow(w, s, n);
+}
+
+sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
+    sdx_msgpack_frame *f = w->top;
+    char *p = w->out->cur, *e;
+    if (SDX_LIKELY(n <= 16 && f->left != 0 && (size_t)(w->out->end - p) >= 24) &&
+        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+        f->left--;
+        w->out->cur = e;
+        return SDX_OK;
+    }
+    return string_medium(w, s, n);
+}
+
+static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    const sdx_msgpack_frame *f = w->top;
+    if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
+    return string_medium(w, s, n);
+}
+
+sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
+    sdx_msgpack_frame *f = w->top;
+    char *p = w->out->cur, *e;
+    /* A key is due in a map whose `left` is even and not 0; the dead frame
+     * is no map. */
+    if (SDX_LIKELY(f->kind == FRAME_MAP && !(f->left & 1) && f->left != 0 && n <= 16 &&
+                   (size_t)(w->out->end - p) >= 24) &&
+        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+        f->left--;
+        w->out->cur = e;
+        return SDX_OK;
+    }
+    return key_slow(w, s, n);
+}
+
+sdx_err sdx_msgpack_writer_bin(sdx_msgpack_writer *w, const void *data, size_t n) {
+    if (w->err) return w->err;
+    if (n > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
+    u8 head[5];
+    return bytes_slow(w, head, (size_t)(enc_bin_header(head, n) - head), data, n);
+}
+
+static sdx_err ext(sdx_msgpack_writer *w, int8_t type, const void *data, size_t n) {
+    if (w->err) return w->err;
+    if (n > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
+    int64_t s;
+    uint32_t ns;
+    if (type == SDX_MSGPACK_EXT_TIMESTAMP && (!data || !sdx_msgpack_ts_decode(data, n, &s, &ns)))
+        return fail(w, SDX_ERR_INVALID_ARG);
+    u8 head[6];
+    return bytes_slow(w, head, (size_t)(enc_ext_header(head, type, n) - head), data, n);
+}
+
+sdx_err sdx_msgpack_writer_ext(sdx_msgpack_writer *w, int8_t type, const void *data, size_t n) {
+    return ext(w, type, data, n);
+}
+
+sdx_err sdx_msgpack_writer_timestamp(sdx_msgpack_writer *w, int64_t sec, uint32_t nsec) {
+    if (w->err) return w->err;
+    if (nsec >= 1000000000u) return fail(w, SDX_ERR_INVALID_ARG);
+    u8 tmp[15], *p = tmp;
+    if (((uint64_t)sec >> 34) == 0) {
+        if (nsec == 0 && ((uint64_t)sec >> 32) == 0) {
+            p[0] = 0xd6;
+            p[1] = 0xff;
+            sdx_store_be32(p + 2, (uint32_t)sec);
+            p += 6;
+        } else {
+            p[0] = 0xd7;
+            p[1] = 0xff;
+            sdx_store_be64(p + 2, (uint64_t)nsec << 34 | (uint64_t)sec);
+            p += 10;
+        }
+    } else {
+        p[0] = 0xc7;
+        p[1] = 12;
+        p[2] = 0xff;
+        sdx_store_be32(p + 3, nsec);
+        sdx_store_be64(p + 7, (uint64_t)sec);
+        p += 15;
+    }
+    return value_slow(w, tmp, (size_t)(p - tmp));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Containers                                                                */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE int grow_frames(sdx_msgpack_writer *w) {
+    if (w->cap > UINT32_MAX / 4) {
+        fail(w, SDX_ERR_LIMIT);
+        return 0;
+    }
+    size_t old_size = (size_t)w->cap * sizeof(sdx_msgpack_frame);
+    sdx_msgpack_frame *f;
+    if (w->frames == w->inline_frames) {
+        f = w->alloc.malloc(w->alloc.ctx, old_size * 2);
+        if (f) memcpy(f, w->frames, old_size);
+    } else {
+        f = w->alloc.realloc(w->alloc.ctx, w->frames, old_size, old_size * 2);
+    }
+    if (!f) {
+        fail(w, SDX_ERR_NOMEM);
+        return 0;
+    }
+    w->frames = f;
+    w->top = f + w->depth;
+    w->cap *= 2;
+    return 1;
+}
+
+static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, uint8_t kind) {
+    if (w->err) return w->err;
+    if (count > 0xffffffffu && count != SDX_COUNT_UNKNOWN) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    if (!value_begin(w)) return w->err;
+    sdx_buf *b = w->out;
+    uint64_t header = sdx_buf_total(b);
+    u8 head[5];
+    size_t hn = (size_t)(enc_container_header(head, count == SDX_COUNT_UNKNOWN ? 0 : count,
+                                              kind == FRAME_MAP) - head);
+    if (!put_bytes(w, head, hn)) return w->err;
+    sdx_msgpack_frame *f = ++w->top;
+    w->depth++;
+    f->kind = kind;
+    f->pinned = 0;
+    if (count == SDX_COUNT_UNKNOWN) {
+        f->left = kind == FRAME_MAP ? UNKNOWN_MAP : UNKNOWN_ARRAY;
+        f->header = header;
+        if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
+            b->pin = header;
+            f->pinned = 1;
+        }
+    } else {
+        f->left = kind == FRAME_MAP ? 2 * count : count;
+    }
+    return SDX_OK;
+}
+
+/* Fast path for a known count: everything unusual is begin_slow's. */
+static SDX_ALWAYS_INLINE sdx_err begin(sdx_msgpack_writer *w, uint64_t count, uint8_t kind) {
+    if (SDX_UNLIKELY(count > 0xffffffffu || w->depth + 1 >= w->cap)) return begin_slow(w, count, kind);
+    u8 *p = value_fast(w, 5);
+    if (SDX_UNLIKELY(!p)) return begin_slow(w, count, kind);
+    w->out->cur = (char *)enc_container_header(p, count, kind == FRAME_MAP);
+    sdx_msgpack_frame *f = ++w->top;
+    w->depth++;
+    f->left = kind == FRAME_MAP ? 2 * count : count;
+    f->kind = kind;
+    f->pinned = 0;
+    return SDX_OK;
+}
+
+sdx_err sdx_msgpack_writer_begin_array(sdx_msgpack_writer *w, uint64_t count) {
+    return begin(w, count, FRAME_ARRAY);
+}
+
+sdx_err sdx_msgpack_writer_begin_map(sdx_msgpack_writer *w, uint64_t count) {
+    return begin(w, count, FRAME_MAP);
+}
+
+/* Close a container of unknown count: the one-byte header written at begin
+ * becomes the smallest header for the count, the content moving up when
+ * that header is longer. */
+static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
+    int map = f->kind == FRAME_MAP;
+    uint64_t items = (map ? UNKNOWN_MAP : UNKNOWN_ARRAY) - f->left;
+    if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
+    uint64_t count = map ? items / 2 : items;
+    if (count > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
+    sdx_buf *b = w->out;
+    u8 head[5];
+    size_t hn = (size_t)(enc_container_header(head, count, map) - head);
+    if (hn > 1) {
+        /* Reserving may move the buffer (or, for a stream, flush what is
+         * before the pin): find the header again afterwards. */
+        if (!sdx_buf_reserve(b, hn - 1)) return fail_buf(w);
+    }
+    uint64_t before = sdx_buf_total(b) - sdx_buf_len(b);
+    char *h = b->start + (size_t)(f->header - before);
+    if (hn > 1) {
+        memmove(h + hn, h + 1, (size_t)(b->cur - (h + 1)));
+        b->cur += hn - 1;
+    }
+    memcpy(h, head, hn);
+    if (f->pinned) sdx_buf_unpin(b);
+    return SDX_OK;
+}
+
+static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
+    if (w->err) return w->err;
+    sdx_msgpack_frame *f = w->top;
+    if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
+    if (f->left >= UNKNOWN_MIN) {
+        if (end_unknown(w, f)) return w->err;
+    } else if (f->left != 0) {
+        return fail(w, SDX_ERR_USAGE);
+    }
+    w->top--;
+    w->depth--;
+    return SDX_OK;
+}
+
+sdx_err sdx_msgpack_writer_end(sdx_msgpack_writer *w) {
+    sdx_msgpack_frame *f = w->top;
+    /* A known count used up: nothing to write. */
+    if (SDX_LIKELY(f->left == 0 && (unsigned)(f->kind - FRAME_ARRAY) < 2)) {
+        w->top = f - 1;
+        w->depth--;
+        return SDX_OK;
+    }
+    return end_slow(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events, sink, finish                                                      */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE sdx_err put_ext_event(sdx_msgpack_writer *w, const sdx_event *ev) {
+    int64_t type = (int64_t)ev->tag;
+    if (type < INT8_MIN || type > INT8_MAX) {
+        if (w->err) return w->err;
+        return fail(w, SDX_ERR_INVALID_ARG);
+    }
+    return ext(w, (int8_t)type, ev->v.str.ptr, ev->v.str.len);
+}
+
+static SDX_NOINLINE sdx_err put_float32_event(sdx_msgpack_writer *w, double d) {
+    uint32_t bits;
+    if (!(w->flags & SDX_MSGPACK_WRITE_FLOAT32) && sdx_double_to_float_exact(d, &bits))
+        return f32_bits(w, bits);
+    return sdx_msgpack_writer_double(w, d);
+}
+
+sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
+    switch ((sdx_kind)ev->kind) {
+    case SDX_NULL: return sdx_msgpack_writer_null(w);
+    case SDX_BOOL: return sdx_msgpack_writer_bool(w, ev->v.b);
+    case SDX_INT: return sdx_msgpack_writer_int(w, ev->v.i);
+    case SDX_UINT: return sdx_msgpack_writer_uint(w, ev->v.u);
+    case SDX_DOUBLE:
+        if (SDX_UNLIKELY(ev->flags & SDX_EVENT_FLOAT32)) return put_float32_event(w, ev->v.d);
+        return sdx_msgpack_writer_double(w, ev->v.d);
+    case SDX_STR: return sdx_msgpack_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_BIN:
+        if (SDX_UNLIKELY(ev->tag_kind == SDX_TAG_MSGPACK_EXT)) return put_ext_event(w, ev);
+        return sdx_msgpack_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_ARRAY: return sdx_msgpack_writer_begin_array(w, ev->v.count);
+    case SDX_MAP: return sdx_msgpack_writer_begin_map(w, ev->v.count);
+    case SDX_KEY: return sdx_msgpack_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_END: return sdx_msgpack_writer_end(w);
+    case SDX_RAW:
+        if (w->err) return w->err;
+        return fail(w, SDX_ERR_UNSUPPORTED);
+    }
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_INVALID_ARG);
+}
+
+sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
+    if (!w->err) {
+        int sequence = (w->flags & SDX_MSGPACK_WRITE_SEQUENCE) != 0;
+        if (w->depth != 0 || (!sequence && w->frames[0].left != 0))
+            fail(w, SDX_ERR_USAGE);
+        else if (sdx_buf_flush(w->out))
+            fail_buf(w);
+    }
+    if (w->depth != 0 && w->out->pin != UINT64_MAX) {
+        /* Open unknown-count containers after an error: release the pin. */
+        for (uint32_t i = 1; i <= w->depth; i++)
+            if (w->frames[i].pinned) sdx_buf_unpin(w->out);
+    }
+    if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
+    w->frames = w->inline_frames;
+    w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    w->top = &dead_frame; /* nothing more is accepted */
+    return w->err;
+}
+
+static sdx_err sink_put(void *ctx, const sdx_event *ev) {
+    return sdx_msgpack_writer_put((sdx_msgpack_writer *)ctx, ev);
+}
+
+static sdx_err sink_finish(void *ctx) {
+    return sdx_msgpack_writer_finish((sdx_msgpack_writer *)ctx);
+}
+
+static const sdx_sink_vt msgpack_sink_vt = {sink_put, sink_finish};
+
+sdx_sink sdx_msgpack_writer_sink(sdx_msgpack_writer *w) {
+    sdx_sink s = {&msgpack_sink_vt, w};
+    return s;
+}
