@@ -202,11 +202,7 @@ static sdx_err diag_put(void *ctx, const sdx_event *ev) {
         push(d, ev->kind == SDX_MAP, tagged);
         return d->err;
     }
-#ifdef SDX_CLI_HAVE_MSGPACK
     scalar(d, ev, (ev->flags & SDX_EVENT_FLOAT32) != 0);
-#else
-    scalar(d, ev, false);
-#endif
     if (tagged) note(d, ")");
     item_done(d);
     return d->err;

@@ -30,10 +30,8 @@ static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opt
     if (opts->map & CLI_MAP_BIN_BASE64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
     if (opts->map & CLI_MAP_NAN_NULL) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
     if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_JSON_WRITE_REPLACE_INVALID_UTF8;
-#ifdef SDX_CLI_HAVE_MSGPACK
     if (opts->map & CLI_MAP_KEYS_STRINGIFY) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
     if (opts->map & CLI_MAP_EXT_MAP) wo.flags |= SDX_JSON_WRITE_MSGPACK_EXT;
-#endif
     wo.indent = opts->indent;
     return sdx_json_writer_init((sdx_json_writer *)w, out, &wo);
 }
@@ -63,7 +61,6 @@ static const cli_format json_format = {
 /* MessagePack                                                               */
 /* ------------------------------------------------------------------------ */
 
-#ifdef SDX_CLI_HAVE_MSGPACK
 static void *msgpack_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
     sdx_msgpack_read_opts ro = {0, 0, NULL};
     if (opts->seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
@@ -100,7 +97,6 @@ static const cli_format msgpack_format = {
     msgpack_writer_init,
     msgpack_writer_sink,
 };
-#endif
 
 /* ------------------------------------------------------------------------ */
 /* The table                                                                 */
@@ -108,9 +104,7 @@ static const cli_format msgpack_format = {
 
 const cli_format *const cli_formats[] = {
     &json_format,
-#ifdef SDX_CLI_HAVE_MSGPACK
     &msgpack_format,
-#endif
     NULL,
 };
 
