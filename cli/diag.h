@@ -1,0 +1,63 @@
+/*
+ * The diagnostic view of `sdx view`: a sink that prints any event stream
+ * as JSON-like text that also shows what JSON cannot — binary data, tags
+ * and extension types, keys of any type, float32 — in the spirit of the
+ * CBOR diagnostic notation (RFC 8949 section 8, and RFC 8610 appendix G
+ * for b64'' and comments). The notation is defined in DIAG_HELP below.
+ */
+#ifndef SDX_CLI_DIAG_H
+#define SDX_CLI_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sdx/sdx.h"
+
+#define CLI_DIAG_HELP                                                                             \
+    "The diagnostic view (binary formats):\n"                                                    \
+    "  null, true, false, \"text\"    as in JSON (strings with JSON escapes)\n"                   \
+    "  42  -7  18446744073709551615  integers\n"                                                  \
+    "  1.5  1.0  NaN  -Infinity      float64: the shortest form that reads back\n"                \
+    "  1.5_f32                       a float32 (its shortest float32 form)\n"                     \
+    "  b64'AQID' /3 bytes/           binary data: base64 (RFC 4648) and its length\n"             \
+    "  ext(5, b64'AQ==' /1 bytes/)   a MessagePack extension value of type 5\n"                   \
+    "  1(1363896240)                 a CBOR tag (RFC 8949): the tag, then the value\n"            \
+    "  bson(7, ...)                  a BSON element type or binary subtype\n"                     \
+    "  {1: \"a\", b64'' /0 bytes/: 2}  map keys of any type, written like values\n"                \
+    "  \"caf\xef\xbf\xbd\" /invalid UTF-8/  a string that is not UTF-8 (each bad sequence\n"       \
+    "                                shown as U+FFFD)\n"                                          \
+    "  123456789012345678901234567890  a number beyond 64 bits, as its text\n"                  \
+    "Indentation and layout are those of the JSON output; /.../ is a comment.\n"
+
+/* One open container. */
+typedef struct cli_diag_frame {
+    uint64_t items;   /* elements, or keys, written so far */
+    bool is_map;
+    bool key_next;    /* in a map: a key comes next */
+    bool tagged;      /* a tag's ')' follows the end */
+} cli_diag_frame;
+
+typedef struct cli_diag {
+    sdx_buf *out;
+    bool color;
+    uint32_t indent;        /* 0: everything on one line per value */
+    cli_diag_frame *frames; /* the open containers */
+    size_t depth, cap;
+    sdx_buf scratch;        /* scalars are formatted here by ... */
+    sdx_json_writer jw;     /* ... a JSON writer */
+    sdx_err err;            /* sticky */
+} cli_diag;
+
+/* Start a diagnostic printer into `out`. Every top-level value ends with a
+ * newline. */
+void cli_diag_init(cli_diag *d, sdx_buf *out, uint32_t indent, bool color);
+
+/* The printer as a sink: any number of top-level values; finish checks
+ * that none is left open and returns the sticky error (or the output's). */
+sdx_sink cli_diag_sink(cli_diag *d);
+
+/* Release the printer's memory. */
+void cli_diag_destroy(cli_diag *d);
+
+#endif /* SDX_CLI_DIAG_H */

@@ -1,0 +1,147 @@
+/*
+ * The registry of formats (formats.h): one entry per format, each a handful
+ * of adapters from the library's reader and writer to the registry's
+ * signatures. Adding a format means adding an entry here and nothing else.
+ */
+#include "formats.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void *json_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_json_read_opts ro = {0, 0, NULL};
+    ro.flags = SDX_JSON_READ_BOM;
+    if (opts->seq) ro.flags |= SDX_JSON_READ_STOP_AFTER_VALUE;
+    if (!(opts->map & CLI_MAP_BIGINT_DOUBLE)) ro.flags |= SDX_JSON_READ_BIGNUM_RAW;
+    return sdx_json_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static sdx_source json_reader_source(void *r) { return sdx_json_reader_source((sdx_json_reader *)r); }
+static void json_reader_free(void *r) { sdx_json_reader_free((sdx_json_reader *)r); }
+
+static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    sdx_json_write_opts wo = {0, 0, NULL};
+    /* SEQUENCE: every value ends with a newline, as a text file should. */
+    wo.flags = SDX_JSON_WRITE_SEQUENCE;
+    if (opts->map & CLI_MAP_BIN_BASE64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
+    if (opts->map & CLI_MAP_NAN_NULL) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_JSON_WRITE_REPLACE_INVALID_UTF8;
+    if (opts->map & CLI_MAP_KEYS_STRINGIFY) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
+    if (opts->map & CLI_MAP_EXT_MAP) wo.flags |= SDX_JSON_WRITE_MSGPACK_EXT;
+    wo.indent = opts->indent;
+    return sdx_json_writer_init((sdx_json_writer *)w, out, &wo);
+}
+
+static sdx_sink json_writer_sink(void *w) { return sdx_json_writer_sink((sdx_json_writer *)w); }
+
+static const char *const json_extensions[] = {"json", "ndjson", "jsonl", NULL};
+
+static const cli_format json_format = {
+    "json",
+    "JSON (RFC 8259); --seq: newline-delimited JSON",
+    json_extensions,
+    true,
+    " \t\r\n,:",
+    CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_EXT_MAP,
+    false,
+    false,
+    json_reader_new,
+    json_reader_source,
+    json_reader_free,
+    sizeof(sdx_json_writer),
+    json_writer_init,
+    json_writer_sink,
+};
+
+/* ------------------------------------------------------------------------ */
+/* MessagePack                                                               */
+/* ------------------------------------------------------------------------ */
+
+static void *msgpack_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_msgpack_read_opts ro = {0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_MSGPACK_READ_NO_UTF8_CHECK;
+    return sdx_msgpack_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static sdx_source msgpack_reader_source(void *r) { return sdx_msgpack_reader_source((sdx_msgpack_reader *)r); }
+static void msgpack_reader_free(void *r) { sdx_msgpack_reader_free((sdx_msgpack_reader *)r); }
+
+static sdx_err msgpack_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    sdx_msgpack_write_opts wo = {0, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_MSGPACK_WRITE_NO_UTF8_CHECK;
+    return sdx_msgpack_writer_init((sdx_msgpack_writer *)w, out, &wo);
+}
+
+static sdx_sink msgpack_writer_sink(void *w) { return sdx_msgpack_writer_sink((sdx_msgpack_writer *)w); }
+
+static const char *const msgpack_extensions[] = {"msgpack", "mpk", "mp", NULL};
+
+static const cli_format msgpack_format = {
+    "msgpack",
+    "MessagePack; --seq: back-to-back values (a MessagePack stream)",
+    msgpack_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    true,
+    true,
+    msgpack_reader_new,
+    msgpack_reader_source,
+    msgpack_reader_free,
+    sizeof(sdx_msgpack_writer),
+    msgpack_writer_init,
+    msgpack_writer_sink,
+};
+
+/* ------------------------------------------------------------------------ */
+/* The table                                                                 */
+/* ------------------------------------------------------------------------ */
+
+const cli_format *const cli_formats[] = {
+    &json_format,
+    &msgpack_format,
+    NULL,
+};
+
+static bool same_name(const char *a, const char *b) {
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+    return *a == *b;
+}
+
+const cli_format *cli_format_by_name(const char *name) {
+    for (int i = 0; cli_formats[i]; i++) {
+        if (same_name(cli_formats[i]->name, name)) return cli_formats[i];
+        for (const char *const *e = cli_formats[i]->extensions; *e; e++)
+            if (same_name(*e, name)) return cli_formats[i];
+    }
+    return NULL;
+}
+
+const cli_format *cli_format_by_path(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base || !dot[1]) return NULL;
+    for (int i = 0; cli_formats[i]; i++)
+        for (const char *const *e = cli_formats[i]->extensions; *e; e++)
+            if (same_name(*e, dot + 1)) return cli_formats[i];
+    return NULL;
+}
+
+const char *cli_mapping_option(unsigned mapping) {
+    switch (mapping) {
+    case CLI_MAP_BIN_BASE64: return "--bin=base64";
+    case CLI_MAP_KEYS_STRINGIFY: return "--keys=stringify";
+    case CLI_MAP_NAN_NULL: return "--nan=null";
+    case CLI_MAP_BIGINT_DOUBLE: return "--bigint=double";
+    case CLI_MAP_UTF8_REPLACE: return "--utf8=replace";
+    case CLI_MAP_EXT_MAP: return "--ext=map";
+    default: return "";
+    }
+}
