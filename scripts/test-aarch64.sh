@@ -55,4 +55,4 @@ cmake -S . -B "$build" \
 cmake --build "$build" --parallel "$jobs" || exit 1
 
 cd "$build" || exit 1
-ctest --output-on-failure
+ctest --output-on-failure -j "$jobs"
