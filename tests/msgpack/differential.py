@@ -28,6 +28,10 @@ import struct
 import subprocess
 import sys
 
+# The prefix that runs the target's programs (an emulator when
+# cross-compiling; set by the build, see tests/msgpack/CMakeLists.txt).
+EMULATOR = os.environ.get("SDX_TEST_EMULATOR", "").split()
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -190,7 +194,7 @@ def main():
 
     os.makedirs(args.work, exist_ok=True)
     gen = os.path.join(args.work, "docs.txt")
-    r = subprocess.run([args.tool, "gen", str(args.seed), str(args.count), gen])
+    r = subprocess.run(EMULATOR + [args.tool, "gen", str(args.seed), str(args.count), gen])
     if r.returncode != 0:
         die("msgpack_tool gen failed")
 
@@ -233,7 +237,7 @@ def main():
         for b in python_bytes:
             f.write(b.hex() + "\n")
     outfile = os.path.join(args.work, "python.tokens")
-    r = subprocess.run([args.tool, "decode", hexfile, outfile])
+    r = subprocess.run(EMULATOR + [args.tool, "decode", hexfile, outfile])
     if r.returncode != 0:
         die("msgpack_tool decode failed")
     with open(outfile) as f:

@@ -73,7 +73,6 @@ static void add_input(const char *name, const char *data, size_t len) {
     in->len = len;
 }
 
-#ifdef SDX_HAVE_JSON_READER
 /* A corpus document converted with the JSON reader into the writer. */
 static void add_corpus(const char *dir, const char *file) {
     char path[1024];
@@ -98,7 +97,6 @@ static void add_corpus(const char *dir, const char *file) {
     sdx_json_reader_free(r);
     fclose(f);
 }
-#endif
 
 static void add_generated(uint64_t seed, int big) {
     mp_gen g = {seed, 7, big, 1, 0, 3000};
@@ -151,7 +149,6 @@ static sdx_err read_all(const char *data, size_t len, size_t chunk, const sdx_ms
     return views_ok ? code : SDX_ERR__COUNT;
 }
 
-#ifdef SDX_HAVE_DOC
 static sdx_err parse_all(const char *data, size_t len, const sdx_msgpack_read_opts *o, size_t *offset) {
     sdx_error e;
     sdx_doc *doc = sdx_msgpack_parse(data, len, o, &e);
@@ -162,7 +159,6 @@ static sdx_err parse_all(const char *data, size_t len, const sdx_msgpack_read_op
     }
     return e.msg ? e.code : SDX_ERR__COUNT;
 }
-#endif
 
 /* ---- truncation --------------------------------------------------------------- */
 
@@ -206,11 +202,9 @@ static void truncations(const input *in) {
         sdx_err m = read_all(in->data, k, 0, NULL, &om);
         sdx_err s = read_all(in->data, k, 1 + k % 13, NULL, &os);
         int ok = m == SDX_ERR_TRUNCATED && s == SDX_ERR_TRUNCATED && om <= k && os <= k;
-#ifdef SDX_HAVE_DOC
         size_t op;
         sdx_err p = parse_all(in->data, k, NULL, &op);
         ok = ok && p == SDX_ERR_TRUNCATED && op == om;
-#endif
         result(ok, "fresh decoders on a cut", in->name, k);
     }
 }
@@ -237,11 +231,9 @@ static void flips(const input *in, int count) {
          * with another error; otherwise both fail alike, or neither. */
         int ok = a != SDX_ERR__COUNT && b != SDX_ERR__COUNT && (a == SDX_OK) == (b == SDX_OK) &&
                  (a == SDX_ERR_TRUNCATED || (a == b && om == os)) && om <= in->len && os <= in->len;
-#ifdef SDX_HAVE_DOC
         size_t op;
         sdx_err p = parse_all(m, in->len, NULL, &op);
         ok = ok && p == a && (a == SDX_OK || op == om);
-#endif
         if (a == SDX_ERR_NOMEM) ok = 0;
         result(ok, "byte flips", in->name, first);
     }
@@ -261,11 +253,9 @@ static void expect_error(const char *what, const char *data, size_t len, const s
     int ok = m == want && om == want_offset;
     sdx_err s = read_all(data, len, 4096, &oa, &os);
     ok = ok && (stream_may_differ ? s != SDX_OK : s == want && os == want_offset);
-#ifdef SDX_HAVE_DOC
     size_t op;
     sdx_err p = parse_all(data, len, &oa, &op);
     ok = ok && p == want && op == want_offset;
-#endif
     ok = ok && a.live == 0;
     result(ok, what, "", want_offset);
 }
@@ -304,9 +294,7 @@ static void hostile(void) {
         sdx_msgpack_read_opts raised = {0, 2000000, NULL};
         size_t o;
         int ok = read_all(d, len, 0, &raised, &o) == SDX_OK && read_all(d, len, 65536, &raised, &o) == SDX_OK;
-#ifdef SDX_HAVE_DOC
         ok = ok && parse_all(d, len, &raised, &o) == SDX_OK;
-#endif
         result(ok, "10^6-deep nesting with the limit raised", map ? "maps" : "arrays", 0);
     }
     free(d);
@@ -343,14 +331,9 @@ static void hostile(void) {
 int main(int argc, char **argv) {
     const char *corpus = getenv("SDX_CORPUS");
     if (!corpus) corpus = argc > 1 ? argv[1] : SDX_CORPUS_DIR;
-#ifdef SDX_HAVE_JSON_READER
     add_corpus(corpus, "twitter.json");
     add_corpus(corpus, "citm_catalog.json");
     add_corpus(corpus, "canada.json");
-#else
-    (void)corpus;
-    printf("malformed: the JSON reader is not built: generated documents only\n");
-#endif
     add_generated(1, 0);
     add_generated(2, 1);
     for (int i = 0; i < ninputs; i++) {

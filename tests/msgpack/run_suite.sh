@@ -11,4 +11,5 @@ root="$(cd "$here/../.." && pwd)"
 bash "$root/scripts/install-test-deps.sh" --msgpack-suite "$prefix" || exit 1
 mkdir -p "$work"
 node "$here/extract_suite.mjs" "$prefix/node_modules/msgpack-test-suite" "$work/cases.txt" || exit 1
-exec "$tool" suite "$work/cases.txt"
+# shellcheck disable=SC2086 # the emulator prefix is words (tests/*/CMakeLists.txt)
+exec ${SDX_TEST_EMULATOR:-} "$tool" suite "$work/cases.txt"
