@@ -39,6 +39,12 @@ extern "C" {
 /* Bytes of storage inside the struct, used before the first allocation. */
 #define SDX_BUF_INLINE 64
 
+/* Size of a memory buffer's first heap allocation, made when the inline
+ * storage is full (or a larger reservation's size); from there the capacity
+ * doubles. Starting at a page saves the small copies of a series of short
+ * doublings for every output beyond the inline storage. */
+#define SDX_BUF_FIRST_HEAP 4096
+
 /* Default chunk size of a stream buffer. */
 #define SDX_BUF_STREAM_CHUNK 65536
 

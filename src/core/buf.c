@@ -97,7 +97,11 @@ char *sdx_buf_reserve_slow(sdx_buf *b, size_t n) {
     case SDX_BUF_MEMORY: {
         if (n > SIZE_MAX / 2 - used) return buf_fail(b, SDX_ERR_NOMEM);
         size_t need = used + n;
-        size_t new_cap = cap < 128 ? 256 : cap <= SIZE_MAX / 4 ? cap * 2 : need; /* doubling */
+        /* Leaving the inline storage: straight to SDX_BUF_FIRST_HEAP bytes,
+         * then doubling. */
+        size_t new_cap = cap < SDX_BUF_FIRST_HEAP ? SDX_BUF_FIRST_HEAP
+                         : cap <= SIZE_MAX / 4    ? cap * 2
+                                                  : need;
         if (new_cap < need) new_cap = need;
         return buf_resize(b, used, new_cap);
     }

@@ -105,8 +105,35 @@ static inline double sdx_float_bits_to_double(uint32_t f) {
     return (double)x;
 }
 
-/* Whether s[0, n) is valid UTF-8. Short ASCII strings are decided inline
- * with two overlapping loads; the rest go to the kernel `valid` (the SIMD
+/* The shift-based UTF-8 automaton of utf8_dfa.c: per byte value, the next
+ * state (a multiple of 6) from each state, 6 bits per state. */
+extern const uint64_t sdx_mp_utf8_dfa[256];
+
+/* The automaton from state `st` over the 8 bytes of w (little-endian). */
+static SDX_ALWAYS_INLINE uint64_t sdx_mp_utf8_dfa_word(uint64_t st, uint64_t w) {
+    for (int i = 0; i < 8; i++) st = sdx_mp_utf8_dfa[(w >> (8 * i)) & 0xff] >> (st & 63);
+    return st;
+}
+
+/* Whether s[0, n) is valid UTF-8, by the automaton (for strings up to
+ * SDX_MP_UTF8_DFA_MAX bytes; any length works). */
+bool sdx_mp_utf8_valid_dfa(const char *s, size_t n);
+
+/* Strings up to this length that are not plain ASCII are validated by the
+ * automaton, longer ones by the SIMD kernel. */
+#define SDX_MP_UTF8_DFA_MAX 64
+
+/* Whether s[0, n) is valid UTF-8 once a word test has found a byte above
+ * 0x7f in it. */
+static SDX_ALWAYS_INLINE bool sdx_mp_utf8_non_ascii_ok(size_t (*valid)(const char *, size_t),
+                                                     const char *s, size_t n) {
+    if (n <= SDX_MP_UTF8_DFA_MAX) return sdx_mp_utf8_valid_dfa(s, n);
+    return valid(s, n) == n;
+}
+
+/* Whether s[0, n) is valid UTF-8. Strings up to SDX_MP_UTF8_DFA_MAX bytes
+ * are tested for ASCII inline with word loads, and if they are not ASCII
+ * validated by the automaton; longer ones by the kernel `valid` (the SIMD
  * table's utf8_valid_prefix). */
 static SDX_ALWAYS_INLINE bool sdx_mp_utf8_ok(size_t (*valid)(const char *, size_t), const char *s,
                                             size_t n) {
@@ -128,6 +155,17 @@ static SDX_ALWAYS_INLINE bool sdx_mp_utf8_ok(size_t (*valid)(const char *, size_
             b = 0;
         }
         if (!((a | b) & 0x8080808080808080ull)) return true;
+        return sdx_mp_utf8_valid_dfa(s, n);
+    }
+    if (n <= SDX_MP_UTF8_DFA_MAX) {
+        uint64_t acc = 0, x;
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            memcpy(&x, s + i, 8);
+            acc |= x;
+        }
+        memcpy(&x, s + n - 8, 8);
+        if (!((acc | x) & 0x8080808080808080ull)) return true;
+        return sdx_mp_utf8_valid_dfa(s, n);
     }
     return valid(s, n) == n;
 }

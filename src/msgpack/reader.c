@@ -23,7 +23,10 @@
 /* A stack entry: the items (a map's keys and values) still to come in an
  * open container, with MAP_BIT set for a map. In a map a key is due when
  * the items left are even. Entry 0 stands for the top level: 1 while the
- * root value is due, 0 after it; the container at depth d is entry d. */
+ * root value is due, 0 after it; the container at depth d is entry d. The
+ * entry of the innermost level (depth) lives in the reader's `left`, where
+ * the fast path reads and counts it without indexing the stack; the stack
+ * holds it only while next_full runs. */
 #define MAP_BIT (UINT64_C(1) << 63)
 #define INLINE_STACK 32
 
@@ -37,12 +40,15 @@ struct sdx_msgpack_reader {
     const uint8_t *end; /* end of the bytes available */
     const uint8_t *base; /* offset 0 of the window: input offset base_offset */
     uint64_t base_offset;
-    uint64_t *stack;     /* the top level and the open containers, innermost
-                            at `depth` */
+    uint64_t left;       /* the entry of the innermost level (see above) */
+    uint64_t *stack;     /* the entries of the levels outside it */
     uint32_t depth;
     uint32_t cap;
     uint32_t max_depth;
+    uint32_t depth_limit; /* a container may open at depths below this:
+                             min(max_depth, cap - 1) */
     uint32_t flags;
+    uint64_t ascii_mask;  /* the high bits, or 0 when UTF-8 is not checked */
     uint8_t state;
     const uint8_t *begin_p; /* after the last ARRAY or MAP event: where */
     uint32_t begin_depth;   /* the input stood, and the depth it opened */
@@ -93,7 +99,9 @@ static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
     r->stack = r->inline_stack;
     r->cap = INLINE_STACK;
-    r->stack[0] = 1; /* the root value is due */
+    r->depth_limit = r->max_depth < r->cap - 1 ? r->max_depth : r->cap - 1;
+    r->left = 1; /* the root value is due */
+    r->ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     r->state = STATE_VALUE;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     return r;
@@ -236,6 +244,7 @@ static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
     if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
     r->stack = s;
     r->cap = cap;
+    r->depth_limit = r->max_depth < cap - 1 ? r->max_depth : cap - 1;
     return true;
 }
 
@@ -295,8 +304,9 @@ static const uint8_t header_len[32] = {
     }
 
 /* Every item, and everything around items: END events, the state after the
- * root, streams, errors. */
-static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
+ * root, streams, errors. Works on the stack alone (next_full below puts the
+ * innermost entry there and takes it back). */
+static bool next_full_stack(sdx_msgpack_reader *r, sdx_event *ev) {
     uint32_t d = r->depth;
     if (SDX_UNLIKELY(r->state != STATE_VALUE)) return false;
     uint64_t *f = &r->stack[d];
@@ -454,6 +464,13 @@ undo:
     return false;
 }
 
+static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
+    r->stack[r->depth] = r->left;
+    bool ok = next_full_stack(r, ev);
+    r->left = r->stack[r->depth];
+    return ok;
+}
+
 /* The event's kind, depth and no flags or tag, in one 8-byte store where
  * the layout allows (kind at byte 0, tag_kind, flags, padding, depth at
  * bytes 4-7 on a little-endian machine), then the tag. */
@@ -471,18 +488,19 @@ static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) 
     ev->tag = 0;
 }
 
-/* The fast path's str that needs the UTF-8 kernel: a call of its own, so
- * that the fast path stays without a stack frame (this is a tail call).
- * Invalid UTF-8 goes back to next_full, which reports it. */
-static SDX_NOINLINE bool long_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p, size_t h,
-                                  size_t n) {
-    if (r->utf8_valid((const char *)p + h, n) != n) return next_full(r, ev);
-    uint32_t d = r->depth;
-    uint64_t *f = &r->stack[d];
-    set_head(ev, (*f >> 63) && !(*f & 1) ? SDX_KEY : SDX_STR, d);
+/* The fast path's str when it is longer than 16 bytes or not plain ASCII:
+ * a call of its own, so that the fast path stays without a stack frame
+ * (this is a tail call). Invalid UTF-8 goes back to next_full, which
+ * reports it. */
+static SDX_NOINLINE bool checked_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p,
+                                     size_t h, size_t n) {
+    if (r->ascii_mask && !sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))
+        return next_full(r, ev);
+    uint64_t left = r->left;
+    set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, r->depth);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    *f -= 1;
+    r->left = left - 1;
     r->p = p + h + n;
     return true;
 }
@@ -506,16 +524,17 @@ static SDX_NOINLINE bool long_str(sdx_msgpack_reader *r, sdx_event *ev, const ui
  * input at hand, of the common kinds (fixint, int and uint up to 32 bits,
  * nil, bool, float 64, fixmap and fixarray within the stack, fixstr and
  * str 8 of at most 16 ASCII bytes), dispatched on the type byte in one
- * jump. It calls nothing, so it needs no stack frame; everything else
- * goes to next_full. */
+ * jump. It makes no calls other than tail calls (to checked_str, and to
+ * next_full for everything else), and counts items in r->left without
+ * indexing the stack. */
 bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint64_t left = r->left;
     uint32_t d = r->depth;
     const uint8_t *p = r->p;
-    uint64_t *f = &r->stack[d];
-    uint64_t left = *f & ~MAP_BIT;
-    if (left == 0) {
+    if ((left & ~MAP_BIT) == 0) {
         if (SDX_UNLIKELY(d == 0)) return next_full(r, ev); /* after the root */
         set_head(ev, SDX_END, d - 1);
+        r->left = r->stack[d - 1];
         r->depth = d - 1;
         return true;
     }
@@ -551,16 +570,16 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
     default: return next_full(r, ev);
     }
     /* a scalar */
-    *f -= 1;
+    r->left = left - 1;
     r->p = p;
     return true;
 
 str:
     if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
-    if (!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) {
-        /* up to 16 bytes of ASCII decided here; the rest by the kernel */
-        if (n > 16) return long_str(r, ev, p, h, n);
+    {
+        /* up to 16 bytes of ASCII decided here; the rest by checked_str */
         uint64_t a = 0, b = 0;
+        if (SDX_UNLIKELY(n > 16)) return checked_str(r, ev, p, h, n);
         if (n >= 8) {
             memcpy(&a, p + h, 8);
             memcpy(&b, p + h + n - 8, 8);
@@ -572,12 +591,12 @@ str:
             a &= ~(uint64_t)0 >> (64 - 8 * n);
 #endif
         }
-        if (SDX_UNLIKELY((a | b) & 0x8080808080808080ull)) return long_str(r, ev, p, h, n);
+        if (SDX_UNLIKELY((a | b) & r->ascii_mask)) return checked_str(r, ev, p, h, n);
     }
-    set_head(ev, (*f >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    *f -= 1;
+    r->left = left - 1;
     r->p = p + h + n;
     return true;
 
@@ -586,30 +605,32 @@ bin:
     set_head(ev, SDX_BIN, d);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    *f -= 1;
+    r->left = left - 1;
     r->p = p + h + n;
     return true;
 
 ext:
     return next_full(r, ev);
 
+/* Nesting at the stack's end or the limit, or a count the input cannot
+ * hold (next_full fails for memory and reads on for a stream), is
+ * next_full's. */
 map:
-    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
-    if (SDX_UNLIKELY(!r->read && n > ((size_t)(r->end - p) - h) / 2)) return next_full(r, ev);
+    if (SDX_UNLIKELY(d >= r->depth_limit || n > ((size_t)(r->end - p) - h) / 2))
+        return next_full(r, ev);
     set_head(ev, SDX_MAP, d);
     ev->v.count = n;
-    r->stack[d + 1] = 2 * (uint64_t)n | MAP_BIT;
+    n = 2 * (uint64_t)n | MAP_BIT;
     goto begin;
 
 array:
-    if (SDX_UNLIKELY(d >= r->max_depth || d + 1 >= r->cap)) return next_full(r, ev);
-    if (SDX_UNLIKELY(!r->read && n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (SDX_UNLIKELY(d >= r->depth_limit || n > (size_t)(r->end - p) - h)) return next_full(r, ev);
     set_head(ev, SDX_ARRAY, d);
     ev->v.count = n;
-    r->stack[d + 1] = n;
 
 begin:
-    *f -= 1;
+    r->stack[d] = left - 1;
+    r->left = n;
     r->depth = d + 1;
     r->p = r->begin_p = p + h;
     r->begin_depth = d + 1;

@@ -29,6 +29,10 @@ enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP, FRAME_DEAD };
 /* Strings up to this length take the inline fast path. */
 #define SMALL_STRING 4096
 
+/* Strings from 16 bytes up to this length are copied and tested for ASCII
+ * in one pass. */
+#define FUSED_STRING 256
+
 /* The frame the writer points at after an error or finish: it allows no
  * value and no end, so every fast path falls through to a slow path, which
  * returns the sticky error. Never written. */
@@ -226,14 +230,20 @@ static SDX_ALWAYS_INLINE u8 *enc_container_header(u8 *p, uint64_t n, int map) {
 /* Bookkeeping shared by every value                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Fast path: where to write a value of at most `need` bytes, with the value
- * counted; NULL (with nothing changed) when the checked path must handle it. */
-static SDX_ALWAYS_INLINE u8 *value_fast(sdx_msgpack_writer *w, size_t need) {
+/* Fast path: whether a value of at most `need` bytes may be written now
+ * without further checks; if so, counts it and gives the buffer and the
+ * write position (the caller stores the bytes, then sets b->cur). Nothing
+ * changes otherwise, and the checked path must handle the value. */
+static SDX_ALWAYS_INLINE bool value_fast(sdx_msgpack_writer *w, size_t need, sdx_buf **bp,
+                                         u8 **pp) {
     sdx_msgpack_frame *f = w->top;
-    char *p = w->out->cur;
-    if (SDX_UNLIKELY(f->left == 0 || (size_t)(w->out->end - p) < need)) return NULL;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    if (SDX_UNLIKELY(f->left == 0 || (size_t)(b->end - p) < need)) return false;
     f->left--;
-    return (u8 *)p;
+    *bp = b;
+    *pp = (u8 *)p;
+    return true;
 }
 
 /* Checked path: may a value come now? Counts it; 0 with the sticky error
@@ -266,11 +276,12 @@ static SDX_NOINLINE sdx_err value_slow(sdx_msgpack_writer *w, const u8 *bytes, s
 /* Scalars                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static SDX_ALWAYS_INLINE sdx_err one_byte(sdx_msgpack_writer *w, u8 b) {
-    u8 *p = value_fast(w, 1);
-    if (SDX_UNLIKELY(!p)) return value_slow(w, &b, 1);
-    *p = b;
-    w->out->cur = (char *)p + 1;
+static SDX_ALWAYS_INLINE sdx_err one_byte(sdx_msgpack_writer *w, u8 byte) {
+    sdx_buf *b;
+    u8 *p;
+    if (SDX_UNLIKELY(!value_fast(w, 1, &b, &p))) return value_slow(w, &byte, 1);
+    *p = byte;
+    b->cur = (char *)p + 1;
     return SDX_OK;
 }
 
@@ -286,9 +297,10 @@ static SDX_NOINLINE sdx_err int_slow(sdx_msgpack_writer *w, int64_t v) {
 }
 
 sdx_err sdx_msgpack_writer_int(sdx_msgpack_writer *w, int64_t v) {
-    u8 *p = value_fast(w, 9);
-    if (SDX_UNLIKELY(!p)) return int_slow(w, v);
-    w->out->cur = (char *)enc_int(p, v);
+    sdx_buf *b;
+    u8 *p;
+    if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) return int_slow(w, v);
+    b->cur = (char *)enc_int(p, v);
     return SDX_OK;
 }
 
@@ -298,17 +310,20 @@ static SDX_NOINLINE sdx_err uint_slow(sdx_msgpack_writer *w, uint64_t v) {
 }
 
 sdx_err sdx_msgpack_writer_uint(sdx_msgpack_writer *w, uint64_t v) {
-    u8 *p = value_fast(w, 9);
-    if (SDX_UNLIKELY(!p)) return uint_slow(w, v);
-    w->out->cur = (char *)enc_uint(p, v);
+    sdx_buf *b;
+    u8 *p;
+    if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) return uint_slow(w, v);
+    b->cur = (char *)enc_uint(p, v);
     return SDX_OK;
 }
 
 static sdx_err f32_bits(sdx_msgpack_writer *w, uint32_t bits) {
     u8 tmp[5];
-    u8 *p = value_fast(w, 5);
-    if (SDX_UNLIKELY(!p)) return value_slow(w, tmp, (size_t)(enc_f32_bits(tmp, bits) - tmp));
-    w->out->cur = (char *)enc_f32_bits(p, bits);
+    sdx_buf *b;
+    u8 *p;
+    if (SDX_UNLIKELY(!value_fast(w, 5, &b, &p)))
+        return value_slow(w, tmp, (size_t)(enc_f32_bits(tmp, bits) - tmp));
+    b->cur = (char *)enc_f32_bits(p, bits);
     return SDX_OK;
 }
 
@@ -336,21 +351,23 @@ static SDX_NOINLINE sdx_err double_as_float(sdx_msgpack_writer *w, double v) {
     if (w->flags & SDX_MSGPACK_WRITE_FLOAT32) return f32_bits(w, double_to_float_rounded(v));
     if (sdx_double_to_float_exact(v, &bits)) return f32_bits(w, bits);
     u8 tmp[9];
-    u8 *p = value_fast(w, 9);
-    if (!p) return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
-    w->out->cur = (char *)enc_f64(p, v);
+    sdx_buf *b;
+    u8 *p;
+    if (!value_fast(w, 9, &b, &p)) return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
+    b->cur = (char *)enc_f64(p, v);
     return SDX_OK;
 }
 
 sdx_err sdx_msgpack_writer_double(sdx_msgpack_writer *w, double v) {
     if (SDX_UNLIKELY(w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)))
         return double_as_float(w, v);
-    u8 *p = value_fast(w, 9);
-    if (SDX_UNLIKELY(!p)) {
+    sdx_buf *b;
+    u8 *p;
+    if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) {
         u8 tmp[9];
         return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
     }
-    w->out->cur = (char *)enc_f64(p, v);
+    b->cur = (char *)enc_f64(p, v);
     return SDX_OK;
 }
 
@@ -383,61 +400,117 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
     return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
 }
 
-/* The common case of a str: at most 16 bytes, ASCII (or not checked), and
- * 24 bytes of room. The bytes are moved with two overlapping loads and
- * stores (never reading outside s[0, n)), whose words also give the ASCII
- * test; the fixstr header goes before them. Returns the end, or NULL (with
- * nothing written) for the checked path. */
-static SDX_ALWAYS_INLINE char *short_str(const sdx_msgpack_writer *w, char *p, const char *s, size_t n) {
-    uint64_t a, b;
+/* The common case of a str: at most 16 bytes, with 24 bytes of room. The
+ * fixstr header and the bytes are stored with two overlapping loads and
+ * stores (never reading outside s[0, n)); returns the end, and in *high
+ * the bits of `mask` (the writer's ascii_mask) set in any byte: nonzero
+ * when the string is not plain ASCII and must be validated. */
+static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint64_t mask,
+                                         uint64_t *high) {
+    p[0] = (char)(0xa0 | n);
     if (n >= 8) {
+        uint64_t a, b;
         memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
-        if (SDX_UNLIKELY((a | b) & w->ascii_mask)) return NULL;
-        p[0] = (char)(0xa0 | n);
         memcpy(p + 1, &a, 8);
         memcpy(p + 1 + n - 8, &b, 8);
+        *high = (a | b) & mask;
     } else if (n >= 4) {
         uint32_t x, y;
         memcpy(&x, s, 4);
         memcpy(&y, s + n - 4, 4);
-        if (SDX_UNLIKELY((x | y) & (uint32_t)w->ascii_mask)) return NULL;
-        p[0] = (char)(0xa0 | n);
         memcpy(p + 1, &x, 4);
         memcpy(p + 1 + n - 4, &y, 4);
+        *high = (x | y) & mask;
     } else {
-        p[0] = (char)(0xa0 | n);
+        uint8_t x = 0, y = 0, z = 0;
         if (n) {
-            uint8_t x = (uint8_t)s[0], y = (uint8_t)s[n / 2], z = (uint8_t)s[n - 1];
-            if (SDX_UNLIKELY((x | y | z) & (uint8_t)w->ascii_mask)) return NULL;
+            x = (uint8_t)s[0];
+            y = (uint8_t)s[n / 2];
+            z = (uint8_t)s[n - 1];
             p[1] = (char)x;
             p[1 + n / 2] = (char)y;
             p[n] = (char)z;
         }
+        *high = (x | y | z) & mask;
     }
     return p + 1 + n;
 }
 
-/* Longer strings, or short ones that are not plain ASCII: validated, then
- * copied with memcpy when they fit. */
+/* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
+ * overlapping the one before, and return the OR of every word copied: its
+ * high bits tell whether any byte is above 0x7f. */
+static SDX_ALWAYS_INLINE uint64_t copy_or(char *dst, const char *s, size_t n) {
+    uint64_t acc0 = 0, acc1 = 0, x, y;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        memcpy(&x, s + i, 8);
+        memcpy(&y, s + i + 8, 8);
+        memcpy(dst + i, &x, 8);
+        memcpy(dst + i + 8, &y, 8);
+        acc0 |= x;
+        acc1 |= y;
+    }
+    if (i < n) {
+        memcpy(&x, s + n - 16, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(dst + n - 16, &x, 8);
+        memcpy(dst + n - 8, &y, 8);
+        acc0 |= x;
+        acc1 |= y;
+    }
+    return acc0 | acc1;
+}
+
+/* Longer strings, or short ones that are not plain ASCII. Up to
+ * FUSED_STRING bytes the copy and the ASCII test are one pass, and only a
+ * string with a byte above 0x7f goes to the UTF-8 kernel; longer ones are
+ * copied with memcpy and validated by the kernel. Either way the kernel
+ * reads the copy just written (in the cache) rather than the source. */
 static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, size_t n) {
+    sdx_buf *b;
     u8 *p;
-    if (SDX_LIKELY(n <= SMALL_STRING) && SDX_LIKELY(utf8_ok(w, s, n)) && (p = value_fast(w, n + 3))) {
-        p = enc_str_header(p, n);
-        memcpy(p, s, n);
-        w->out->cur = (char *)p + n;
-        return SDX_OK;
+    if (SDX_LIKELY(n <= SMALL_STRING) && value_fast(w, n + 3, &b, &p)) {
+        u8 *body = enc_str_header(p, n);
+        int ok;
+        if (n >= 16 && n <= FUSED_STRING) {
+            ok = !(copy_or((char *)body, s, n) & w->ascii_mask) ||
+                 sdx_mp_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
+        } else {
+            memcpy(body, s, n);
+            ok = utf8_ok(w, (const char *)body, n);
+        }
+        if (SDX_LIKELY(ok)) {
+            b->cur = (char *)body + n;
+            return SDX_OK;
+        }
+        w->top->left++; /* not written after all: string_slow counts it */
     }
     return string_slow(w, s, n);
 }
 
+/* A short str or key that short_str has stored up to `e` but found not to
+ * be plain ASCII: validated, then counted and published (a tail call, so
+ * that the fast paths need no stack frame). */
+static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s, size_t n,
+                                            char *e) {
+    if (SDX_UNLIKELY(!sdx_mp_utf8_valid_dfa(s, n))) return string_slow(w, s, n);
+    w->top->left--;
+    w->out->cur = e;
+    return SDX_OK;
+}
+
 sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
     sdx_msgpack_frame *f = w->top;
-    char *p = w->out->cur, *e;
-    if (SDX_LIKELY(n <= 16 && f->left != 0 && (size_t)(w->out->end - p) >= 24) &&
-        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint64_t left = f->left;
+    if (SDX_LIKELY(n <= 16 && left != 0 && (size_t)(b->end - p) >= 24)) {
+        uint64_t high;
+        char *e = short_str(p, s, n, w->ascii_mask, &high);
+        if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
         f->left--;
-        w->out->cur = e;
+        b->cur = e;
         return SDX_OK;
     }
     return string_medium(w, s, n);
@@ -452,14 +525,18 @@ static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_
 
 sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
     sdx_msgpack_frame *f = w->top;
-    char *p = w->out->cur, *e;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint64_t left = f->left;
     /* A key is due in a map whose `left` is even and not 0; the dead frame
      * is no map. */
-    if (SDX_LIKELY(f->kind == FRAME_MAP && !(f->left & 1) && f->left != 0 && n <= 16 &&
-                   (size_t)(w->out->end - p) >= 24) &&
-        SDX_LIKELY((e = short_str(w, p, s, n)) != NULL)) {
+    if (SDX_LIKELY(f->kind == FRAME_MAP && !(left & 1) && left != 0 && n <= 16 &&
+                   (size_t)(b->end - p) >= 24)) {
+        uint64_t high;
+        char *e = short_str(p, s, n, w->ascii_mask, &high);
+        if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
         f->left--;
-        w->out->cur = e;
+        b->cur = e;
         return SDX_OK;
     }
     return key_slow(w, s, n);
@@ -569,17 +646,24 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
     return SDX_OK;
 }
 
-/* Fast path for a known count: everything unusual is begin_slow's. */
+/* Fast path for a known count: everything unusual is begin_slow's. The
+ * frame is set up before the header's bytes are stored, so that those
+ * stores need not be followed by reloads of the writer's fields. */
 static SDX_ALWAYS_INLINE sdx_err begin(sdx_msgpack_writer *w, uint64_t count, uint8_t kind) {
-    if (SDX_UNLIKELY(count > 0xffffffffu || w->depth + 1 >= w->cap)) return begin_slow(w, count, kind);
-    u8 *p = value_fast(w, 5);
-    if (SDX_UNLIKELY(!p)) return begin_slow(w, count, kind);
-    w->out->cur = (char *)enc_container_header(p, count, kind == FRAME_MAP);
-    sdx_msgpack_frame *f = ++w->top;
-    w->depth++;
-    f->left = kind == FRAME_MAP ? 2 * count : count;
-    f->kind = kind;
-    f->pinned = 0;
+    sdx_msgpack_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint32_t depth = w->depth;
+    if (SDX_UNLIKELY(count > 0xffffffffu || depth + 1 >= w->cap || f->left == 0 ||
+                     (size_t)(b->end - p) < 5))
+        return begin_slow(w, count, kind);
+    f->left--;
+    f[1].left = kind == FRAME_MAP ? 2 * count : count;
+    f[1].kind = kind;
+    f[1].pinned = 0;
+    w->top = f + 1;
+    w->depth = depth + 1;
+    b->cur = (char *)enc_container_header((u8 *)p, count, kind == FRAME_MAP);
     return SDX_OK;
 }
 
