@@ -47,6 +47,7 @@
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "json/lex.h"
+#include "num/json_number.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/inline.h"
@@ -395,19 +396,13 @@ static SDX_NOINLINE const char *number_error(parser *ps, const char *p, const ch
     return NULL;
 }
 
-/* The number at p into *out; returns its end, or NULL with the error set. */
-static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
+/* The number at p, which the fast path did not take, into *out; returns
+ * its end, or NULL with the error set. */
+static SDX_NOINLINE const char *read_number_slow(parser *ps, const char *p, const char *lim,
                                                  sdx_val *out) {
-    uint64_t v;
-    const char *q = sdx_json_small_int(p, lim, &v);
-    if (SDX_LIKELY(q != NULL)) {
-        out->tag = SDX_TYPE_INT;
-        out->v.u = v;
-        return q;
-    }
     sdx_num num;
     const char *err_at = NULL;
-    q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
+    const char *q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
     if (SDX_UNLIKELY(!q)) return number_error(ps, p, err_at, out);
     if (SDX_LIKELY(num.kind != SDX_NUM_BIG)) {
         out->tag = num_type[num.kind];
@@ -417,6 +412,23 @@ static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, cons
         out->v.s = p;
     }
     return q;
+}
+
+/* The number at p into *out; returns its end, or NULL with the error set. */
+static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
+                                                 sdx_val *out) {
+    _Static_assert(SDX_TYPE_UINT == SDX_TYPE_INT + SDX_NUM_UINT &&
+                       SDX_TYPE_DOUBLE == SDX_TYPE_INT + SDX_NUM_DOUBLE,
+                   "slot types in the order of sdx_num_kind");
+    unsigned kind;
+    uint64_t bits;
+    const char *q = sdx_json_number_fast(p, lim, &kind, &bits);
+    if (SDX_LIKELY(q != NULL)) {
+        out->tag = SDX_TYPE_INT + kind;
+        out->v.u = bits;
+        return q;
+    }
+    return read_number_slow(ps, p, lim, out);
 }
 
 #define WORD4(a, b, c, d) \

@@ -45,6 +45,7 @@
 #include "core/utf8.h"
 #include "json/lex.h"
 #include "json/reader_internal.h"
+#include "num/json_number.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/inline.h"
@@ -627,23 +628,20 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
 }
 
 /* The number at p (p < lim) into *ev; returns its end, or NULL with the
- * error set. Integers of up to 18 digits are read inline. */
+ * error set. The common forms are read inline (num/json_number.h). */
 static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char *p,
                                                  const char *lim, sdx_event *ev) {
-    uint64_t v;
-    const char *q = sdx_json_small_int(p, lim, &v);
+    _Static_assert(SDX_UINT == SDX_INT + SDX_NUM_UINT && SDX_DOUBLE == SDX_INT + SDX_NUM_DOUBLE,
+                   "event kinds in the order of sdx_num_kind");
+    unsigned kind;
+    uint64_t bits;
+    const char *q = sdx_json_number_fast(p, lim, &kind, &bits);
     if (SDX_LIKELY(q != NULL)) {
-        ev->kind = SDX_INT;
-        ev->v.i = (int64_t)v;
+        ev->kind = (uint8_t)(SDX_INT + kind);
+        ev->v.u = bits;
         return q;
     }
-    sdx_num num;
-    const char *err_at;
-    q = sdx_json_number(p, lim, r->numflags, &num, &err_at);
-    if (SDX_UNLIKELY(!q || q == lim || num.kind == SDX_NUM_BIG)) return read_number_slow(r, p, ev);
-    ev->kind = num_kind[num.kind];
-    ev->v.u = num.v.u;
-    return q;
+    return read_number_slow(r, p, ev);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -48,6 +48,11 @@
 #include "num/pow10_table.h"
 
 #define INF_BITS 0x7FF0000000000000u
+
+/* The table for the inline fast path (num/json_number.h), so that the
+ * sources using it share this copy. */
+_Static_assert(SDX_NUM_POW10_MIN == SDX_POW10_MIN, "the same first power");
+const uint64_t (*const sdx_num_pow10_128)[2] = sdx_pow10_128;
 #define MANT_MASK 0x000FFFFFFFFFFFFFu
 
 /* Explicit exponents stop growing here, far beyond any finite or nonzero
