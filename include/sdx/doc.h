@@ -141,9 +141,9 @@ static inline bool sdx_node_is_container(sdx_node n) {
  * error is already flagged). For accessors written on top of the layout. */
 SDX_API void sdx_node_flag(sdx_node n);
 
-/* The getters and sdx_iter_next are C99 inline functions: the compiler
- * inlines them where it pays (a tree walk is markedly faster), and the
- * library also exports them (src/core/doc.c holds their external
+/* The getters, sdx_iter_init and sdx_iter_next are C99 inline functions:
+ * the compiler inlines them where it pays (a tree walk is markedly faster),
+ * and the library also exports them (src/core/doc.c holds their external
  * definitions) for callers that cannot use inline functions. Inline
  * definitions with external linkage may only use macros and external
  * functions. */
@@ -246,7 +246,20 @@ typedef struct sdx_iter {
     uint64_t left;      /* elements (entries) still to come */
     bool map;
 } sdx_iter;
-SDX_API sdx_iter sdx_iter_init(sdx_node n);
+SDX_API inline sdx_iter sdx_iter_init(sdx_node n) {
+    sdx_iter it;
+    it.doc = n.doc;
+    it.cur = n.val + 1; /* not read when empty */
+    it.left = 0;
+    it.map = false;
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_ARRAY || SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP) {
+        it.left = SDX_VAL_LEN(n.val);
+        it.map = SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP;
+    } else {
+        sdx_node_flag(n);
+    }
+    return it;
+}
 
 /* The slot after a value and its descendants, for walking the value array
  * directly. `v` must be a value slot, not a tag slot; the slot returned may be
