@@ -58,18 +58,20 @@
 /* Nesting levels whose bits live inside the reader. */
 #define INLINE_LEVELS 1024
 
-/* What may come next: the label next() starts at. */
+/* What may come next: the label next() starts at. The states inside
+ * containers are single bits, tested one after another by how often they
+ * come (see there); the others are rare. */
 enum {
-    ST_ROOT,       /* a top-level value */
-    ST_AFTER_ROOT, /* a top-level value is complete: the end, or (sequences) the next one */
-    ST_ARR_FIRST,  /* after '[': an element or ']' */
-    ST_ARR_NEXT,   /* after an element: ',' or ']' */
-    ST_MAP_FIRST,  /* after '{': a key or '}' */
-    ST_MAP_NEXT,   /* after a member: ',' or '}' */
-    ST_MAP_COLON,  /* after a key: ':' and the member's value */
-    ST_BOM,        /* nothing read yet, SDX_JSON_READ_BOM given */
-    ST_END,        /* the input ended cleanly */
-    ST_ERROR       /* reading failed (r->err) */
+    ST_MAP_COLON = 1,   /* after a key: ':' and the member's value */
+    ST_MAP_NEXT = 2,    /* after a member: ',' or '}' */
+    ST_ARR_NEXT = 4,    /* after an element: ',' or ']' */
+    ST_MAP_FIRST = 8,   /* after '{': a key or '}' */
+    ST_ARR_FIRST = 16,  /* after '[': an element or ']' */
+    ST_ROOT = 32,       /* a top-level value */
+    ST_AFTER_ROOT = 64, /* a top-level value is complete: the end, or (sequences) the next one */
+    ST_BOM = 96,        /* nothing read yet, SDX_JSON_READ_BOM given */
+    ST_END = 128,       /* the input ended cleanly */
+    ST_ERROR = 160      /* reading failed (r->err) */
 };
 
 /* Where a value is read, for what else may stand there and the message when
@@ -702,16 +704,23 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
 
     ev->tag_kind = SDX_TAG_NONE;
     ev->tag = 0;
-    switch (r->state) {
-    case ST_ARR_NEXT: goto arr_next;
-    case ST_MAP_NEXT: goto map_next;
-    case ST_MAP_COLON: goto map_colon;
-    case ST_ARR_FIRST: goto arr_first;
-    case ST_MAP_FIRST: goto map_first;
-    case ST_ROOT: goto root;
-    case ST_AFTER_ROOT: goto after_root;
-    case ST_BOM: goto bom;
-    default: return false; /* ST_END, ST_ERROR */
+    /* Bit tests, not a switch: the state depends on the data, so the
+     * indirect jump of a switch is often mispredicted, while a chain of
+     * conditional branches is predicted well from the history of recent
+     * branches (GCC turns a chain of == tests on one value into a switch). */
+    {
+        const uint8_t st = r->state;
+        if (st & ST_MAP_COLON) goto map_colon;
+        if (st & ST_MAP_NEXT) goto map_next;
+        if (st & ST_ARR_NEXT) goto arr_next;
+        if (st & ST_MAP_FIRST) goto map_first;
+        if (st & ST_ARR_FIRST) goto arr_first;
+        switch (st) {
+        case ST_ROOT: goto root;
+        case ST_AFTER_ROOT: goto after_root;
+        case ST_BOM: goto bom;
+        default: return false; /* ST_END, ST_ERROR */
+        }
     }
 
 /* One event is ready: remember where it ended and what comes next. */
