@@ -141,6 +141,14 @@ static inline bool sdx_node_is_container(sdx_node n) {
  * error is already flagged). For accessors written on top of the layout. */
 SDX_API void sdx_node_flag(sdx_node n);
 
+/* A hint that a condition is rarely true, for the inline functions below
+ * (not part of the API). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SDX__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SDX__UNLIKELY(x) (x)
+#endif
+
 /* The getters, sdx_iter_init and sdx_iter_next are C99 inline functions:
  * the compiler inlines them where it pays (a tree walk is markedly faster),
  * and the library also exports them (src/core/doc.c holds their external
@@ -272,26 +280,37 @@ SDX_API inline const sdx_val *sdx_val_next(const sdx_val *v) {
 /* Stores the next entry's key (maps; nil for arrays) and value, advances and
  * returns true; false (and both nil) at the end. `key`/`val` may be NULL. */
 SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
+    /* The nil value, here rather than sdx_node_nil() so that ending an
+     * iteration calls nothing (a const object may be defined in an inline
+     * definition; each translation unit may have its own copy, and nothing
+     * compares nil nodes by address). */
+    static const sdx_val nil_slot = {0, {0}};
     const sdx_val *p = it->cur;
     if (!it->left) {
-        sdx_node nil = sdx_node_nil();
-        nil.doc = it->doc;
-        if (key) *key = nil;
-        if (val) *val = nil;
+        if (key) {
+            key->doc = it->doc;
+            key->val = &nil_slot;
+        }
+        if (val) {
+            val->doc = it->doc;
+            val->val = &nil_slot;
+        }
         return false;
     }
+    /* Tag slots are rare: a branch lets the walk go on without waiting for
+     * the slot's type to load, which adding the comparison's result would. */
     if (it->map) {
-        p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+        if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
         if (key) {
             key->doc = it->doc;
             key->val = p;
         }
         p = sdx_val_next(p);
     } else if (key) {
-        *key = sdx_node_nil();
         key->doc = it->doc;
+        key->val = &nil_slot;
     }
-    p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+    if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
     if (val) {
         val->doc = it->doc;
         val->val = p;
