@@ -168,12 +168,27 @@ static SDX_ALWAYS_INLINE bool sdx_num_fast_bits(uint64_t w, int64_t q, uint64_t 
     return b < 0x7FF0000000000000u; /* infinity is sdx_json_number's to report */
 }
 
+/* An integer of 20 digits (p at its fourth, the first three's value w, the
+ * rest read as m = 17 digits of value x by sdx_num_digits24): a UINT when
+ * it fits uint64 (then the first three digits are at most 184) and nothing
+ * makes it a decimal; NULL for everything else. */
+static SDX_ALWAYS_INLINE const char *sdx_num_twenty_digits(const char *p, unsigned m, uint64_t x,
+                                                           uint64_t w, bool neg, unsigned *kind,
+                                                           uint64_t *bits) {
+    const char c = p[m];
+    if (m != 17 || neg || c == '.' || (c | 0x20) == 'e') return NULL;
+    if (w > 184 || (w == 184 && x > 46744073709551615u)) return NULL; /* above 2^64 - 1 */
+    *kind = SDX_NUM_UINT;
+    *bits = w * 100000000000000000u + x;
+    return p + m;
+}
+
 /*
  * The JSON number at p (p < lim, *p is '-' or a digit) in its common forms:
- * an integer of at most 19 digits that fits int64 or, when nonnegative,
- * uint64; or a decimal of at most 19 digits in all with an exponent of at
- * most three digits, whose double the fast conversion decides and is
- * finite. Returns the end, with *kind an sdx_num_kind (INT, UINT or DOUBLE)
+ * an integer of at most 20 digits that fits int64 or, when nonnegative,
+ * uint64; or a decimal of at most 19 significant digits (not counting the
+ * zeros of "0.000...") with an exponent of at most three digits, whose
+ * double the fast conversion decides and is finite. Returns the end, with *kind an sdx_num_kind (INT, UINT or DOUBLE)
  * and *bits the value's 64 bits (int64, uint64 or the double's bits),
  * exactly as sdx_json_number() gives them; NULL for anything else, which
  * the caller hands to sdx_json_number().
@@ -194,7 +209,7 @@ static SDX_ALWAYS_INLINE const char *sdx_json_number_fast(const char *p, const c
             if (sdx_num_is_digit(*e)) {
                 unsigned m;
                 const uint64_t x = sdx_num_digits24(e, &m);
-                if (SDX_UNLIKELY(m > 16)) return NULL; /* more than 19 digits */
+                if (SDX_UNLIKELY(m > 16)) return sdx_num_twenty_digits(e, m, x, w, neg, kind, bits);
                 w = w * sdx_num_pow10[m] + x;
                 e += m;
             }
@@ -218,12 +233,20 @@ static SDX_ALWAYS_INLINE const char *sdx_json_number_fast(const char *p, const c
     }
     int64_t q = 0;
     if (*e == '.') {
-        unsigned fn;
-        const uint64_t f = sdx_num_digits24(e + 1, &fn);
-        if (SDX_UNLIKELY(fn == 0 || in + fn > 19)) return NULL;
-        w = w * sdx_num_pow10[fn] + f; /* at most 19 digits: exact */
-        q = -(int64_t)fn;
-        e += 1 + fn;
+        const char *f = e + 1;
+        unsigned zeros = 0, fn;
+        if (w == 0) {
+            /* "0.000123": the zeros after the point only scale, so they
+             * need not count against the 19 digits */
+            const uint64_t nz = sdx_load64le(f) ^ 0x30 * SDX_NUM_ONES8;
+            zeros = nz ? sdx_ctz64(nz) >> 3 : 8;
+            if (SDX_UNLIKELY(zeros == 8)) return NULL;
+        }
+        const uint64_t x = sdx_num_digits24(f + zeros, &fn);
+        if (SDX_UNLIKELY(zeros + fn == 0 || (w ? in : 0) + fn > 19)) return NULL;
+        w = w * sdx_num_pow10[fn] + x; /* at most 19 digits: exact */
+        q = -(int64_t)(zeros + fn);
+        e = f + zeros + fn;
     }
     if ((*e | 0x20) == 'e') {
         e++;

@@ -948,12 +948,36 @@ TEST(fast_path_shapes) {
         "0",  "-0", "7", "-65.613616999999977", "43.420273000000009", "342342342",
         "1234567890123456789", "-9223372036854775808", "9999999999999999999", "0.5e-3",
         "1E+2", "1.5e308", "1.2345678901234567e-300", "-0.0", "123456789.0123456789",
+        "18446744073709551615", "18400000000000000000", "10000000000000000000",
+        "-0.0007129935290235372", "0.00091671075860409962", "0.0", "0.0e5",
     };
     for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) {
         long taken = fast_taken;
         CHECK_FAST(common[i]);
         if (!CHECK(fast_taken > taken)) fprintf(stderr, "  not taken: \"%s\"\n", common[i]);
     }
+    /* "0." and runs of zeros before up to 22 digits; 20-digit integers
+     * around 2^64 */
+    for (int zeros = 0; zeros <= 10; zeros++) {
+        for (int nd = 0; nd <= 22; nd++) {
+            char *q = buf;
+            if (nd & 1) *q++ = '-';
+            *q++ = '0';
+            *q++ = '.';
+            for (int i = 0; i < zeros; i++) *q++ = '0';
+            for (int i = 0; i < nd; i++) *q++ = (char)('0' + test_rand(&seed) % 10);
+            if (nd % 3 == 0) q += sprintf(q, "e-%d", nd * 7);
+            *q = 0;
+            if (!check_fast(buf, (size_t)(q - buf), __LINE__)) return;
+        }
+    }
+    static const char *const twenties[] = {
+        "18446744073709551615", "18446744073709551616", "18446744073709551699",
+        "18446744073709551614", "18399999999999999999", "18500000000000000000",
+        "99999999999999999999", "10000000000000000000", "-10000000000000000000",
+        "18446744073709551615.0", "18446744073709551615e0", "184467440737095516150",
+    };
+    for (size_t i = 0; i < sizeof twenties / sizeof twenties[0]; i++) CHECK_FAST(twenties[i]);
     printf("  fast path: %ld inputs, taken by it %ld\n", fast_checked - before_checked,
            fast_taken - before_taken);
 }
