@@ -19,8 +19,8 @@
  * the kind of number (how long integer parts are tends to repeat) and let
  * the processor run ahead; longer runs of digits go eight at a time (the
  * SWAR technique of D. Lemire, "Number Parsing at a Gigabyte per Second",
- * Software: Practice and Experience 51(8), 2021; derived in strtod.c at
- * scan_digits()).
+ * Software: Practice and Experience 51(8), 2021). src/num/strtod.c uses the
+ * same digit helpers and tables.
  */
 #ifndef SDX_NUM_JSON_NUMBER_H
 #define SDX_NUM_JSON_NUMBER_H
@@ -65,8 +65,13 @@ static const uint64_t sdx_num_pow10[20] = {1u,
 
 static inline bool sdx_num_is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
-/* The value of eight digit lanes 0..9, the lowest address (least significant
- * byte) holding the most significant digit (see strtod.c). */
+/* The value of eight decimal digits given as byte lanes 0..9, the lowest
+ * address (the least significant byte of a little-endian load) holding the
+ * most significant digit. Pairs, then quadruples, then the whole: each step
+ * multiplies every lane by the weight of its right neighbour's digit count and
+ * adds that neighbour (shifted down one lane); lane values stay below the lane
+ * size (99 < 2^8, 9999 < 2^16, 10^8 < 2^32), so no carry crosses lanes that
+ * are kept, and the masks drop the odd lanes, which hold partial sums. */
 static SDX_ALWAYS_INLINE uint64_t sdx_num_eight_digits(uint64_t t) {
     t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFu;
     t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFu;
