@@ -1,6 +1,8 @@
 /*
  * Micro-benchmark of decimal-to-binary number parsing: nanoseconds per
- * number for sdx_json_number, the C library's strtod and, when built in,
+ * number for sdx_json_number, the inline fast path the JSON parser and
+ * reader use before it ("sdx-inline": num/json_number.h, falling back to
+ * sdx_json_number as they do), the C library's strtod and, when built in,
  * other parsers, on
  *   - every number of each JSON file named on the command line (found by a
  *     small scanner that skips strings), read in place: the end passed to
@@ -45,6 +47,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "num/json_number.h"
 #include "num/num.h"
 
 #ifdef WITH_INTERIM
@@ -233,6 +236,20 @@ DEFINE_PASS(pass_sdx, {
     if (!(e = sdx_json_number(p, end, 0, &v, NULL))) exit(3);
     d = num_as_double(&v);
 })
+/* The inline fast path of the JSON parser and reader, falling back to
+ * sdx_json_number as they do. */
+DEFINE_PASS(pass_fast, {
+    unsigned k;
+    uint64_t b;
+    sdx_num v;
+    if ((e = sdx_json_number_fast(p, end, &k, &b))) {
+        v.kind = (sdx_num_kind)k;
+        v.v.u = b;
+    } else if (!(e = sdx_json_number(p, end, 0, &v, NULL))) {
+        exit(3);
+    }
+    d = num_as_double(&v);
+})
 DEFINE_PASS(pass_strtod, {
     /* strtod reads integers as doubles; the others convert theirs */
     char *ee;
@@ -272,6 +289,7 @@ typedef struct contender {
 
 static const contender contenders[] = {
     {"sdx", {pass_sdx_indep, pass_sdx_chain}},
+    {"sdx-inline", {pass_fast_indep, pass_fast_chain}},
 #ifdef WITH_INTERIM
     {"interim", {pass_interim_indep, pass_interim_chain}},
 #endif

@@ -145,9 +145,17 @@ static inline bool sdx_node_is_container(sdx_node n) {
  * error is already flagged). For accessors written on top of the layout. */
 SDX_API void sdx_node_flag(sdx_node n);
 
-/* The getters and sdx_iter_next are C99 inline functions: the compiler
- * inlines them where it pays (a tree walk is markedly faster), and the
- * library also exports them (src/core/doc.c holds their external
+/* A hint that a condition is rarely true, for the inline functions below
+ * (not part of the API). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SDX__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SDX__UNLIKELY(x) (x)
+#endif
+
+/* The getters, sdx_iter_init and sdx_iter_next are C99 inline functions:
+ * the compiler inlines them where it pays (a tree walk is markedly faster),
+ * and the library also exports them (src/core/doc.c holds their external
  * definitions) for callers that cannot use inline functions. Inline
  * definitions with external linkage may only use macros and external
  * functions. */
@@ -250,7 +258,20 @@ typedef struct sdx_iter {
     uint64_t left;      /* elements (entries) still to come */
     bool map;
 } sdx_iter;
-SDX_API sdx_iter sdx_iter_init(sdx_node n);
+SDX_API inline sdx_iter sdx_iter_init(sdx_node n) {
+    sdx_iter it;
+    it.doc = n.doc;
+    it.cur = n.val + 1; /* not read when empty */
+    it.left = 0;
+    it.map = false;
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_ARRAY || SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP) {
+        it.left = SDX_VAL_LEN(n.val);
+        it.map = SDX_VAL_TYPE(n.val) == SDX_TYPE_MAP;
+    } else {
+        sdx_node_flag(n);
+    }
+    return it;
+}
 
 /* The slot after a value and its descendants, for walking the value array
  * directly. `v` must be a value slot, not a tag slot; the slot returned may be
@@ -263,26 +284,37 @@ SDX_API inline const sdx_val *sdx_val_next(const sdx_val *v) {
 /* Stores the next entry's key (maps; nil for arrays) and value, advances and
  * returns true; false (and both nil) at the end. `key`/`val` may be NULL. */
 SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
+    /* The nil value, here rather than sdx_node_nil() so that ending an
+     * iteration calls nothing (a const object may be defined in an inline
+     * definition; each translation unit may have its own copy, and nothing
+     * compares nil nodes by address). */
+    static const sdx_val nil_slot = {0, {0}};
     const sdx_val *p = it->cur;
     if (!it->left) {
-        sdx_node nil = sdx_node_nil();
-        nil.doc = it->doc;
-        if (key) *key = nil;
-        if (val) *val = nil;
+        if (key) {
+            key->doc = it->doc;
+            key->val = &nil_slot;
+        }
+        if (val) {
+            val->doc = it->doc;
+            val->val = &nil_slot;
+        }
         return false;
     }
+    /* Tag slots are rare: a branch lets the walk go on without waiting for
+     * the slot's type to load, which adding the comparison's result would. */
     if (it->map) {
-        p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+        if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
         if (key) {
             key->doc = it->doc;
             key->val = p;
         }
         p = sdx_val_next(p);
     } else if (key) {
-        *key = sdx_node_nil();
         key->doc = it->doc;
+        key->val = &nil_slot;
     }
-    p += SDX_VAL_TYPE(p) == SDX_TYPE__TAG;
+    if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
     if (val) {
         val->doc = it->doc;
         val->val = p;

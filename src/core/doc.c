@@ -123,6 +123,7 @@ extern inline double sdx_node_double(sdx_node n);
 extern inline const char *sdx_node_str(sdx_node n, size_t *len);
 extern inline const void *sdx_node_bin(sdx_node n, size_t *len);
 extern inline const sdx_val *sdx_val_next(const sdx_val *v);
+extern inline sdx_iter sdx_iter_init(sdx_node n);
 extern inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val);
 
 sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag) {
@@ -183,19 +184,6 @@ sdx_node sdx_node_getz(sdx_node n, const char *key) {
         return not_found(n.doc);
     }
     return sdx_node_get(n, key, strlen(key));
-}
-
-sdx_iter sdx_iter_init(sdx_node n) {
-    sdx_iter it = {n.doc, n.val + 1, 0, false};
-    sdx_type t = SDX_VAL_TYPE(n.val);
-    if (t == SDX_TYPE_ARRAY || t == SDX_TYPE_MAP) {
-        it.left = SDX_VAL_LEN(n.val);
-        it.map = t == SDX_TYPE_MAP;
-    } else {
-        sdx_node_flag(n);
-        it.cur = &nil_val;
-    }
-    return it;
 }
 
 /* ------------------------------------------------------------------------ */

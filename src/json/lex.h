@@ -149,28 +149,6 @@ static inline const char *sdx_json_unescape_one(const char *src, const char *lim
     return next;
 }
 
-/* The common case of a JSON number: a nonnegative integer of at most 18
- * digits followed, before lim, by a byte that cannot continue a number (so
- * it is complete even in a stream's window). Returns its end with the value
- * in *v, or NULL for anything else, which the caller hands to
- * sdx_json_number (a leading zero followed by a digit, more digits, a sign,
- * a fraction, an exponent, the end of the window). p < lim. */
-static SDX_ALWAYS_INLINE const char *sdx_json_small_int(const char *p, const char *lim,
-                                                        uint64_t *v) {
-    uint64_t x = (uint64_t)(unsigned char)*p - '0';
-    if (x >= 10) return NULL;
-    const char *q = p + 1;
-    if (x != 0) {
-        const char *stop = lim - q > 17 ? q + 17 : lim;
-        while (q < stop && (unsigned)(*q - '0') < 10) x = x * 10 + (uint64_t)(*q++ - '0');
-    }
-    if (q == lim) return NULL;
-    const char c = *q;
-    if ((unsigned)(c - '0') < 10 || c == '.' || (c | 0x20) == 'e') return NULL;
-    *v = x;
-    return q;
-}
-
 /* Four characters as the little-endian word sdx_load32le() reads from
  * them: a literal's bytes compared in one step. */
 #define SDX_JSON_WORD4(a, b, c, d)                                          \

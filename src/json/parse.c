@@ -13,15 +13,19 @@
  * NaN and Infinity, growing the array) is in separate functions.
  *
  * Open containers without recursion or a separate stack: while a container
- * is open, its slot holds in its payload the index of its parent's slot and
- * in its length bits the parent's element count so far; closing it writes
- * its own count and span there and takes both back. The stack of open
+ * is open, its slot counts its elements in its length bits and holds in its
+ * payload the distance back to its parent's slot and in bits 8-15 the
+ * parent's type (0 at the root); closing it writes its span there and goes
+ * on in the parent without looking at the parent's slot. The stack of open
  * containers is so a chain through the value array, which needs no
- * allocation of its own and is limited by opts->max_depth.
+ * allocation of its own and is limited by opts->max_depth. The hot loop
+ * keeps few values in registers (GCC spills the rest in a function this
+ * size): the cursor, the limit, the next slot, the array's end and the open
+ * container; the depth is counted in the parser's state.
  *
  * Bounds. The input need not be padded or NUL-terminated, so every read is
  * checked against `lim`; tokens of unknown length (strings, whitespace) are
- * scanned 16 bytes inline (src/simd/inline.h) and go on with the SIMD kernel
+ * scanned 32 bytes inline (src/simd/inline.h) and go on with the SIMD kernel
  * (json_string_scan) when longer.
  *
  * UTF-8. The whole input is validated once up front with the SIMD kernel;
@@ -47,6 +51,7 @@
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "json/lex.h"
+#include "num/json_number.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/inline.h"
@@ -67,6 +72,7 @@ typedef struct parser {
     uint32_t flags;        /* sdx_json_read_flag */
     unsigned numflags;     /* for sdx_json_number */
     bool utf8_per_string;  /* validate strings and comments one by one */
+    uint32_t depth_left;   /* containers that may still open */
     /* the first error */
     sdx_err code;
     const char *err_at;
@@ -321,16 +327,21 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
 }
 
 /* The string whose opening quote is at p into *out; returns the byte after
- * the closing quote, or NULL with the error set. The first 16 bytes are
- * scanned inline; longer strings go on with the kernel. */
+ * the closing quote, or NULL with the error set. The first 32 bytes are
+ * scanned inline, 16 at a time (most keys and values are shorter, and a
+ * call through the kernel table costs more than the scan); longer strings go
+ * on with the kernel. */
 static SDX_ALWAYS_INLINE const char *read_string(parser *ps, const char *p, const char *lim,
                                                  sdx_val *out) {
     const char *s = p + 1;
     const size_t avail = (size_t)(lim - s);
     size_t n;
-    if (SDX_LIKELY(avail >= 16)) {
+    if (SDX_LIKELY(avail >= 32)) {
         n = sdx_inline_string_stop16(s);
-        if (SDX_UNLIKELY(n == 16)) n = 16 + ps->k->json_string_scan(s + 16, avail - 16);
+        if (n == 16) {
+            n = 16 + sdx_inline_string_stop16(s + 16);
+            if (n == 32) n = 32 + ps->k->json_string_scan(s + 32, avail - 32);
+        }
     } else {
         n = ps->k->json_string_scan(s, avail);
     }
@@ -395,19 +406,13 @@ static SDX_NOINLINE const char *number_error(parser *ps, const char *p, const ch
     return NULL;
 }
 
-/* The number at p into *out; returns its end, or NULL with the error set. */
-static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
+/* The number at p, which the fast path did not take, into *out; returns
+ * its end, or NULL with the error set. */
+static SDX_NOINLINE const char *read_number_slow(parser *ps, const char *p, const char *lim,
                                                  sdx_val *out) {
-    uint64_t v;
-    const char *q = sdx_json_small_int(p, lim, &v);
-    if (SDX_LIKELY(q != NULL)) {
-        out->tag = SDX_TYPE_INT;
-        out->v.u = v;
-        return q;
-    }
     sdx_num num;
     const char *err_at = NULL;
-    q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
+    const char *q = sdx_json_number(p, lim, ps->numflags, &num, &err_at);
     if (SDX_UNLIKELY(!q)) return number_error(ps, p, err_at, out);
     if (SDX_LIKELY(num.kind != SDX_NUM_BIG)) {
         out->tag = num_type[num.kind];
@@ -417,6 +422,23 @@ static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, cons
         out->v.s = p;
     }
     return q;
+}
+
+/* The number at p into *out; returns its end, or NULL with the error set. */
+static SDX_ALWAYS_INLINE const char *read_number(parser *ps, const char *p, const char *lim,
+                                                 sdx_val *out) {
+    _Static_assert(SDX_TYPE_UINT == SDX_TYPE_INT + SDX_NUM_UINT &&
+                       SDX_TYPE_DOUBLE == SDX_TYPE_INT + SDX_NUM_DOUBLE,
+                   "slot types in the order of sdx_num_kind");
+    unsigned kind;
+    uint64_t bits;
+    const char *q = sdx_json_number_fast(p, lim, &kind, &bits);
+    if (SDX_LIKELY(q != NULL)) {
+        out->tag = SDX_TYPE_INT + kind;
+        out->v.u = bits;
+        return q;
+    }
+    return read_number_slow(ps, p, lim, out);
 }
 
 #define WORD4(a, b, c, d) \
@@ -502,24 +524,23 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
     const char *const lim = ps->lim;
     const uint32_t flags = ps->flags;
     sdx_doc *const doc = ps->doc;
-    sdx_val *vals = doc->vals;
-    sdx_val *val = vals;                       /* the next free slot */
-    sdx_val *val_end = vals + doc->vals_cap;
-    sdx_val *ctn = NULL;                       /* the innermost open container */
-    uint64_t ctn_len = 0;                      /* its elements (entries) so far */
-    uint32_t depth = 0;
+    sdx_val *val = doc->vals;                  /* the next free slot */
+    sdx_val *val_end = val + doc->vals_cap;
+    sdx_val *ctn = val;                        /* the innermost open container
+                                                  (the root's slot until one opens) */
     bool root_scalar = false;
+    ps->depth_left = max_depth;
 
 /* Make room for n slots at val (the array may move). */
 #define RESERVE(n)                                                                 \
     do {                                                                           \
         if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
-            size_t used_ = (size_t)(val - vals), ctn_i_ = ctn ? (size_t)(ctn - vals) : 0; \
+            const size_t used_ = (size_t)(val - doc->vals);                        \
+            const size_t ctn_i_ = (size_t)(ctn - doc->vals);                       \
             if (!grow_vals(ps, used_, (n), p)) goto fail;                          \
-            vals = doc->vals;                                                      \
-            val = vals + used_;                                                    \
-            val_end = vals + doc->vals_cap;                                        \
-            if (ctn) ctn = vals + ctn_i_;                                          \
+            val = doc->vals + used_;                                               \
+            val_end = doc->vals + doc->vals_cap;                                   \
+            ctn = doc->vals + ctn_i_;                                              \
         }                                                                          \
     } while (0)
 
@@ -550,8 +571,9 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
     } while (0)
 
 /* A scalar value at p into *val, then `after`; containers jump to their
- * begin labels; other bytes to `other`. */
-#define VALUE_SWITCH(after, other)                                                 \
+ * begin labels for the context `in` (root, arr or obj); other bytes to
+ * `other`. */
+#define VALUE_SWITCH(after, other, in)                                             \
     switch ((unsigned char)*p) {                                                   \
     case '"':                                                                      \
         p = read_string(ps, p, lim, val);                                          \
@@ -559,9 +581,9 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
         val++;                                                                     \
         goto after;                                                                \
     case '[':                                                                      \
-        goto arr_begin;                                                            \
+        goto arr_begin_##in;                                                       \
     case '{':                                                                      \
-        goto obj_begin;                                                            \
+        goto obj_begin_##in;                                                       \
     case '-': case '0': case '1': case '2': case '3': case '4':                    \
     case '5': case '6': case '7': case '8': case '9':                              \
         p = read_number(ps, p, lim, val);                                          \
@@ -602,41 +624,42 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
         goto other;                                                                \
     }
 
-/* Open a container of `type` at val (p at its bracket). The slot keeps the
- * parent's index and element count until it closes. */
-#define OPEN(type)                                                                 \
+/* Open a container of `type` at val (p at its bracket) inside a parent of
+ * `parent_type` (0 at the root, where ctn is the slot itself). The slot
+ * keeps the way back to the parent until it closes. */
+#define OPEN(type, parent_type)                                                    \
     do {                                                                           \
-        if (SDX_UNLIKELY(++depth > max_depth)) {                                   \
+        if (SDX_UNLIKELY(ps->depth_left == 0)) {                                   \
             set_error(ps, SDX_ERR_DEPTH, p, "nesting too deep");                   \
             goto fail;                                                             \
         }                                                                          \
-        val->tag = (type) | ctn_len << 16;                                         \
-        val->v.u = ctn ? (uint64_t)(ctn - vals) : 0;                               \
+        ps->depth_left--;                                                          \
+        val->tag = (type) | (uint64_t)(parent_type) << 8;                          \
+        val->v.u = (uint64_t)(val - ctn);                                          \
         ctn = val++;                                                               \
-        ctn_len = 0;                                                               \
         p++;                                                                       \
     } while (0)
 
 /* Close the innermost container (p at its bracket), then go on in the
  * parent or finish. */
-#define CLOSE(type)                                                                \
+#define CLOSE()                                                                    \
     do {                                                                           \
         p++;                                                                       \
-        const uint64_t parent_len_ = ctn->tag >> 16, parent_ = ctn->v.u;           \
-        ctn->tag = (type) | ctn_len << 16;                                         \
+        const uint64_t open_tag_ = ctn->tag, back_ = ctn->v.u;                     \
+        ctn->tag = open_tag_ & ~(uint64_t)0xff00;                                  \
         ctn->v.u = (uint64_t)(val - ctn);                                          \
-        if (SDX_UNLIKELY(--depth == 0)) goto doc_end;                              \
-        ctn = vals + parent_;                                                      \
-        ctn_len = parent_len_;                                                     \
-        if (SDX_VAL_TYPE(ctn) == SDX_TYPE_ARRAY) goto arr_next;                    \
-        goto obj_next;                                                             \
+        ps->depth_left++;                                                          \
+        ctn -= back_;                                                              \
+        if ((open_tag_ & 0xff00) == SDX_TYPE_ARRAY << 8) goto arr_next;            \
+        if (SDX_LIKELY((open_tag_ & 0xff00) == SDX_TYPE_MAP << 8)) goto obj_next;  \
+        goto doc_end;                                                              \
     } while (0)
 
     /* ---- the root ---- */
 root:
     SKIP_WS();
     RESERVE(1);
-    VALUE_SWITCH(root_done, root_other)
+    VALUE_SWITCH(root_done, root_other, root)
 root_other:
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_other_value(ps, p, val);
@@ -647,28 +670,35 @@ root_other:
     COMMENT_OR_FAIL(root, "expected a value");
 root_done:
     /* a number or literal at the top level must end at a delimiter */
-    root_scalar = SDX_VAL_TYPE(vals) != SDX_TYPE_STR;
+    root_scalar = SDX_VAL_TYPE(doc->vals) != SDX_TYPE_STR;
     goto doc_end;
 
     /* ---- arrays ---- */
-arr_begin:
-    OPEN(SDX_TYPE_ARRAY);
+arr_begin_root:
+    OPEN(SDX_TYPE_ARRAY, 0);
+    goto arr_first;
+arr_begin_arr:
+    OPEN(SDX_TYPE_ARRAY, SDX_TYPE_ARRAY);
+    goto arr_first;
+arr_begin_obj:
+    OPEN(SDX_TYPE_ARRAY, SDX_TYPE_MAP);
+arr_first:
     SKIP_WS();
     if (*p == ']') goto arr_end;
 arr_val:
     RESERVE(1);
-    VALUE_SWITCH(arr_next, arr_other)
+    VALUE_SWITCH(arr_next, arr_other, arr)
 arr_other:
-    if (*p == ']' && (ctn_len == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto arr_end;
+    if (*p == ']' && (SDX_VAL_LEN(ctn) == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto arr_end;
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_other_value(ps, p, val);
         if (!p) goto fail;
         val++;
         goto arr_next;
     }
-    COMMENT_OR_FAIL(arr_val, ctn_len == 0 ? "expected a value or ']'" : "expected a value");
+    COMMENT_OR_FAIL(arr_val, SDX_VAL_LEN(ctn) == 0 ? "expected a value or ']'" : "expected a value");
 arr_next:
-    ctn_len++;
+    ctn->tag += (uint64_t)1 << 16; /* one more element */
 arr_after:
     SKIP_WS();
     if (SDX_LIKELY(*p == ',')) {
@@ -679,11 +709,18 @@ arr_after:
     if (*p == ']') goto arr_end;
     COMMENT_OR_FAIL(arr_after, "expected ',' or ']'");
 arr_end:
-    CLOSE(SDX_TYPE_ARRAY);
+    CLOSE();
 
     /* ---- maps ---- */
-obj_begin:
-    OPEN(SDX_TYPE_MAP);
+obj_begin_root:
+    OPEN(SDX_TYPE_MAP, 0);
+    goto obj_first;
+obj_begin_arr:
+    OPEN(SDX_TYPE_MAP, SDX_TYPE_ARRAY);
+    goto obj_first;
+obj_begin_obj:
+    OPEN(SDX_TYPE_MAP, SDX_TYPE_MAP);
+obj_first:
     SKIP_WS();
     if (*p == '}') goto obj_end;
 obj_key:
@@ -693,8 +730,8 @@ obj_key:
         if (SDX_UNLIKELY(!p)) goto fail;
         val++;
     } else {
-        if (*p == '}' && (ctn_len == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto obj_end;
-        COMMENT_OR_FAIL(obj_key, ctn_len == 0 ? "expected a string key or '}'"
+        if (*p == '}' && (SDX_VAL_LEN(ctn) == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto obj_end;
+        COMMENT_OR_FAIL(obj_key, SDX_VAL_LEN(ctn) == 0 ? "expected a string key or '}'"
                                               : "expected a string key");
     }
 obj_colon:
@@ -703,7 +740,7 @@ obj_colon:
     p++;
     SKIP_WS();
 obj_val:
-    VALUE_SWITCH(obj_next, obj_other)
+    VALUE_SWITCH(obj_next, obj_other, obj)
 obj_other:
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_other_value(ps, p, val);
@@ -713,7 +750,7 @@ obj_other:
     }
     COMMENT_OR_FAIL(obj_val, "expected a value");
 obj_next:
-    ctn_len++;
+    ctn->tag += (uint64_t)1 << 16; /* one more element */
 obj_after:
     SKIP_WS();
     if (SDX_LIKELY(*p == ',')) {
@@ -724,7 +761,7 @@ obj_after:
     if (*p == '}') goto obj_end;
     COMMENT_OR_FAIL(obj_after, "expected ',' or '}'");
 obj_end:
-    CLOSE(SDX_TYPE_MAP);
+    CLOSE();
 
     /* ---- after the root value ---- */
 doc_end:
@@ -751,13 +788,13 @@ doc_end:
         if (lim < ps->end) goto at_lim;
         doc->consumed = (size_t)(ps->end - ps->text);
     }
-    doc->nvals = (size_t)(val - vals);
+    doc->nvals = (size_t)(val - doc->vals);
     return true;
 
 at_lim:
     error_at_lim(ps);
 fail:
-    doc->nvals = (size_t)(val - vals);
+    doc->nvals = (size_t)(val - doc->vals);
     return false;
 
 #undef RESERVE

@@ -45,6 +45,7 @@
 #include "core/utf8.h"
 #include "json/lex.h"
 #include "json/reader_internal.h"
+#include "num/json_number.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/inline.h"
@@ -57,18 +58,20 @@
 /* Nesting levels whose bits live inside the reader. */
 #define INLINE_LEVELS 1024
 
-/* What may come next: the label next() starts at. */
+/* What may come next: the label next() starts at. The states inside
+ * containers are single bits, tested one after another by how often they
+ * come (see there); the others are rare. */
 enum {
-    ST_ROOT,       /* a top-level value */
-    ST_AFTER_ROOT, /* a top-level value is complete: the end, or (sequences) the next one */
-    ST_ARR_FIRST,  /* after '[': an element or ']' */
-    ST_ARR_NEXT,   /* after an element: ',' or ']' */
-    ST_MAP_FIRST,  /* after '{': a key or '}' */
-    ST_MAP_NEXT,   /* after a member: ',' or '}' */
-    ST_MAP_COLON,  /* after a key: ':' and the member's value */
-    ST_BOM,        /* nothing read yet, SDX_JSON_READ_BOM given */
-    ST_END,        /* the input ended cleanly */
-    ST_ERROR       /* reading failed (r->err) */
+    ST_MAP_COLON = 1,   /* after a key: ':' and the member's value */
+    ST_MAP_NEXT = 2,    /* after a member: ',' or '}' */
+    ST_ARR_NEXT = 4,    /* after an element: ',' or ']' */
+    ST_MAP_FIRST = 8,   /* after '{': a key or '}' */
+    ST_ARR_FIRST = 16,  /* after '[': an element or ']' */
+    ST_ROOT = 32,       /* a top-level value */
+    ST_AFTER_ROOT = 64, /* a top-level value is complete: the end, or (sequences) the next one */
+    ST_BOM = 96,        /* nothing read yet, SDX_JSON_READ_BOM given */
+    ST_END = 128,       /* the input ended cleanly */
+    ST_ERROR = 160      /* reading failed (r->err) */
 };
 
 /* Where a value is read, for what else may stand there and the message when
@@ -627,23 +630,20 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
 }
 
 /* The number at p (p < lim) into *ev; returns its end, or NULL with the
- * error set. Integers of up to 18 digits are read inline. */
+ * error set. The common forms are read inline (num/json_number.h). */
 static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char *p,
                                                  const char *lim, sdx_event *ev) {
-    uint64_t v;
-    const char *q = sdx_json_small_int(p, lim, &v);
+    _Static_assert(SDX_UINT == SDX_INT + SDX_NUM_UINT && SDX_DOUBLE == SDX_INT + SDX_NUM_DOUBLE,
+                   "event kinds in the order of sdx_num_kind");
+    unsigned kind;
+    uint64_t bits;
+    const char *q = sdx_json_number_fast(p, lim, &kind, &bits);
     if (SDX_LIKELY(q != NULL)) {
-        ev->kind = SDX_INT;
-        ev->v.i = (int64_t)v;
+        ev->kind = (uint8_t)(SDX_INT + kind);
+        ev->v.u = bits;
         return q;
     }
-    sdx_num num;
-    const char *err_at;
-    q = sdx_json_number(p, lim, r->numflags, &num, &err_at);
-    if (SDX_UNLIKELY(!q || q == lim || num.kind == SDX_NUM_BIG)) return read_number_slow(r, p, ev);
-    ev->kind = num_kind[num.kind];
-    ev->v.u = num.v.u;
-    return q;
+    return read_number_slow(r, p, ev);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -705,16 +705,23 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
     ev->tag_kind = SDX_TAG_NONE;
     ev->flags = 0;
     ev->tag = 0;
-    switch (r->state) {
-    case ST_ARR_NEXT: goto arr_next;
-    case ST_MAP_NEXT: goto map_next;
-    case ST_MAP_COLON: goto map_colon;
-    case ST_ARR_FIRST: goto arr_first;
-    case ST_MAP_FIRST: goto map_first;
-    case ST_ROOT: goto root;
-    case ST_AFTER_ROOT: goto after_root;
-    case ST_BOM: goto bom;
-    default: return false; /* ST_END, ST_ERROR */
+    /* Bit tests, not a switch: the state depends on the data, so the
+     * indirect jump of a switch is often mispredicted, while a chain of
+     * conditional branches is predicted well from the history of recent
+     * branches (GCC turns a chain of == tests on one value into a switch). */
+    {
+        const uint8_t st = r->state;
+        if (st & ST_MAP_COLON) goto map_colon;
+        if (st & ST_MAP_NEXT) goto map_next;
+        if (st & ST_ARR_NEXT) goto arr_next;
+        if (st & ST_MAP_FIRST) goto map_first;
+        if (st & ST_ARR_FIRST) goto arr_first;
+        switch (st) {
+        case ST_ROOT: goto root;
+        case ST_AFTER_ROOT: goto after_root;
+        case ST_BOM: goto bom;
+        default: return false; /* ST_END, ST_ERROR */
+        }
     }
 
 /* One event is ready: remember where it ended and what comes next. */

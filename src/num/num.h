@@ -4,6 +4,7 @@
 #ifndef SDX_NUM_H
 #define SDX_NUM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Integers: sdx_u64_to_dec, sdx_i64_to_dec (inline, see itoa.h). */
@@ -83,6 +84,12 @@ enum { SDX_NUM_BIG_RAW = 1u << 0 };
  * for the rare inputs those cannot decide. */
 const char *sdx_json_number(const char *p, const char *end, unsigned flags, sdx_num *out,
                             const char **err_at);
+
+/* The truncated top 128 bits of 10^q for SDX_NUM_POW10_MIN <= q <= 308, as
+ * {high, low} words: sdx_num_pow10_128[q - SDX_NUM_POW10_MIN] (the table of
+ * src/num/pow10_table.h, for the inline fast path in num/json_number.h). */
+#define SDX_NUM_POW10_MIN (-342)
+extern const uint64_t (*const sdx_num_pow10_128)[2];
 
 /* The correctly rounded double for a decimal string at p, reading no byte at
  * or after `end`: an optional '+' or '-', digits (leading zeros allowed),

@@ -44,10 +44,16 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "num/json_number.h"
 #include "num/num.h"
 #include "num/pow10_table.h"
 
 #define INF_BITS 0x7FF0000000000000u
+
+/* The table for the inline fast path (num/json_number.h), so that the
+ * sources using it share this copy. */
+_Static_assert(SDX_NUM_POW10_MIN == SDX_POW10_MIN, "the same first power");
+const uint64_t (*const sdx_num_pow10_128)[2] = sdx_pow10_128;
 #define MANT_MASK 0x000FFFFFFFFFFFFFu
 
 /* Explicit exponents stop growing here, far beyond any finite or nonzero
@@ -64,50 +70,14 @@
 #define STRTOD_U128 1
 #endif
 
-static inline bool is_digit(char c) { return (unsigned char)(c - '0') < 10; }
-
 static inline double from_bits(uint64_t b) {
     double d;
     memcpy(&d, &b, sizeof d);
     return d;
 }
 
-static const uint64_t pow10_u64[20] = {1u,
-                                       10u,
-                                       100u,
-                                       1000u,
-                                       10000u,
-                                       100000u,
-                                       1000000u,
-                                       10000000u,
-                                       100000000u,
-                                       1000000000u,
-                                       10000000000u,
-                                       100000000000u,
-                                       1000000000000u,
-                                       10000000000000u,
-                                       100000000000000u,
-                                       1000000000000000u,
-                                       10000000000000000u,
-                                       100000000000000000u,
-                                       1000000000000000000u,
-                                       10000000000000000000u};
-
 /* ------------------------------------------------------------------------ */
 /* Digit scanning                                                            */
-
-/* The value of eight decimal digits given as byte lanes 0..9, the lowest
- * address (the least significant byte of a little-endian load) holding the
- * most significant digit. Pairs, then quadruples, then the whole: each step
- * multiplies every lane by the weight of its right neighbour's digit count and
- * adds that neighbour (shifted down one lane); lane values stay below the lane
- * size (99 < 2^8, 9999 < 2^16, 10^8 < 2^32), so no carry crosses lanes that
- * are kept, and the masks drop the odd lanes, which hold partial sums. */
-static SDX_ALWAYS_INLINE uint64_t eight_digits_value(uint64_t t) {
-    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFu;
-    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFu;
-    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFu;
-}
 
 /* Consume the run of digits at p (possibly empty), accumulating it into *acc
  * modulo 2^64 (exact while the total stays within 19 digits). With eight
@@ -124,19 +94,19 @@ static SDX_ALWAYS_INLINE const char *scan_digits(const char *p, const char *end,
         uint64_t t = v - 0x3030303030303030u;
         uint64_t stop = (v | (v + 0x4646464646464646u) | t) & 0x8080808080808080u;
         if (stop == 0) {
-            w = w * 100000000u + eight_digits_value(t);
+            w = w * 100000000u + sdx_num_eight_digits(t);
             p += 8;
             continue;
         }
         unsigned n = sdx_ctz64(stop) >> 3;
         if (n) {
-            w = w * pow10_u64[n] + eight_digits_value(t << (64 - 8 * n));
+            w = w * sdx_num_pow10[n] + sdx_num_eight_digits(t << (64 - 8 * n));
             p += n;
         }
         *acc = w;
         return p;
     }
-    while (p < end && is_digit(*p)) {
+    while (p < end && sdx_num_is_digit(*p)) {
         w = w * 10 + (uint64_t)(*p - '0');
         p++;
     }
@@ -152,11 +122,11 @@ static SDX_ALWAYS_INLINE const char *scan_digits(const char *p, const char *end,
 static SDX_ALWAYS_INLINE const char *scan_integer_digits(const char *p, const char *end,
                                                          uint64_t *w) {
     uint64_t v = (uint64_t)(*p++ - '0');
-    if (p < end && is_digit(*p)) {
+    if (p < end && sdx_num_is_digit(*p)) {
         v = v * 10 + (uint64_t)(*p++ - '0');
-        if (p < end && is_digit(*p)) {
+        if (p < end && sdx_num_is_digit(*p)) {
             v = v * 10 + (uint64_t)(*p++ - '0');
-            if (p < end && is_digit(*p)) p = scan_digits(p, end, &v);
+            if (p < end && sdx_num_is_digit(*p)) p = scan_digits(p, end, &v);
         }
     }
     *w = v;
@@ -459,7 +429,7 @@ static SDX_NOINLINE uint64_t decide_exact(const digits *s, uint64_t lower) {
         size_t chunk = left < 9 ? left : 9;
         uint32_t v = 0;
         for (size_t i = 0; i < chunk; i++, g++) v = v * 10 + (uint32_t)(digit_at(s, g) - '0');
-        big_mul_add(&num, (uint32_t)pow10_u64[chunk], v);
+        big_mul_add(&num, (uint32_t)sdx_num_pow10[chunk], v);
         left -= chunk;
     }
 
@@ -496,9 +466,6 @@ static SDX_NOINLINE uint64_t decide_exact(const digits *s, uint64_t lower) {
 /* Conversion                                                                */
 
 #ifdef STRTOD_CLINGER
-static const double pow10_f64[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 /* The largest w with w * 10^i <= 2^53. */
 static const uint64_t clinger_limit[17] = {
     9007199254740992u, 900719925474099u, 90071992547409u, 9007199254740u, 900719925474u,
@@ -514,11 +481,11 @@ static SDX_ALWAYS_INLINE bool clinger(uint64_t w, int64_t q, uint64_t *bits) {
     if (w <= ((uint64_t)1 << 53) && q >= -22 && q <= 22 + 16) {
         double d = (double)w;
         if (q < 0) {
-            d /= pow10_f64[-q];
+            d /= sdx_num_pow10_f64[-q];
         } else if (q <= 22) {
-            d *= pow10_f64[q];
+            d *= sdx_num_pow10_f64[q];
         } else if (w <= clinger_limit[q - 22]) {
-            d = (double)(w * pow10_u64[q - 22]) * 1e22;
+            d = (double)(w * sdx_num_pow10[q - 22]) * 1e22;
         } else {
             return false;
         }
@@ -579,15 +546,15 @@ static SDX_ALWAYS_INLINE const char *scan_exponent(const char *p, const char *en
         uint64_t stop = (v | (v + 0x4646464646464646u) | t) & 0x8080808080808080u;
         if (SDX_LIKELY(stop != 0)) {
             unsigned n = sdx_ctz64(stop) >> 3;
-            *exp = neg ? -(int64_t)eight_digits_value(t << (64 - 8 * n))
-                       : (int64_t)eight_digits_value(t << (64 - 8 * n));
+            *exp = neg ? -(int64_t)sdx_num_eight_digits(t << (64 - 8 * n))
+                       : (int64_t)sdx_num_eight_digits(t << (64 - 8 * n));
             return p + n;
         }
     }
     do {
         if (e < EXP_SATURATE) e = e * 10 + (*p - '0');
         p++;
-    } while (p < end && is_digit(*p));
+    } while (p < end && sdx_num_is_digit(*p));
     *exp = neg ? -e : e;
     return p;
 }
@@ -609,13 +576,13 @@ const char *sdx_json_number(const char *p, const char *end, unsigned flags, sdx_
         neg = true;
         p++;
     }
-    if (SDX_UNLIKELY(p >= end || !is_digit(*p))) goto fail;
+    if (SDX_UNLIKELY(p >= end || !sdx_num_is_digit(*p))) goto fail;
     digits s;
     s.ip = p;
     uint64_t w = 0;
     if (*p == '0') {
         p++;
-        if (SDX_UNLIKELY(p < end && is_digit(*p))) goto fail; /* leading zero */
+        if (SDX_UNLIKELY(p < end && sdx_num_is_digit(*p))) goto fail; /* leading zero */
     } else {
         p = scan_integer_digits(p, end, &w);
     }
@@ -639,7 +606,7 @@ const char *sdx_json_number(const char *p, const char *end, unsigned flags, sdx_
             eneg = *p == '-';
             p++;
         }
-        if (SDX_UNLIKELY(p >= end || !is_digit(*p))) goto fail;
+        if (SDX_UNLIKELY(p >= end || !sdx_num_is_digit(*p))) goto fail;
         p = scan_exponent(p, end, eneg, &s.exp);
         is_int = false;
     }
@@ -694,7 +661,7 @@ const char *sdx_parse_double(const char *p, const char *end, double *out) {
         neg = *p == '-';
         p++;
     }
-    if (p >= end || !is_digit(*p)) return NULL;
+    if (p >= end || !sdx_num_is_digit(*p)) return NULL;
     digits s;
     s.ip = p;
     uint64_t w;
@@ -703,7 +670,7 @@ const char *sdx_parse_double(const char *p, const char *end, double *out) {
     s.fp = p;
     s.fn = 0;
     s.exp = 0;
-    if (end - p >= 2 && *p == '.' && is_digit(p[1])) {
+    if (end - p >= 2 && *p == '.' && sdx_num_is_digit(p[1])) {
         s.fp = ++p;
         p = scan_digits(p, end, &w);
         s.fn = (size_t)(p - s.fp);
@@ -715,7 +682,7 @@ const char *sdx_parse_double(const char *p, const char *end, double *out) {
             eneg = *q == '-';
             q++;
         }
-        if (q < end && is_digit(*q)) p = scan_exponent(q, end, eneg, &s.exp);
+        if (q < end && sdx_num_is_digit(*q)) p = scan_exponent(q, end, eneg, &s.exp);
     }
     *out = from_bits(convert(w, s.ip, s.in, s.fp, s.fn, s.exp) | (uint64_t)neg << 63);
     return p;

@@ -1,6 +1,8 @@
 /*
  * Tests for src/num/strtod.c: sdx_json_number (grammar, integer
- * classification, doubles) and sdx_parse_double.
+ * classification, doubles) and sdx_parse_double; and for the inline fast
+ * path of src/num/json_number.h, which must agree with sdx_json_number
+ * wherever it answers.
  *
  * The reference for doubles is the C library's strtod, which glibc rounds
  * correctly (to nearest, ties to even); every comparison is bit for bit.
@@ -28,7 +30,9 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "num/json_number.h"
 #include "num/num.h"
+#include "num/pow10_table.h"
 #include "test.h"
 
 #ifdef TEST_POSIX
@@ -141,6 +145,66 @@ static long json_scan(const char *s, size_t n, unsigned flags, sdx_num *out, lon
     return r;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The inline fast path                                                      */
+
+static long fast_checked, fast_taken;
+
+/* Texts that follow a number in check_fast: delimiters and bytes that could
+ * be mistaken for more of it, each long enough for the fast path to run. */
+static const char *const fast_tails[] = {
+    ",1234567890123456789012345678901234567890123456789012345678901234]",
+    "]}                                                                ",
+    "e+5.5.5e-5E5e1234567890123456789012345678901234567890123456789012",
+    "\x80\xff\x01\x2f\x3a\x2e\x45\x65\x2b\x2d\x30\x39\x20\x0a\x09\x0d"
+    "\x80\xff\x01\x2f\x3a\x2e\x45\x65\x2b\x2d\x30\x39\x20\x0a\x09\x0d"
+    "\x80\xff\x01\x2f\x3a\x2e\x45\x65\x2b\x2d\x30\x39\x20\x0a\x09\x0d",
+    "x",
+};
+
+/* sdx_json_number_fast on s[0, n) followed by each tail (the last one too
+ * short for the fast path to run): where it answers, it must agree with
+ * sdx_json_number with and without SDX_NUM_BIG_RAW on the end, the kind
+ * and the value's bits. Every input ends where readable memory ends. */
+static int check_fast(const char *s, size_t n, int line) {
+    char buf[1400];
+    if (n + 80 > sizeof buf) return 1;
+    for (size_t t = 0; t < sizeof fast_tails / sizeof fast_tails[0]; t++) {
+        size_t tl = strlen(fast_tails[t]);
+        memcpy(buf, s, n);
+        memcpy(buf + n, fast_tails[t], tl);
+        char *p = place(buf, n + tl);
+        const char *lim = p + n + tl;
+        unsigned kind = 99;
+        uint64_t bits = 0;
+        const char *fe = n + tl > 0 && (p[0] == '-' || (p[0] >= '0' && p[0] <= '9'))
+                             ? sdx_json_number_fast(p, lim, &kind, &bits)
+                             : NULL;
+        fast_checked++;
+        test_checks_run++;
+        if (fe) {
+            fast_taken++;
+            for (unsigned flags = 0; flags <= SDX_NUM_BIG_RAW; flags += SDX_NUM_BIG_RAW) {
+                sdx_num v;
+                const char *se = sdx_json_number(p, lim, flags, &v, NULL);
+                if (se != fe || (unsigned)v.kind != kind || v.v.u != bits) {
+                    fprintf(stderr,
+                            "  input \"%.*s\" + tail %zu (flags %u): fast %ld kind %u bits %016llx, "
+                            "sdx_json_number %ld kind %d bits %016llx\n",
+                            (int)n, s, t, flags, (long)(fe - p), kind, (unsigned long long)bits,
+                            se ? (long)(se - p) : -1L, (int)v.kind, (unsigned long long)v.v.u);
+                    placed_free(p, n + tl);
+                    return test_fail_at(__FILE__, line, "the fast path agrees with sdx_json_number");
+                }
+            }
+        }
+        placed_free(p, n + tl);
+    }
+    return 1;
+}
+
+#define CHECK_FAST(s) check_fast((s), strlen(s), __LINE__)
+
 static long checked_strings;
 static char *tailed; /* check_string's copy with a tail */
 static size_t tailed_cap;
@@ -196,7 +260,7 @@ static int check_string(const char *s, int line) {
             return test_fail_at(__FILE__, line, "sdx_json_number with a tail matches strtod");
         }
     }
-    return 1;
+    return n > 0 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) ? check_fast(s, n, line) : 1;
 }
 
 #define CHECK_STRING(s) check_string((s), __LINE__)
@@ -657,6 +721,7 @@ static void check_int(const char *s, unsigned flags, sdx_num_kind kind, int64_t 
                 (int)kind);
         test_fail_at(__FILE__, line, "integer classification");
     }
+    check_fast(s, strlen(s), line);
 }
 
 #define INT_IS(s, f, k, i, u) check_int((s), (f), (k), (i), (u), __LINE__)
@@ -766,6 +831,7 @@ TEST(json_grammar) {
                     err, c->used, c->err);
             test_fail_at(__FILE__, __LINE__, "json grammar");
         }
+        check_fast(c->in, strlen(c->in), __LINE__);
         /* err_at may be NULL */
         char *p = place(c->in, strlen(c->in));
         const char *e = sdx_json_number(p, p + strlen(c->in), 0, &v, NULL);
@@ -845,6 +911,87 @@ TEST(prefixes_end_at_memory_end) {
     }
 }
 
+/* Numbers of every shape around the fast path's limits - digit counts of
+ * the integer part, fraction and exponent from none to beyond what it
+ * takes, signs, leading zeros, cut forms - must agree with sdx_json_number
+ * wherever the fast path answers, and it must answer the common forms. */
+TEST(fast_path_shapes) {
+    uint64_t seed = 99;
+    long rounds = scaled(300000);
+    long before_checked = fast_checked, before_taken = fast_taken;
+    char buf[128];
+    for (long r = 0; r < rounds; r++) {
+        uint64_t x = test_rand(&seed);
+        char *p = buf;
+        if (x & 1) *p++ = '-';
+        int in = (int)((x >> 1) % 24); /* 0 (invalid) to 23 digits */
+        for (int i = 0; i < in; i++) *p++ = (char)('0' + test_rand(&seed) % 10);
+        if (in > 1 && (x >> 6) % 8 != 0 && p[-in] == '0') p[-in] = '1'; /* mostly no leading zero */
+        if ((x >> 9) % 16 == 0) memset(p - in, '9', (size_t)in);
+        if ((x >> 13) & 1) {
+            *p++ = '.';
+            int fn = (int)((x >> 14) % 23);
+            for (int i = 0; i < fn; i++) *p++ = (char)('0' + test_rand(&seed) % 10);
+        }
+        if ((x >> 19) % 3 == 0) {
+            *p++ = (x >> 21) & 1 ? 'e' : 'E';
+            int sign = (int)((x >> 22) % 3);
+            if (sign) *p++ = sign == 1 ? '+' : '-';
+            int en = (int)((x >> 24) % 6);
+            for (int i = 0; i < en; i++) *p++ = (char)('0' + test_rand(&seed) % 10);
+        }
+        *p = 0;
+        if (!check_fast(buf, (size_t)(p - buf), __LINE__)) return;
+    }
+    /* the common forms, which the fast path must take */
+    static const char *const common[] = {
+        "0",  "-0", "7", "-65.613616999999977", "43.420273000000009", "342342342",
+        "1234567890123456789", "-9223372036854775808", "9999999999999999999", "0.5e-3",
+        "1E+2", "1.5e308", "1.2345678901234567e-300", "-0.0", "123456789.0123456789",
+        "18446744073709551615", "18400000000000000000", "10000000000000000000",
+        "-0.0007129935290235372", "0.00091671075860409962", "0.0", "0.0e5",
+    };
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) {
+        long taken = fast_taken;
+        CHECK_FAST(common[i]);
+        if (!CHECK(fast_taken > taken)) fprintf(stderr, "  not taken: \"%s\"\n", common[i]);
+    }
+    /* "0." and runs of zeros before up to 22 digits; 20-digit integers
+     * around 2^64 */
+    for (int zeros = 0; zeros <= 10; zeros++) {
+        for (int nd = 0; nd <= 22; nd++) {
+            char *q = buf;
+            if (nd & 1) *q++ = '-';
+            *q++ = '0';
+            *q++ = '.';
+            for (int i = 0; i < zeros; i++) *q++ = '0';
+            for (int i = 0; i < nd; i++) *q++ = (char)('0' + test_rand(&seed) % 10);
+            if (nd % 3 == 0) q += sprintf(q, "e-%d", nd * 7);
+            *q = 0;
+            if (!check_fast(buf, (size_t)(q - buf), __LINE__)) return;
+        }
+    }
+    static const char *const twenties[] = {
+        "18446744073709551615", "18446744073709551616", "18446744073709551699",
+        "18446744073709551614", "18399999999999999999", "18500000000000000000",
+        "99999999999999999999", "10000000000000000000", "-10000000000000000000",
+        "18446744073709551615.0", "18446744073709551615e0", "184467440737095516150",
+    };
+    for (size_t i = 0; i < sizeof twenties / sizeof twenties[0]; i++) CHECK_FAST(twenties[i]);
+    printf("  fast path: %ld inputs, taken by it %ld\n", fast_checked - before_checked,
+           fast_taken - before_taken);
+}
+
+/* The fast path's copy of the exponent formula and its table are those of
+ * pow10_table.h. */
+TEST(fast_path_tables) {
+    for (int q = SDX_POW10_MIN; q <= 308; q++) {
+        if (!CHECK_EQ_INT(sdx_num_floor_log2_pow10(q), sdx_floor_log2_pow10(q))) return;
+        if (!CHECK(sdx_num_pow10_128[q - SDX_NUM_POW10_MIN][0] == sdx_pow10_128[q - SDX_POW10_MIN][0]))
+            return;
+    }
+}
+
 int main(int argc, char **argv) {
     int rc = test_run(argc, argv,
                       (test_case[]){{"boundary_values", boundary_values},
@@ -860,6 +1007,8 @@ int main(int argc, char **argv) {
                                     {"json_grammar", json_grammar},
                                     {"parse_double_grammar", parse_double_grammar},
                                     {"prefixes_end_at_memory_end", prefixes_end_at_memory_end},
+                                    {"fast_path_shapes", fast_path_shapes},
+                                    {"fast_path_tables", fast_path_tables},
                                     {0}});
     free(tailed);
     return rc;
