@@ -30,7 +30,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 
+import pyvenv  # noqa: E402
 import sbh  # noqa: E402
 
 TREES = ["gen:1", "gen:2", "gen:3"]
@@ -41,33 +43,6 @@ def die(msg):
     print("differential: " + msg, file=sys.stderr)
     print("0 passed, 1 failed")
     sys.exit(1)
-
-
-# ---- the virtualenv --------------------------------------------------------
-
-
-def ensure_venv(venv, requirements):
-    """Create the virtualenv and install the requirements (once per version
-    of requirements.txt); returns its python."""
-    py = os.path.join(venv, "bin", "python")
-    stamp = os.path.join(venv, "requirements.installed")
-    with open(requirements) as f:
-        wanted = f.read()
-    if os.path.exists(py) and os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read() == wanted:
-                return py
-    if not os.path.exists(py):
-        r = subprocess.run([sys.executable, "-m", "venv", venv])
-        if r.returncode != 0 or not os.path.exists(py):
-            die("cannot create a virtualenv with '%s -m venv %s'. On Debian/Ubuntu install the package "
-                "python3-venv (apt-get install python3-venv)." % (sys.executable, venv))
-    r = subprocess.run([py, "-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirements])
-    if r.returncode != 0:
-        die("pip could not install %s into %s (it needs network access to PyPI)." % (requirements, venv))
-    with open(stamp, "w") as f:
-        f.write(wanted)
-    return py
 
 
 # ---- bench_tool ------------------------------------------------------------
@@ -214,11 +189,7 @@ def main():
     ap.add_argument("--venv")
     args = ap.parse_args()
 
-    if args.venv and os.path.realpath(sys.prefix) != os.path.realpath(args.venv):
-        py = ensure_venv(args.venv, args.requirements)
-        argv = [py, os.path.abspath(__file__)] + sys.argv[1:]
-        sys.stdout.flush()
-        os.execv(py, argv)
+    pyvenv.reexec_in_venv(args.venv, args.requirements, __file__, die)
 
     try:
         dec = decoders()

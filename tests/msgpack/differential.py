@@ -33,36 +33,15 @@ import sys
 EMULATOR = os.environ.get("SDX_TEST_EMULATOR", "").split()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+import pyvenv  # noqa: E402
 
 
 def die(msg):
     print("differential: " + msg, file=sys.stderr)
     print("0 passed, 1 failed")
     sys.exit(1)
-
-
-def ensure_venv(venv, requirements):
-    """Create the virtualenv and install the requirements (once per version
-    of requirements.txt); returns its python."""
-    py = os.path.join(venv, "bin", "python")
-    stamp = os.path.join(venv, "requirements.installed")
-    with open(requirements) as f:
-        wanted = f.read()
-    if os.path.exists(py) and os.path.exists(stamp):
-        with open(stamp) as f:
-            if f.read() == wanted:
-                return py
-    if not os.path.exists(py):
-        r = subprocess.run([sys.executable, "-m", "venv", venv])
-        if r.returncode != 0 or not os.path.exists(py):
-            die("cannot create a virtualenv with '%s -m venv %s'. On Debian/Ubuntu install the package "
-                "python3-venv (apt-get install python3-venv)." % (sys.executable, venv))
-    r = subprocess.run([py, "-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirements])
-    if r.returncode != 0:
-        die("pip could not install %s into %s (it needs PyPI or a wheel cache)." % (requirements, venv))
-    with open(stamp, "w") as f:
-        f.write(wanted)
-    return py
 
 
 # ---- tokens (mp_tool.c) <-> Python values ------------------------------------
@@ -179,13 +158,7 @@ def main():
     ap.add_argument("--venv")
     args = ap.parse_args()
 
-    if args.venv:
-        py = ensure_venv(os.path.abspath(args.venv), args.requirements)
-        if os.path.realpath(sys.prefix) != os.path.realpath(args.venv):
-            argv = [a for a in sys.argv[1:]]
-            i = argv.index("--venv")
-            del argv[i:i + 2]
-            os.execv(py, [py, os.path.abspath(__file__)] + argv)
+    pyvenv.reexec_in_venv(args.venv, args.requirements, __file__, die)
 
     try:
         import msgpack
