@@ -1,8 +1,11 @@
 /*
- * The default allocator: the C library's malloc, realloc and free.
+ * The default allocator (the C library's malloc, realloc and free) and the
+ * internal helper that moves an array out of inline storage.
  */
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/alloc.h"
 #include "sdx/common.h"
 
 static void *default_malloc(void *ctx, size_t size) {
@@ -24,3 +27,11 @@ static void default_free(void *ctx, void *ptr) {
 static const sdx_alloc sdx_default_allocator = {default_malloc, default_realloc, default_free, NULL};
 
 const sdx_alloc *sdx_alloc_default(void) { return &sdx_default_allocator; }
+
+void *sdx_grow_inline(const sdx_alloc *a, void *items, const void *inline_items, size_t used,
+                      size_t old_size, size_t new_size) {
+    if (items != inline_items) return a->realloc(a->ctx, items, old_size, new_size);
+    void *p = a->malloc(a->ctx, new_size);
+    if (p && used) memcpy(p, items, used);
+    return p;
+}

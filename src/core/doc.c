@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/doc_internal.h"
 #include "core/platform.h"
 
@@ -59,13 +60,7 @@ bool sdx_stack_grow(sdx_stack *s) {
     const sdx_alloc *a = s->alloc;
     if (s->cap > SIZE_MAX / 2 / s->elem) return false;
     size_t old = s->cap * s->elem, size = old * 2;
-    void *p;
-    if (s->items == s->inline_items) {
-        p = a->malloc(a->ctx, size);
-        if (p) memcpy(p, s->items, old);
-    } else {
-        p = a->realloc(a->ctx, s->items, old, size);
-    }
+    void *p = sdx_grow_inline(a, s->items, s->inline_items, old, old, size);
     if (!p) return false;
     s->items = p;
     s->cap *= 2;

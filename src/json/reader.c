@@ -41,6 +41,7 @@
 #include <stdio.h>
 #endif
 
+#include "core/alloc.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "json/lex.h"
@@ -661,13 +662,7 @@ static SDX_NOINLINE bool grow_stack(sdx_json_reader *r, const char *at) {
     uint64_t levels = r->stack_levels * 2;
     if (levels > limit) levels = limit;
     const size_t old_size = (size_t)(r->stack_levels / 8), size = (size_t)(levels / 8);
-    uint64_t *ns;
-    if (r->stack == r->inline_stack) {
-        ns = r->alloc.malloc(r->alloc.ctx, size);
-        if (ns) memcpy(ns, r->stack, old_size);
-    } else {
-        ns = r->alloc.realloc(r->alloc.ctx, r->stack, old_size, size);
-    }
+    uint64_t *ns = sdx_grow_inline(&r->alloc, r->stack, r->inline_stack, old_size, old_size, size);
     if (!ns) {
         set_error(r, SDX_ERR_NOMEM, at, "out of memory");
         return false;

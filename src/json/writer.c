@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/base64.h"
+#include "core/alloc.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
@@ -501,13 +502,8 @@ static SDX_NOINLINE int grow_frames(sdx_json_writer *w) {
         return 0;
     }
     size_t old_size = (size_t)w->cap * sizeof(sdx_json_frame);
-    sdx_json_frame *f;
-    if (w->frames == w->inline_frames) {
-        f = w->alloc.malloc(w->alloc.ctx, old_size * 2);
-        if (f) memcpy(f, w->frames, old_size);
-    } else {
-        f = w->alloc.realloc(w->alloc.ctx, w->frames, old_size, old_size * 2);
-    }
+    sdx_json_frame *f =
+        sdx_grow_inline(&w->alloc, w->frames, w->inline_frames, old_size, old_size, old_size * 2);
     if (!f) {
         fail(w, SDX_ERR_NOMEM);
         return 0;

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/platform.h"
 #include "msgpack/msgpack_internal.h"
 #include "sdx/msgpack.h"
@@ -601,13 +602,8 @@ static SDX_NOINLINE int grow_frames(sdx_msgpack_writer *w) {
         return 0;
     }
     size_t old_size = (size_t)w->cap * sizeof(sdx_msgpack_frame);
-    sdx_msgpack_frame *f;
-    if (w->frames == w->inline_frames) {
-        f = w->alloc.malloc(w->alloc.ctx, old_size * 2);
-        if (f) memcpy(f, w->frames, old_size);
-    } else {
-        f = w->alloc.realloc(w->alloc.ctx, w->frames, old_size, old_size * 2);
-    }
+    sdx_msgpack_frame *f =
+        sdx_grow_inline(&w->alloc, w->frames, w->inline_frames, old_size, old_size, old_size * 2);
     if (!f) {
         fail(w, SDX_ERR_NOMEM);
         return 0;
