@@ -24,12 +24,7 @@
  * before anything else runs, unless it is already set) and, on Linux, in
  * copies of this executable started with various values.
  */
-#if defined(__unix__) || defined(__APPLE__)
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS on glibc and musl */
-#define _DARWIN_C_SOURCE 1  /* MAP_ANON on macOS */
-#define TEST_POSIX 1
-#endif
+#include "guard_pages.h"
 
 #include "simd/simd.h"
 
@@ -42,15 +37,7 @@
 #include <stdarg.h>
 
 #ifdef TEST_POSIX
-#include <sys/mman.h>
 #include <sys/wait.h>
-#include <unistd.h>
-#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
-#define MAP_ANONYMOUS MAP_ANON
-#endif
-#if defined(MAP_ANONYMOUS)
-#define TEST_PAGES 1
-#endif
 #endif
 
 static const unsigned test_sets[4] = {0, SDX_ESC_SLASH, SDX_ESC_HIGH,
@@ -348,17 +335,10 @@ TEST(escape_long_strings) {
  * loads and stores). */
 TEST(escape_at_page_boundaries) {
     collect_kernels();
-    const long page = sysconf(_SC_PAGESIZE);
-    if (!CHECK(page >= 4096)) return;
-    const size_t ps = (size_t)page;
-    /* [no access][src page][no access][dst page][no access] */
-    unsigned char *map =
-        mmap(NULL, 5 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (!CHECK(map != MAP_FAILED)) return;
-    CHECK(mprotect(map, ps, PROT_NONE) == 0);
-    CHECK(mprotect(map + 2 * ps, ps, PROT_NONE) == 0);
-    CHECK(mprotect(map + 4 * ps, ps, PROT_NONE) == 0);
-    char *src_page = (char *)map + ps, *dst_page = (char *)map + 3 * ps;
+    guard_pages g;
+    if (!CHECK(guard_pages_map(&g, 2, 1))) return;
+    const size_t ps = g.size;
+    char *src_page = guard_region(&g, 0), *dst_page = guard_region(&g, 1);
     for (int i = 0; i < kernel_count; i++) {
         const sdx_simd_kernels *k = kernels[i];
         for (int s = 0; s < 4; s++) {
@@ -384,7 +364,7 @@ TEST(escape_at_page_boundaries) {
             }
         }
     }
-    munmap(map, 5 * ps);
+    guard_pages_unmap(&g);
 }
 #endif
 
@@ -498,15 +478,10 @@ TEST(string_scan_random_strings) {
  * s[0, n) faults, masked vector loads included. */
 TEST(string_scan_at_page_boundaries) {
     collect_kernels();
-    const long page = sysconf(_SC_PAGESIZE);
-    if (!CHECK(page >= 4096)) return;
-    const size_t ps = (size_t)page;
-    unsigned char *map =
-        mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (!CHECK(map != MAP_FAILED)) return;
-    CHECK(mprotect(map, ps, PROT_NONE) == 0);
-    CHECK(mprotect(map + 2 * ps, ps, PROT_NONE) == 0);
-    char *page_start = (char *)map + ps;
+    guard_pages g;
+    if (!CHECK(guard_pages_map(&g, 1, 1))) return;
+    const size_t ps = g.size;
+    char *page_start = guard_region(&g, 0);
     for (int i = 0; i < kernel_count; i++) {
         const sdx_simd_kernels *k = kernels[i];
         for (size_t n = 0; n <= 300; n++) {
@@ -524,7 +499,7 @@ TEST(string_scan_at_page_boundaries) {
             }
         }
     }
-    munmap(map, 3 * ps);
+    guard_pages_unmap(&g);
 }
 #endif
 
@@ -899,16 +874,10 @@ TEST(utf8_long_text) {
  * faults, also the masked loads that AddressSanitizer does not check. */
 TEST(utf8_at_page_boundaries) {
     collect_kernels();
-    const long page = sysconf(_SC_PAGESIZE);
-    if (!CHECK(page >= 4096)) return;
-    const size_t ps = (size_t)page;
-    /* [no access][page][no access] */
-    unsigned char *map =
-        mmap(NULL, 3 * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (!CHECK(map != MAP_FAILED)) return;
-    CHECK(mprotect(map, ps, PROT_NONE) == 0);
-    CHECK(mprotect(map + 2 * ps, ps, PROT_NONE) == 0);
-    char *page_start = (char *)map + ps;
+    guard_pages g;
+    if (!CHECK(guard_pages_map(&g, 1, 1))) return;
+    const size_t ps = g.size;
+    char *page_start = guard_region(&g, 0);
     char text[U8_MAX_LEN];
     for (size_t n = 0; n <= U8_MAX_LEN; n++) {
         u8_valid_text(text, n, n * 3);
@@ -932,7 +901,7 @@ TEST(utf8_at_page_boundaries) {
             }
         }
     }
-    munmap(map, 3 * ps);
+    guard_pages_unmap(&g);
 }
 #endif
 

@@ -19,12 +19,7 @@
  * Size: 1,000,000 random decimal strings by default (a tenth under the
  * sanitizers), scaled by SDX_TEST_SCALE; the counts are printed.
  */
-#if defined(__unix__) || defined(__APPLE__)
-#define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE 1  /* MAP_ANONYMOUS on glibc and musl */
-#define _DARWIN_C_SOURCE 1 /* MAP_ANON on macOS */
-#define TEST_POSIX 1
-#endif
+#include "guard_pages.h"
 
 #include <float.h>
 #include <math.h>
@@ -34,17 +29,6 @@
 #include "num/num.h"
 #include "num/pow10_table.h"
 #include "test.h"
-
-#ifdef TEST_POSIX
-#include <sys/mman.h>
-#include <unistd.h>
-#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
-#define MAP_ANONYMOUS MAP_ANON
-#endif
-#if defined(MAP_ANONYMOUS)
-#define TEST_PAGES 1
-#endif
-#endif
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TEST_SANITIZED 1
@@ -70,11 +54,9 @@ static char *guard_area; /* GUARD_MAX readable bytes, then an inaccessible page 
 static void guard_init(void) {
     if (guard_area) return;
 #ifdef TEST_PAGES
-    size_t ps = (size_t)sysconf(_SC_PAGESIZE);
-    size_t readable = (GUARD_MAX + ps - 1) / ps * ps;
-    char *map = mmap(NULL, readable + ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (map != MAP_FAILED && mprotect(map + readable, ps, PROT_NONE) == 0) {
-        guard_area = map + readable - GUARD_MAX;
+    static guard_pages g; /* kept until the process ends */
+    if (guard_pages_map(&g, 1, GUARD_MAX)) {
+        guard_area = guard_region(&g, 0) + g.size - GUARD_MAX;
         return;
     }
 #endif
