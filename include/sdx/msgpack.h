@@ -51,6 +51,7 @@
 #define SDX_MSGPACK_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "buf.h"
 #include "common.h"
@@ -310,8 +311,156 @@ SDX_API void sdx_msgpack_reader_free(sdx_msgpack_reader *r);
  * END has the depth of its begin, its elements one more). Returns true with
  * an event; false at the end of the input (after the one top-level value,
  * or the last one of a sequence) or on an error: then
- * sdx_msgpack_reader_error() tells which. Errors are sticky. */
-SDX_API bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev);
+ * sdx_msgpack_reader_error() tells which. Errors are sticky.
+ *
+ * A call sdx_msgpack_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_msgpack_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_msgpack_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool(sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev);
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_msgpack_reader_next_inline may touch it,
+ * and its layout belongs to this version of the library (a program built
+ * with these headers must run with the library built from them, as for the
+ * writer's struct). */
+typedef struct sdx_msgpack_reader_hot {
+    const uint8_t *p;         /* next byte of the input window */
+    const uint8_t *end;       /* end of the window */
+    uint64_t left;            /* items still due at the innermost level
+                                 (a map's keys and values), bit 63 set in a
+                                 map; 0 when the level is complete */
+    uint64_t *stack;          /* the levels outside it, by depth */
+    uint32_t depth;           /* the innermost level */
+    uint32_t depth_limit;     /* a container may open inline below this */
+    uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    const uint8_t *begin_p;   /* the window position and depth after the */
+    uint32_t begin_depth;     /* last ARRAY or MAP event */
+} sdx_msgpack_reader_hot;
+
+/* Private helpers of the fast path: the n bytes at p as a big-endian
+ * number (compilers turn this into a load and a byte swap), and 8 bytes in
+ * the machine's order. */
+static inline uint64_t sdx_mp_hot_be(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+static inline uint64_t sdx_mp_hot_word(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* An event's kind and depth, with no flags and no tag. */
+static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = depth;
+    ev->tag = 0;
+}
+
+/* sdx_msgpack_reader_next, with the commonest items decoded inline: END,
+ * positive and negative fixint, nil, bool, float 64, the int and uint
+ * families, fixstr of at most 16 ASCII bytes (or any bytes without UTF-8
+ * checks), and fixarray and fixmap while the reader's stack has room. It
+ * takes an item only when all its bytes (and 18 bytes in all) are in the
+ * window; everything else, errors and the end included, is the exported
+ * function's. */
+static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
+    sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
+    const uint64_t map_bit = (uint64_t)1 << 63;
+    uint64_t left = s->left;
+    uint32_t d = s->depth;
+    const uint8_t *p = s->p;
+    uint64_t n;
+    if ((left & ~map_bit) == 0) { /* the innermost container is complete */
+        if (d == 0) return (sdx_msgpack_reader_next)(r, ev);
+        sdx_mp_hot_head(ev, SDX_END, d - 1);
+        s->left = s->stack[d - 1];
+        s->depth = d - 1;
+        return true;
+    }
+    if ((size_t)(s->end - p) < 18) return (sdx_msgpack_reader_next)(r, ev);
+    uint8_t c = *p;
+    if (c < 0x80) {
+        sdx_mp_hot_head(ev, SDX_INT, d);
+        ev->v.i = c;
+        p += 1;
+    } else if (c >= 0xe0) {
+        sdx_mp_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)c;
+        p += 1;
+    } else if (c >= 0xa0 && c < 0xc0) {
+        n = c & 0x1f;
+        if (n > 16) return (sdx_msgpack_reader_next)(r, ev);
+        {
+            /* Any byte above 0x7f? The 8 bytes at each end of the string
+             * (the window holds them), or for fewer than 8 bytes the first
+             * 8 under a mask of 0x80 in the string's bytes alone. */
+            uint64_t a = sdx_mp_hot_word(p + 1), b;
+            if (n >= 8) b = sdx_mp_hot_word(p + 1 + n - 8);
+            else b = 0, a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
+            if ((a | b) & s->ascii_mask) return (sdx_msgpack_reader_next)(r, ev);
+        }
+        sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+        ev->v.str.ptr = (const char *)p + 1;
+        ev->v.str.len = (size_t)n;
+        p += 1 + n;
+    } else if (c < 0xa0) {
+        /* a count the window cannot hold (each item takes a byte or
+         * more) is the exported function's: an error for memory, more
+         * input for a stream */
+        n = c & 0x0f;
+        if (d >= s->depth_limit || (n << (c < 0x90)) > (size_t)(s->end - p) - 1)
+            return (sdx_msgpack_reader_next)(r, ev);
+        if (c < 0x90) {
+            sdx_mp_hot_head(ev, SDX_MAP, d);
+            ev->v.count = n;
+            n = 2 * n | map_bit;
+        } else {
+            sdx_mp_hot_head(ev, SDX_ARRAY, d);
+            ev->v.count = n;
+        }
+        s->stack[d] = left - 1;
+        s->left = n;
+        s->depth = d + 1;
+        s->p = s->begin_p = p + 1;
+        s->begin_depth = d + 1;
+        return true;
+    } else {
+        uint64_t v;
+        uint8_t kind = SDX_INT;
+        switch (c) {
+        case 0xc0: kind = SDX_NULL; v = 0; p += 1; break;
+        case 0xc2: kind = SDX_BOOL; v = 0; p += 1; break;
+        case 0xc3: kind = SDX_BOOL; v = 1; p += 1; break;
+        case 0xcb: kind = SDX_DOUBLE; v = sdx_mp_hot_be(p + 1, 8); p += 9; break;
+        case 0xcc: v = p[1]; p += 2; break;
+        case 0xcd: v = sdx_mp_hot_be(p + 1, 2); p += 3; break;
+        case 0xce: v = sdx_mp_hot_be(p + 1, 4); p += 5; break;
+        case 0xcf:
+            v = sdx_mp_hot_be(p + 1, 8);
+            if (v > INT64_MAX) kind = SDX_UINT;
+            p += 9;
+            break;
+        case 0xd0: v = (uint64_t)(int64_t)(int8_t)p[1]; p += 2; break;
+        case 0xd1: v = (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2); p += 3; break;
+        case 0xd2: v = (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4); p += 5; break;
+        case 0xd3: v = sdx_mp_hot_be(p + 1, 8); p += 9; break;
+        default: return (sdx_msgpack_reader_next)(r, ev);
+        }
+        sdx_mp_hot_head(ev, kind, d);
+        ev->v.u = v;
+        if (kind == SDX_BOOL) ev->v.b = v != 0;
+    }
+    s->left = left - 1;
+    s->p = p;
+    return true;
+}
+
+#define sdx_msgpack_reader_next(r, ev) sdx_msgpack_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the error; *err (if not
  * NULL) gets the details: code, message and byte offset. */
