@@ -352,19 +352,33 @@ static inline uint64_t sdx_mp_hot_word(const void *p) {
     return v;
 }
 
-/* An event's kind and depth, with no flags and no tag. */
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_msgpack_reader_next)(r, &e);
+    *ev = e;
+    return ok;
+}
+
+/* An event's kind and depth, with no flags, no tag and a zero value (set
+ * whole, so that the compiler sees every byte of an event in registers
+ * initialized). */
 static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
     ev->kind = kind;
     ev->tag_kind = SDX_TAG_NONE;
     ev->flags = 0;
     ev->depth = depth;
     ev->tag = 0;
+    ev->v.str.ptr = NULL;
+    ev->v.str.len = 0;
 }
 
 /* sdx_msgpack_reader_next, with the commonest items decoded inline: END,
  * positive and negative fixint, nil, bool, float 64, the int and uint
- * families, fixstr of at most 16 ASCII bytes (or any bytes without UTF-8
- * checks), and fixarray and fixmap while the reader's stack has room. It
+ * families, fixstr and str 8 of at most 128 ASCII bytes (any bytes
+ * without UTF-8 checks), and fixarray and fixmap while the reader's stack
+ * has room. It
  * takes an item only when all its bytes (and 18 bytes in all) are in the
  * window; everything else, errors and the end included, is the exported
  * function's. */
@@ -376,13 +390,13 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     const uint8_t *p = s->p;
     uint64_t n;
     if ((left & ~map_bit) == 0) { /* the innermost container is complete */
-        if (d == 0) return (sdx_msgpack_reader_next)(r, ev);
+        if (d == 0) return sdx_mp_hot_slow(r, ev);
         sdx_mp_hot_head(ev, SDX_END, d - 1);
         s->left = s->stack[d - 1];
         s->depth = d - 1;
         return true;
     }
-    if ((size_t)(s->end - p) < 18) return (sdx_msgpack_reader_next)(r, ev);
+    if ((size_t)(s->end - p) < 18) return sdx_mp_hot_slow(r, ev);
     uint8_t c = *p;
     if (c < 0x80) {
         sdx_mp_hot_head(ev, SDX_INT, d);
@@ -392,29 +406,38 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
         sdx_mp_hot_head(ev, SDX_INT, d);
         ev->v.i = (int8_t)c;
         p += 1;
-    } else if (c >= 0xa0 && c < 0xc0) {
-        n = c & 0x1f;
-        if (n > 16) return (sdx_msgpack_reader_next)(r, ev);
-        {
-            /* Any byte above 0x7f? The 8 bytes at each end of the string
-             * (the window holds them), or for fewer than 8 bytes the first
-             * 8 under a mask of 0x80 in the string's bytes alone. */
-            uint64_t a = sdx_mp_hot_word(p + 1), b;
-            if (n >= 8) b = sdx_mp_hot_word(p + 1 + n - 8);
-            else b = 0, a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
-            if ((a | b) & s->ascii_mask) return (sdx_msgpack_reader_next)(r, ev);
+    } else if ((c >= 0xa0 && c < 0xc0) || c == 0xd9) { /* fixstr, str 8 */
+        size_t h = c == 0xd9 ? 2 : 1;
+        const uint8_t *q = p + h;
+        uint64_t a, b = 0;
+        n = c == 0xd9 ? p[1] : c & 0x1fu;
+        /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the
+         * window holds them), or for fewer than 8 the first 8 under a mask
+         * of 0x80 in the string's bytes alone. Up to 128 bytes in the
+         * window: every 8 bytes. Other strings are the exported
+         * function's. */
+        a = sdx_mp_hot_word(q);
+        if (n < 8) {
+            a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
+        } else if (n <= 16) {
+            b = sdx_mp_hot_word(q + n - 8);
+        } else {
+            if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
+            for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_mp_hot_word(q + i);
+            b = sdx_mp_hot_word(q + n - 8);
         }
+        if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
         sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
-        ev->v.str.ptr = (const char *)p + 1;
+        ev->v.str.ptr = (const char *)q;
         ev->v.str.len = (size_t)n;
-        p += 1 + n;
+        p = q + n;
     } else if (c < 0xa0) {
         /* a count the window cannot hold (each item takes a byte or
          * more) is the exported function's: an error for memory, more
          * input for a stream */
         n = c & 0x0f;
         if (d >= s->depth_limit || (n << (c < 0x90)) > (size_t)(s->end - p) - 1)
-            return (sdx_msgpack_reader_next)(r, ev);
+            return sdx_mp_hot_slow(r, ev);
         if (c < 0x90) {
             sdx_mp_hot_head(ev, SDX_MAP, d);
             ev->v.count = n;
@@ -449,7 +472,7 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
         case 0xd1: v = (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2); p += 3; break;
         case 0xd2: v = (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4); p += 5; break;
         case 0xd3: v = sdx_mp_hot_be(p + 1, 8); p += 9; break;
-        default: return (sdx_msgpack_reader_next)(r, ev);
+        default: return sdx_mp_hot_slow(r, ev);
         }
         sdx_mp_hot_head(ev, kind, d);
         ev->v.u = v;
