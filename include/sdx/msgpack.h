@@ -382,13 +382,24 @@ static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) 
  * takes an item only when all its bytes (and 18 bytes in all) are in the
  * window; everything else, errors and the end included, is the exported
  * function's. */
+#define SDX_MP_HOT_C4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define SDX_MP_HOT_C16(x) \
+    SDX_MP_HOT_C4(x): SDX_MP_HOT_C4((x) + 4): SDX_MP_HOT_C4((x) + 8): SDX_MP_HOT_C4((x) + 12)
+#define SDX_MP_HOT_SCALAR(byte, kind, value, size) \
+    case byte:                                     \
+        sdx_mp_hot_head(ev, kind, d);              \
+        ev->v.u = (value);                         \
+        p += (size);                               \
+        break;
+
 static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
     const uint64_t map_bit = (uint64_t)1 << 63;
     uint64_t left = s->left;
     uint32_t d = s->depth;
     const uint8_t *p = s->p;
-    uint64_t n;
+    uint64_t n, v;
+    size_t h;
     if ((left & ~map_bit) == 0) { /* the innermost container is complete */
         if (d == 0) return sdx_mp_hot_slow(r, ev);
         sdx_mp_hot_head(ev, SDX_END, d - 1);
@@ -397,91 +408,103 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
         return true;
     }
     if ((size_t)(s->end - p) < 18) return sdx_mp_hot_slow(r, ev);
-    uint8_t c = *p;
-    if (c < 0x80) {
+    switch (*p) {
+    SDX_MP_HOT_C16(0x00): SDX_MP_HOT_C16(0x10): SDX_MP_HOT_C16(0x20): SDX_MP_HOT_C16(0x30):
+    SDX_MP_HOT_C16(0x40): SDX_MP_HOT_C16(0x50): SDX_MP_HOT_C16(0x60): SDX_MP_HOT_C16(0x70):
         sdx_mp_hot_head(ev, SDX_INT, d);
-        ev->v.i = c;
+        ev->v.i = *p;
         p += 1;
-    } else if (c >= 0xe0) {
+        break;
+    SDX_MP_HOT_C16(0xe0): SDX_MP_HOT_C16(0xf0):
         sdx_mp_hot_head(ev, SDX_INT, d);
-        ev->v.i = (int8_t)c;
+        ev->v.i = (int8_t)*p;
         p += 1;
-    } else if ((c >= 0xa0 && c < 0xc0) || c == 0xd9) { /* fixstr, str 8 */
-        size_t h = c == 0xd9 ? 2 : 1;
-        const uint8_t *q = p + h;
-        uint64_t a, b = 0;
-        n = c == 0xd9 ? p[1] : c & 0x1fu;
-        /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the
-         * window holds them), or for fewer than 8 the first 8 under a mask
-         * of 0x80 in the string's bytes alone. Up to 128 bytes in the
-         * window: every 8 bytes. Other strings are the exported
-         * function's. */
-        a = sdx_mp_hot_word(q);
-        if (n < 8) {
-            a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
-        } else if (n <= 16) {
-            b = sdx_mp_hot_word(q + n - 8);
-        } else {
-            if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
-            for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_mp_hot_word(q + i);
-            b = sdx_mp_hot_word(q + n - 8);
-        }
-        if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
-        sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
-        ev->v.str.ptr = (const char *)q;
-        ev->v.str.len = (size_t)n;
-        p = q + n;
-    } else if (c < 0xa0) {
-        /* a count the window cannot hold (each item takes a byte or
-         * more) is the exported function's: an error for memory, more
-         * input for a stream */
-        n = c & 0x0f;
-        if (d >= s->depth_limit || (n << (c < 0x90)) > (size_t)(s->end - p) - 1)
-            return sdx_mp_hot_slow(r, ev);
-        if (c < 0x90) {
-            sdx_mp_hot_head(ev, SDX_MAP, d);
-            ev->v.count = n;
-            n = 2 * n | map_bit;
-        } else {
-            sdx_mp_hot_head(ev, SDX_ARRAY, d);
-            ev->v.count = n;
-        }
-        s->stack[d] = left - 1;
-        s->left = n;
-        s->depth = d + 1;
-        s->p = s->begin_p = p + 1;
-        s->begin_depth = d + 1;
-        return true;
-    } else {
-        uint64_t v;
-        uint8_t kind = SDX_INT;
-        switch (c) {
-        case 0xc0: kind = SDX_NULL; v = 0; p += 1; break;
-        case 0xc2: kind = SDX_BOOL; v = 0; p += 1; break;
-        case 0xc3: kind = SDX_BOOL; v = 1; p += 1; break;
-        case 0xcb: kind = SDX_DOUBLE; v = sdx_mp_hot_be(p + 1, 8); p += 9; break;
-        case 0xcc: v = p[1]; p += 2; break;
-        case 0xcd: v = sdx_mp_hot_be(p + 1, 2); p += 3; break;
-        case 0xce: v = sdx_mp_hot_be(p + 1, 4); p += 5; break;
-        case 0xcf:
-            v = sdx_mp_hot_be(p + 1, 8);
-            if (v > INT64_MAX) kind = SDX_UINT;
-            p += 9;
-            break;
-        case 0xd0: v = (uint64_t)(int64_t)(int8_t)p[1]; p += 2; break;
-        case 0xd1: v = (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2); p += 3; break;
-        case 0xd2: v = (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4); p += 5; break;
-        case 0xd3: v = sdx_mp_hot_be(p + 1, 8); p += 9; break;
-        default: return sdx_mp_hot_slow(r, ev);
-        }
-        sdx_mp_hot_head(ev, kind, d);
+        break;
+    SDX_MP_HOT_C16(0x80):
+        n = *p & 0x0fu;
+        if (n > ((size_t)(s->end - p) - 1) / 2) return sdx_mp_hot_slow(r, ev);
+        sdx_mp_hot_head(ev, SDX_MAP, d);
+        ev->v.count = n;
+        n = 2 * n | map_bit;
+        goto begin;
+    SDX_MP_HOT_C16(0x90):
+        n = *p & 0x0fu;
+        if (n > (size_t)(s->end - p) - 1) return sdx_mp_hot_slow(r, ev);
+        sdx_mp_hot_head(ev, SDX_ARRAY, d);
+        ev->v.count = n;
+        goto begin;
+    SDX_MP_HOT_C16(0xa0): SDX_MP_HOT_C16(0xb0):
+        n = *p & 0x1fu;
+        h = 1;
+        goto str;
+    case 0xd9:
+        n = p[1];
+        h = 2;
+        goto str;
+    SDX_MP_HOT_SCALAR(0xc0, SDX_NULL, 0, 1)
+    SDX_MP_HOT_SCALAR(0xc2, SDX_BOOL, 0, 1)
+    SDX_MP_HOT_SCALAR(0xc3, SDX_BOOL, 1, 1)
+    SDX_MP_HOT_SCALAR(0xcb, SDX_DOUBLE, sdx_mp_hot_be(p + 1, 8), 9)
+    SDX_MP_HOT_SCALAR(0xcc, SDX_INT, p[1], 2)
+    SDX_MP_HOT_SCALAR(0xcd, SDX_INT, sdx_mp_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xce, SDX_INT, sdx_mp_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xd0, SDX_INT, (uint64_t)(int64_t)(int8_t)p[1], 2)
+    SDX_MP_HOT_SCALAR(0xd1, SDX_INT, (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xd2, SDX_INT, (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xd3, SDX_INT, sdx_mp_hot_be(p + 1, 8), 9)
+    case 0xcf:
+        v = sdx_mp_hot_be(p + 1, 8);
+        sdx_mp_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
         ev->v.u = v;
-        if (kind == SDX_BOOL) ev->v.b = v != 0;
+        p += 9;
+        break;
+    default: return sdx_mp_hot_slow(r, ev);
     }
     s->left = left - 1;
     s->p = p;
     return true;
+
+str: {
+    /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the window
+     * holds them), or for fewer than 8 the first 8 under a mask of 0x80 in
+     * the string's bytes alone. Up to 128 bytes in the window: every 8
+     * bytes. Other strings are the exported function's. */
+    const uint8_t *q = p + h;
+    uint64_t a = sdx_mp_hot_word(q), b = 0;
+    if (n < 8) {
+        a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
+    } else if (n <= 16) {
+        b = sdx_mp_hot_word(q + n - 8);
+    } else {
+        if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_mp_hot_word(q + i);
+        b = sdx_mp_hot_word(q + n - 8);
+    }
+    if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
+    sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)q;
+    ev->v.str.len = (size_t)n;
+    s->left = left - 1;
+    s->p = q + n;
+    return true;
 }
+
+/* A container: at the stack's end or the limit the exported function's; a
+ * count the window cannot hold (each item takes a byte or more) too: an
+ * error for memory, more input for a stream. */
+begin:
+    if (d >= s->depth_limit) return sdx_mp_hot_slow(r, ev);
+    s->stack[d] = left - 1;
+    s->left = n;
+    s->depth = d + 1;
+    s->p = s->begin_p = p + 1;
+    s->begin_depth = d + 1;
+    return true;
+}
+
+#undef SDX_MP_HOT_C4
+#undef SDX_MP_HOT_C16
+#undef SDX_MP_HOT_SCALAR
 
 #define sdx_msgpack_reader_next(r, ev) sdx_msgpack_reader_next_inline(r, ev)
 
