@@ -357,7 +357,15 @@ static inline uint64_t sdx_mp_hot_word(const void *p) {
 static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_event e;
     bool ok = (sdx_msgpack_reader_next)(r, &e);
-    *ev = e;
+    /* field by field: loads of the sizes the function stored (a wider
+     * copy would wait for its stores to retire) */
+    ev->kind = e.kind;
+    ev->tag_kind = e.tag_kind;
+    ev->flags = e.flags;
+    ev->depth = e.depth;
+    ev->tag = e.tag;
+    ev->v.str.ptr = e.v.str.ptr;
+    ev->v.str.len = e.v.str.len;
     return ok;
 }
 
