@@ -317,7 +317,7 @@ SDX_API void sdx_msgpack_reader_free(sdx_msgpack_reader *r);
  * sdx_msgpack_reader_next_inline below, which behaves exactly the same; the
  * exported function itself is called as (sdx_msgpack_reader_next)(r, ev) or
  * through its address, as with getc in the C library. */
-SDX_API bool(sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev);
+SDX_API bool (sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev);
 
 /* The state the inline fast path reads and advances: the first member of
  * every reader. Private: only sdx_msgpack_reader_next_inline may touch it,
@@ -338,7 +338,7 @@ typedef struct sdx_msgpack_reader_hot {
     uint32_t begin_depth;     /* last ARRAY or MAP event */
 } sdx_msgpack_reader_hot;
 
-/* Private helpers of the fast path: the n bytes at p as a big-endian
+/* Private helpers of the inline fast path: the n bytes at p as a big-endian
  * number (compilers turn this into a load and a byte swap), and 8 bytes in
  * the machine's order. */
 static inline uint64_t sdx_mp_hot_be(const uint8_t *p, int n) {
@@ -382,14 +382,7 @@ static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) 
     ev->v.str.len = 0;
 }
 
-/* sdx_msgpack_reader_next, with the commonest items decoded inline: END,
- * positive and negative fixint, nil, bool, float 64, the int and uint
- * families, fixstr and str 8 of at most 128 ASCII bytes (any bytes
- * without UTF-8 checks), and fixarray and fixmap while the reader's stack
- * has room. It
- * takes an item only when all its bytes (and 18 bytes in all) are in the
- * window; everything else, errors and the end included, is the exported
- * function's. */
+/* Case labels of the switch below (undefined after it). */
 #define SDX_MP_HOT_C4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
 #define SDX_MP_HOT_C16(x) \
     SDX_MP_HOT_C4(x): SDX_MP_HOT_C4((x) + 4): SDX_MP_HOT_C4((x) + 8): SDX_MP_HOT_C4((x) + 12)
@@ -400,6 +393,14 @@ static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) 
         p += (size);                               \
         break;
 
+/* What sdx_msgpack_reader_next(r, ev) expands to: the exported function
+ * with the commonest items decoded inline, in the caller's code: END,
+ * positive and negative fixint, nil, bool, float 64, the int and uint
+ * families, fixstr and str 8 of at most 128 ASCII bytes (of any bytes
+ * without UTF-8 checks), and fixarray and fixmap while the reader's stack
+ * has room. It takes an item only when all its bytes, and 18 bytes in all,
+ * are in the window; everything else (other kinds, errors, streams at the
+ * window's end, the end of the input) it hands to the exported function. */
 static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
     const uint64_t map_bit = (uint64_t)1 << 63;

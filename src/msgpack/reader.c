@@ -9,6 +9,15 @@
  * reports SDX_ERR_TRUNCATED at the item's first byte, and a stream reader
  * moves the partial item to the front of its buffer and reads more chunks
  * after it, growing the buffer only by what actually arrives.
+ *
+ * Three layers: the inline fast path in msgpack.h (what a call of
+ * sdx_msgpack_reader_next compiles to) takes the commonest items in the
+ * caller's own code; the exported function below takes those and a few
+ * more kinds without a stack frame; next_full takes everything, streams
+ * and errors included. Each hands over to the next whenever an item is not
+ * among its kinds or not wholly in the window, so they give the same
+ * events and errors (test_msgpack_reader checks the first two against
+ * each other).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -25,21 +34,24 @@
  * the items left are even. Entry 0 stands for the top level: 1 while the
  * root value is due, 0 after it; the container at depth d is entry d. The
  * entry of the innermost level (depth) lives in the reader's `left`, where
- * the fast path reads and counts it without indexing the stack; the stack
- * holds it only while next_full runs. */
+ * the fast paths read and count it without indexing the stack; the stack
+ * holds it only while next_full runs. A container may open on the fast
+ * paths at depths below depth_limit = min(max_depth, cap - 1). */
 #define MAP_BIT (UINT64_C(1) << 63)
 #define INLINE_STACK 32
 
 /* Where the reader is: reading, or done (cleanly or not). Once done, the
  * input window is empty or the top level has nothing left, so the fast
- * path always hands over to next_full, which returns false. */
+ * paths always hand over to next_full, which returns false. */
 enum { STATE_VALUE, STATE_END, STATE_ERROR };
 
 struct sdx_msgpack_reader {
-    sdx_msgpack_reader_hot hot; /* first: the inline fast path's (msgpack.h):
-                                   the window [p, end), the innermost
-                                   entry `left` (see above), the stack of
-                                   the levels outside it, the depth, ... */
+    sdx_msgpack_reader_hot hot; /* first, for the inline fast path
+                                   (msgpack.h): the window [p, end), the
+                                   innermost entry `left` and the stack
+                                   of the levels outside it (see above),
+                                   the depth, depth_limit, ascii_mask, and
+                                   where the last begin event left off */
     const uint8_t *base; /* offset 0 of the window: input offset base_offset */
     uint64_t base_offset;
     uint32_t cap;
@@ -74,7 +86,7 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
         r->msg = msg;
         r->err_offset = offset_of(r, at);
         r->state = STATE_ERROR;
-        r->hot.end = r->hot.p; /* nothing more for the fast path */
+        r->hot.end = r->hot.p; /* nothing more for the fast paths */
     }
     return false;
 }
@@ -514,14 +526,14 @@ static SDX_NOINLINE bool checked_str(sdx_msgpack_reader *r, sdx_event *ev, const
 #define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
 #define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
 
-/* The fast path: an item in a container or at the root, with 18 bytes of
- * input at hand, of the common kinds (fixint, int and uint up to 32 bits,
- * nil, bool, float 64, fixmap and fixarray within the stack, fixstr and
- * str 8 of at most 16 ASCII bytes), dispatched on the type byte in one
- * jump. It makes no calls other than tail calls (to checked_str, and to
- * next_full for everything else), and counts items in r->hot.left without
- * indexing the stack. */
-bool(sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev) {
+/* The exported function's fast path: an item in a container or at the
+ * root, with 18 bytes of input at hand, of the fixed-size scalars (float
+ * 32 too), arrays and maps within the stack, str (checked_str for
+ * those longer than 16 bytes or not plain ASCII) and bin, dispatched on
+ * the type byte in one jump. It makes no calls other than tail calls (to
+ * checked_str, and to next_full for everything else), and counts items in
+ * r->hot.left without indexing the stack. */
+bool (sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev) {
     uint64_t left = r->hot.left;
     uint32_t d = r->hot.depth;
     const uint8_t *p = r->hot.p;
