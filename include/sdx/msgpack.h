@@ -51,6 +51,7 @@
 #define SDX_MSGPACK_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "buf.h"
 #include "common.h"
@@ -310,8 +311,211 @@ SDX_API void sdx_msgpack_reader_free(sdx_msgpack_reader *r);
  * END has the depth of its begin, its elements one more). Returns true with
  * an event; false at the end of the input (after the one top-level value,
  * or the last one of a sequence) or on an error: then
- * sdx_msgpack_reader_error() tells which. Errors are sticky. */
-SDX_API bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev);
+ * sdx_msgpack_reader_error() tells which. Errors are sticky.
+ *
+ * A call sdx_msgpack_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_msgpack_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_msgpack_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool (sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev);
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_msgpack_reader_next_inline may touch it,
+ * and its layout belongs to this version of the library (a program built
+ * with these headers must run with the library built from them, as for the
+ * writer's struct). */
+typedef struct sdx_msgpack_reader_hot {
+    const uint8_t *p;         /* next byte of the input window */
+    const uint8_t *end;       /* end of the window */
+    uint64_t left;            /* items still due at the innermost level
+                                 (a map's keys and values), bit 63 set in a
+                                 map; 0 when the level is complete */
+    uint64_t *stack;          /* the levels outside it, by depth */
+    uint32_t depth;           /* the innermost level */
+    uint32_t depth_limit;     /* a container may open inline below this */
+    uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    const uint8_t *begin_p;   /* the window position and depth after the */
+    uint32_t begin_depth;     /* last ARRAY or MAP event */
+} sdx_msgpack_reader_hot;
+
+/* Private helpers of the inline fast path: the n bytes at p as a big-endian
+ * number (compilers turn this into a load and a byte swap), and 8 bytes in
+ * the machine's order. */
+static inline uint64_t sdx_mp_hot_be(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+static inline uint64_t sdx_mp_hot_word(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_msgpack_reader_next)(r, &e);
+    /* field by field: loads of the sizes the function stored (a wider
+     * copy would wait for its stores to retire) */
+    ev->kind = e.kind;
+    ev->tag_kind = e.tag_kind;
+    ev->flags = e.flags;
+    ev->depth = e.depth;
+    ev->tag = e.tag;
+    ev->v.str.ptr = e.v.str.ptr;
+    ev->v.str.len = e.v.str.len;
+    return ok;
+}
+
+/* An event's kind and depth, with no flags, no tag and a zero value (set
+ * whole, so that the compiler sees every byte of an event in registers
+ * initialized). */
+static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = depth;
+    ev->tag = 0;
+    ev->v.str.ptr = NULL;
+    ev->v.str.len = 0;
+}
+
+/* Case labels of the switch below (undefined after it). */
+#define SDX_MP_HOT_C4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define SDX_MP_HOT_C16(x) \
+    SDX_MP_HOT_C4(x): SDX_MP_HOT_C4((x) + 4): SDX_MP_HOT_C4((x) + 8): SDX_MP_HOT_C4((x) + 12)
+#define SDX_MP_HOT_SCALAR(byte, kind, value, size) \
+    case byte:                                     \
+        sdx_mp_hot_head(ev, kind, d);              \
+        ev->v.u = (value);                         \
+        p += (size);                               \
+        break;
+
+/* What sdx_msgpack_reader_next(r, ev) expands to: the exported function
+ * with the commonest items decoded inline, in the caller's code: END,
+ * positive and negative fixint, nil, bool, float 64, the int and uint
+ * families, fixstr and str 8 of at most 128 ASCII bytes (of any bytes
+ * without UTF-8 checks), and fixarray and fixmap while the reader's stack
+ * has room. It takes an item only when all its bytes, and 18 bytes in all,
+ * are in the window; everything else (other kinds, errors, streams at the
+ * window's end, the end of the input) it hands to the exported function. */
+static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
+    sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
+    const uint64_t map_bit = (uint64_t)1 << 63;
+    uint64_t left = s->left;
+    uint32_t d = s->depth;
+    const uint8_t *p = s->p;
+    uint64_t n, v;
+    size_t h;
+    if ((left & ~map_bit) == 0) { /* the innermost container is complete */
+        if (d == 0) return sdx_mp_hot_slow(r, ev);
+        sdx_mp_hot_head(ev, SDX_END, d - 1);
+        s->left = s->stack[d - 1];
+        s->depth = d - 1;
+        return true;
+    }
+    if ((size_t)(s->end - p) < 18) return sdx_mp_hot_slow(r, ev);
+    switch (*p) {
+    SDX_MP_HOT_C16(0x00): SDX_MP_HOT_C16(0x10): SDX_MP_HOT_C16(0x20): SDX_MP_HOT_C16(0x30):
+    SDX_MP_HOT_C16(0x40): SDX_MP_HOT_C16(0x50): SDX_MP_HOT_C16(0x60): SDX_MP_HOT_C16(0x70):
+        sdx_mp_hot_head(ev, SDX_INT, d);
+        ev->v.i = *p;
+        p += 1;
+        break;
+    SDX_MP_HOT_C16(0xe0): SDX_MP_HOT_C16(0xf0):
+        sdx_mp_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)*p;
+        p += 1;
+        break;
+    SDX_MP_HOT_C16(0x80):
+        n = *p & 0x0fu;
+        if (n > ((size_t)(s->end - p) - 1) / 2) return sdx_mp_hot_slow(r, ev);
+        sdx_mp_hot_head(ev, SDX_MAP, d);
+        ev->v.count = n;
+        n = 2 * n | map_bit;
+        goto begin;
+    SDX_MP_HOT_C16(0x90):
+        n = *p & 0x0fu;
+        if (n > (size_t)(s->end - p) - 1) return sdx_mp_hot_slow(r, ev);
+        sdx_mp_hot_head(ev, SDX_ARRAY, d);
+        ev->v.count = n;
+        goto begin;
+    SDX_MP_HOT_C16(0xa0): SDX_MP_HOT_C16(0xb0):
+        n = *p & 0x1fu;
+        h = 1;
+        goto str;
+    case 0xd9:
+        n = p[1];
+        h = 2;
+        goto str;
+    SDX_MP_HOT_SCALAR(0xc0, SDX_NULL, 0, 1)
+    SDX_MP_HOT_SCALAR(0xc2, SDX_BOOL, 0, 1)
+    SDX_MP_HOT_SCALAR(0xc3, SDX_BOOL, 1, 1)
+    SDX_MP_HOT_SCALAR(0xcb, SDX_DOUBLE, sdx_mp_hot_be(p + 1, 8), 9)
+    SDX_MP_HOT_SCALAR(0xcc, SDX_INT, p[1], 2)
+    SDX_MP_HOT_SCALAR(0xcd, SDX_INT, sdx_mp_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xce, SDX_INT, sdx_mp_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xd0, SDX_INT, (uint64_t)(int64_t)(int8_t)p[1], 2)
+    SDX_MP_HOT_SCALAR(0xd1, SDX_INT, (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xd2, SDX_INT, (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xd3, SDX_INT, sdx_mp_hot_be(p + 1, 8), 9)
+    case 0xcf:
+        v = sdx_mp_hot_be(p + 1, 8);
+        sdx_mp_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        ev->v.u = v;
+        p += 9;
+        break;
+    default: return sdx_mp_hot_slow(r, ev);
+    }
+    s->left = left - 1;
+    s->p = p;
+    return true;
+
+str: {
+    /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the window
+     * holds them), or for fewer than 8 the first 8 under a mask of 0x80 in
+     * the string's bytes alone. Up to 128 bytes in the window: every 8
+     * bytes. Other strings are the exported function's. */
+    const uint8_t *q = p + h;
+    uint64_t a = sdx_mp_hot_word(q), b = 0;
+    if (n < 8) {
+        a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
+    } else if (n <= 16) {
+        b = sdx_mp_hot_word(q + n - 8);
+    } else {
+        if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_mp_hot_word(q + i);
+        b = sdx_mp_hot_word(q + n - 8);
+    }
+    if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
+    sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)q;
+    ev->v.str.len = (size_t)n;
+    s->left = left - 1;
+    s->p = q + n;
+    return true;
+}
+
+/* A container: at the stack's end or the limit the exported function's; a
+ * count the window cannot hold (each item takes a byte or more) too: an
+ * error for memory, more input for a stream. */
+begin:
+    if (d >= s->depth_limit) return sdx_mp_hot_slow(r, ev);
+    s->stack[d] = left - 1;
+    s->left = n;
+    s->depth = d + 1;
+    s->p = s->begin_p = p + 1;
+    s->begin_depth = d + 1;
+    return true;
+}
+
+#undef SDX_MP_HOT_C4
+#undef SDX_MP_HOT_C16
+#undef SDX_MP_HOT_SCALAR
+
+#define sdx_msgpack_reader_next(r, ev) sdx_msgpack_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the error; *err (if not
  * NULL) gets the details: code, message and byte offset. */

@@ -9,6 +9,15 @@
  * reports SDX_ERR_TRUNCATED at the item's first byte, and a stream reader
  * moves the partial item to the front of its buffer and reads more chunks
  * after it, growing the buffer only by what actually arrives.
+ *
+ * Three layers: the inline fast path in msgpack.h (what a call of
+ * sdx_msgpack_reader_next compiles to) takes the commonest items in the
+ * caller's own code; the exported function below takes those and a few
+ * more kinds without a stack frame; next_full takes everything, streams
+ * and errors included. Each hands over to the next whenever an item is not
+ * among its kinds or not wholly in the window, so they give the same
+ * events and errors (test_msgpack_reader checks the first two against
+ * each other).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -25,33 +34,30 @@
  * the items left are even. Entry 0 stands for the top level: 1 while the
  * root value is due, 0 after it; the container at depth d is entry d. The
  * entry of the innermost level (depth) lives in the reader's `left`, where
- * the fast path reads and counts it without indexing the stack; the stack
- * holds it only while next_full runs. */
+ * the fast paths read and count it without indexing the stack; the stack
+ * holds it only while next_full runs. A container may open on the fast
+ * paths at depths below depth_limit = min(max_depth, cap - 1). */
 #define MAP_BIT (UINT64_C(1) << 63)
 #define INLINE_STACK 32
 
 /* Where the reader is: reading, or done (cleanly or not). Once done, the
  * input window is empty or the top level has nothing left, so the fast
- * path always hands over to next_full, which returns false. */
+ * paths always hand over to next_full, which returns false. */
 enum { STATE_VALUE, STATE_END, STATE_ERROR };
 
 struct sdx_msgpack_reader {
-    const uint8_t *p;   /* next byte */
-    const uint8_t *end; /* end of the bytes available */
+    sdx_msgpack_reader_hot hot; /* first, for the inline fast path
+                                   (msgpack.h): the window [p, end), the
+                                   innermost entry `left` and the stack
+                                   of the levels outside it (see above),
+                                   the depth, depth_limit, ascii_mask, and
+                                   where the last begin event left off */
     const uint8_t *base; /* offset 0 of the window: input offset base_offset */
     uint64_t base_offset;
-    uint64_t left;       /* the entry of the innermost level (see above) */
-    uint64_t *stack;     /* the entries of the levels outside it */
-    uint32_t depth;
     uint32_t cap;
     uint32_t max_depth;
-    uint32_t depth_limit; /* a container may open at depths below this:
-                             min(max_depth, cap - 1) */
     uint32_t flags;
-    uint64_t ascii_mask;  /* the high bits, or 0 when UTF-8 is not checked */
     uint8_t state;
-    const uint8_t *begin_p; /* after the last ARRAY or MAP event: where */
-    uint32_t begin_depth;   /* the input stood, and the depth it opened */
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
     const char *msg;
@@ -80,7 +86,7 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
         r->msg = msg;
         r->err_offset = offset_of(r, at);
         r->state = STATE_ERROR;
-        r->end = r->p; /* nothing more for the fast path */
+        r->hot.end = r->hot.p; /* nothing more for the fast paths */
     }
     return false;
 }
@@ -97,11 +103,11 @@ static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
-    r->stack = r->inline_stack;
+    r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
-    r->depth_limit = r->max_depth < r->cap - 1 ? r->max_depth : r->cap - 1;
-    r->left = 1; /* the root value is due */
-    r->ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
+    r->hot.depth_limit = r->max_depth < r->cap - 1 ? r->max_depth : r->cap - 1;
+    r->hot.left = 1; /* the root value is due */
+    r->hot.ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     r->state = STATE_VALUE;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     return r;
@@ -112,8 +118,8 @@ sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
     sdx_msgpack_reader *r = reader_alloc(opts);
     if (!r) return NULL;
     if (!data) len = 0;
-    r->base = r->p = data ? (const uint8_t *)data : empty_input;
-    r->end = r->p + len;
+    r->base = r->hot.p = data ? (const uint8_t *)data : empty_input;
+    r->hot.end = r->hot.p + len;
     r->eof = true;
     return r;
 }
@@ -131,7 +137,7 @@ sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx, s
     r->store_cap = r->chunk;
     r->read = read;
     r->ctx = ctx;
-    r->base = r->p = r->end = r->store;
+    r->base = r->hot.p = r->hot.end = r->store;
     return r;
 }
 
@@ -149,25 +155,25 @@ sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f, const sdx_msgpack_read_
 void sdx_msgpack_reader_free(sdx_msgpack_reader *r) {
     if (!r) return;
     sdx_alloc a = r->alloc;
-    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
     a.free(a.ctx, r->store);
     a.free(a.ctx, r);
 }
 
 sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, size_t len) {
-    if (r->read || len < (size_t)(r->p - r->base) || len > (size_t)(r->end - r->base)) return NULL;
+    if (r->read || len < (size_t)(r->hot.p - r->base) || len > (size_t)(r->hot.end - r->base)) return NULL;
     sdx_msgpack_reader *c = r->alloc.malloc(r->alloc.ctx, sizeof *c);
     if (!c) return NULL;
     memcpy(c, r, sizeof *c);
-    c->end = c->base + len;
-    c->stack = c->inline_stack;
-    if (r->stack != r->inline_stack) {
-        c->stack = r->alloc.malloc(r->alloc.ctx, (size_t)r->cap * sizeof(uint64_t));
-        if (!c->stack) {
+    c->hot.end = c->base + len;
+    c->hot.stack = c->inline_stack;
+    if (r->hot.stack != r->inline_stack) {
+        c->hot.stack = r->alloc.malloc(r->alloc.ctx, (size_t)r->cap * sizeof(uint64_t));
+        if (!c->hot.stack) {
             r->alloc.free(r->alloc.ctx, c);
             return NULL;
         }
-        memcpy(c->stack, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
+        memcpy(c->hot.stack, r->hot.stack, ((size_t)r->hot.depth + 1) * sizeof(uint64_t));
     }
     return c;
 }
@@ -182,38 +188,38 @@ sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, si
  * front of its buffer and reads chunks after it; the buffer grows to hold
  * what has arrived plus one chunk, never to n itself up front. */
 static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) {
-    while ((size_t)(r->end - r->p) < n) {
-        if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->p);
-        size_t have = (size_t)(r->end - r->p);
-        r->begin_p = NULL; /* the bytes move: the last event is no begin */
-        if (r->p != r->store) {
-            r->base_offset = offset_of(r, r->p);
-            memmove(r->store, r->p, have);
-            r->base = r->p = r->store;
-            r->end = r->store + have;
+    while ((size_t)(r->hot.end - r->hot.p) < n) {
+        if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->hot.p);
+        size_t have = (size_t)(r->hot.end - r->hot.p);
+        r->hot.begin_p = NULL; /* the bytes move: the last event is no begin */
+        if (r->hot.p != r->store) {
+            r->base_offset = offset_of(r, r->hot.p);
+            memmove(r->store, r->hot.p, have);
+            r->base = r->hot.p = r->store;
+            r->hot.end = r->store + have;
         }
         if (r->store_cap - have < r->chunk) {
             size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
             if (want < have + r->chunk) want = have + r->chunk;
             uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
-            if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+            if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->hot.p);
             r->store = s;
             r->store_cap = want;
-            r->base = r->p = s;
-            r->end = s + have;
+            r->base = r->hot.p = s;
+            r->hot.end = s + have;
         }
-        size_t got = r->read(r->ctx, (uint8_t *)r->end, r->chunk);
+        size_t got = r->read(r->ctx, (uint8_t *)r->hot.end, r->chunk);
         if (got == (size_t)-1 || got > r->chunk)
-            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->hot.end);
         if (got == 0) r->eof = true;
-        r->end += got;
+        r->hot.end += got;
     }
     return true;
 }
 
 /* Whether any byte follows p (reading a stream if needed). */
 static bool more_input(sdx_msgpack_reader *r) {
-    if (r->p != r->end) return true;
+    if (r->hot.p != r->hot.end) return true;
     if (!r->read || r->eof) return false;
     if (!need(r, 1, "")) {
         if (r->err == SDX_ERR_TRUNCATED) { /* just the end: not an error here */
@@ -234,17 +240,17 @@ static SDX_NOINLINE bool grow_stack(sdx_msgpack_reader *r) {
     uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
     if ((uint64_t)cap > (uint64_t)r->max_depth + 1) cap = r->max_depth + 1;
     uint64_t *s;
-    if (r->stack == r->inline_stack) {
+    if (r->hot.stack == r->inline_stack) {
         s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(uint64_t));
-        if (s) memcpy(s, r->stack, ((size_t)r->depth + 1) * sizeof(uint64_t));
+        if (s) memcpy(s, r->hot.stack, ((size_t)r->hot.depth + 1) * sizeof(uint64_t));
     } else {
-        s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(uint64_t),
+        s = r->alloc.realloc(r->alloc.ctx, r->hot.stack, (size_t)r->cap * sizeof(uint64_t),
                              (size_t)cap * sizeof(uint64_t));
     }
-    if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
-    r->stack = s;
+    if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->hot.p);
+    r->hot.stack = s;
     r->cap = cap;
-    r->depth_limit = r->max_depth < cap - 1 ? r->max_depth : cap - 1;
+    r->hot.depth_limit = r->max_depth < cap - 1 ? r->max_depth : cap - 1;
     return true;
 }
 
@@ -257,7 +263,7 @@ static SDX_NOINLINE bool before_root(sdx_msgpack_reader *r) {
         r->state = STATE_END;
         return false;
     }
-    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->hot.p);
 }
 
 /* After the root value: the end of the input, the next value of a
@@ -265,10 +271,10 @@ static SDX_NOINLINE bool before_root(sdx_msgpack_reader *r) {
 static SDX_NOINLINE bool after_root(sdx_msgpack_reader *r) {
     if (more_input(r)) {
         if (r->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) {
-            r->stack[0] = 1;
+            r->hot.stack[0] = 1;
             return true;
         }
-        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the value", r->p);
+        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the value", r->hot.p);
     }
     if (r->state == STATE_ERROR) return false;
     r->state = STATE_END;
@@ -299,7 +305,7 @@ static const uint8_t header_len[32] = {
         ev->flags = (FL);                     \
         ev->v.u = bits_;                      \
         if ((K) == SDX_BOOL) ev->v.b = bits_; \
-        r->p = p + (SIZE);                    \
+        r->hot.p = p + (SIZE);                    \
         goto scalar;                          \
     }
 
@@ -307,42 +313,42 @@ static const uint8_t header_len[32] = {
  * root, streams, errors. Works on the stack alone (next_full below puts the
  * innermost entry there and takes it back). */
 static bool next_full_stack(sdx_msgpack_reader *r, sdx_event *ev) {
-    uint32_t d = r->depth;
+    uint32_t d = r->hot.depth;
     if (SDX_UNLIKELY(r->state != STATE_VALUE)) return false;
-    uint64_t *f = &r->stack[d];
+    uint64_t *f = &r->hot.stack[d];
     uint64_t left = *f & ~MAP_BIT;
     if (left == 0) {
         if (d) {
             d--;
             SET_EV(SDX_END);
-            r->depth = d;
+            r->hot.depth = d;
             return true;
         }
         if (!after_root(r)) return false;
         left = 1;
-    } else if (d == 0 && r->p == r->end && !before_root(r)) {
+    } else if (d == 0 && r->hot.p == r->hot.end && !before_root(r)) {
         return false;
     }
     int key = (*f >> 63) & !(left & 1);
     (*f)--;
 
-    const uint8_t *p = r->p;
-    size_t avail = (size_t)(r->end - p);
+    const uint8_t *p = r->hot.p;
+    size_t avail = (size_t)(r->hot.end - p);
     if (SDX_UNLIKELY(avail < 9)) {
         if (!need(r, 1, "input ends inside a value")) goto undo;
-        p = r->p;
+        p = r->hot.p;
         uint8_t c0 = *p;
         size_t h = c0 >= 0xc0 && c0 < 0xe0 ? header_len[c0 - 0xc0] : 1;
         if (!need(r, h, "input ends inside a value")) goto undo;
-        p = r->p;
-        avail = (size_t)(r->end - p);
+        p = r->hot.p;
+        avail = (size_t)(r->hot.end - p);
     }
     uint8_t c = *p;
     size_t n, h;
     if (c < 0x80) {
         SET_EV(SDX_INT);
         ev->v.i = c;
-        r->p = p + 1;
+        r->hot.p = p + 1;
         goto scalar;
     }
     if (c >= 0xa0 && c < 0xc0) {
@@ -353,7 +359,7 @@ static bool next_full_stack(sdx_msgpack_reader *r, sdx_event *ev) {
     if (c >= 0xe0) {
         SET_EV(SDX_INT);
         ev->v.i = (int8_t)c;
-        r->p = p + 1;
+        r->hot.p = p + 1;
         goto scalar;
     }
     if (c < 0x90) {
@@ -377,7 +383,7 @@ static bool next_full_stack(sdx_msgpack_reader *r, sdx_event *ev) {
 str:
     if (SDX_UNLIKELY(n > avail - h)) {
         if (!need(r, h + n, "str longer than the input")) goto undo;
-        p = r->p;
+        p = r->hot.p;
     }
     if (SDX_UNLIKELY(!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) &&
         SDX_UNLIKELY(!sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))) {
@@ -387,24 +393,24 @@ str:
     SET_EV(key ? SDX_KEY : SDX_STR);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    r->p = p + h + n;
+    r->hot.p = p + h + n;
     goto scalar;
 
 bin:
     if (SDX_UNLIKELY(n > avail - h)) {
         if (!need(r, h + n, "bin longer than the input")) goto undo;
-        p = r->p;
+        p = r->hot.p;
     }
     SET_EV(SDX_BIN);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    r->p = p + h + n;
+    r->hot.p = p + h + n;
     goto scalar;
 
 ext:
     if (SDX_UNLIKELY(n > avail - h)) {
         if (!need(r, h + n, "ext longer than the input")) goto undo;
-        p = r->p;
+        p = r->hot.p;
     }
     {
         int8_t type = (int8_t)p[h - 1];
@@ -419,7 +425,7 @@ ext:
         ev->tag = (uint64_t)(int64_t)type;
         ev->v.str.ptr = (const char *)p + h;
         ev->v.str.len = n;
-        r->p = p + h + n;
+        r->hot.p = p + h + n;
         goto scalar;
     }
 
@@ -447,11 +453,11 @@ container:
         goto undo;
     }
     if (SDX_UNLIKELY(d + 1 >= r->cap) && !grow_stack(r)) goto undo;
-    r->stack[d + 1] = n;
-    r->depth = d + 1;
-    r->p = p + h;
-    r->begin_p = r->p;
-    r->begin_depth = d + 1;
+    r->hot.stack[d + 1] = n;
+    r->hot.depth = d + 1;
+    r->hot.p = p + h;
+    r->hot.begin_p = r->hot.p;
+    r->hot.begin_depth = d + 1;
     return true;
 
 scalar:
@@ -460,14 +466,14 @@ scalar:
 undo:
     /* An error: the item was not consumed. Keep the count as it was, so
      * that the state stays consistent. */
-    r->stack[d]++;
+    r->hot.stack[d]++;
     return false;
 }
 
 static SDX_NOINLINE bool next_full(sdx_msgpack_reader *r, sdx_event *ev) {
-    r->stack[r->depth] = r->left;
+    r->hot.stack[r->hot.depth] = r->hot.left;
     bool ok = next_full_stack(r, ev);
-    r->left = r->stack[r->depth];
+    r->hot.left = r->hot.stack[r->hot.depth];
     return ok;
 }
 
@@ -494,14 +500,14 @@ static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) 
  * reports it. */
 static SDX_NOINLINE bool checked_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p,
                                      size_t h, size_t n) {
-    if (r->ascii_mask && !sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))
+    if (r->hot.ascii_mask && !sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))
         return next_full(r, ev);
-    uint64_t left = r->left;
-    set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, r->depth);
+    uint64_t left = r->hot.left;
+    set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, r->hot.depth);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    r->left = left - 1;
-    r->p = p + h + n;
+    r->hot.left = left - 1;
+    r->hot.p = p + h + n;
     return true;
 }
 
@@ -520,25 +526,25 @@ static SDX_NOINLINE bool checked_str(sdx_msgpack_reader *r, sdx_event *ev, const
 #define CASE4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
 #define CASE16(x) CASE4(x): CASE4((x) + 4): CASE4((x) + 8): CASE4((x) + 12)
 
-/* The fast path: an item in a container or at the root, with 18 bytes of
- * input at hand, of the common kinds (fixint, int and uint up to 32 bits,
- * nil, bool, float 64, fixmap and fixarray within the stack, fixstr and
- * str 8 of at most 16 ASCII bytes), dispatched on the type byte in one
- * jump. It makes no calls other than tail calls (to checked_str, and to
- * next_full for everything else), and counts items in r->left without
- * indexing the stack. */
-bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
-    uint64_t left = r->left;
-    uint32_t d = r->depth;
-    const uint8_t *p = r->p;
+/* The exported function's fast path: an item in a container or at the
+ * root, with 18 bytes of input at hand, of the fixed-size scalars (float
+ * 32 too), arrays and maps within the stack, str (checked_str for
+ * those longer than 16 bytes or not plain ASCII) and bin, dispatched on
+ * the type byte in one jump. It makes no calls other than tail calls (to
+ * checked_str, and to next_full for everything else), and counts items in
+ * r->hot.left without indexing the stack. */
+bool (sdx_msgpack_reader_next)(sdx_msgpack_reader *r, sdx_event *ev) {
+    uint64_t left = r->hot.left;
+    uint32_t d = r->hot.depth;
+    const uint8_t *p = r->hot.p;
     if ((left & ~MAP_BIT) == 0) {
         if (SDX_UNLIKELY(d == 0)) return next_full(r, ev); /* after the root */
         set_head(ev, SDX_END, d - 1);
-        r->left = r->stack[d - 1];
-        r->depth = d - 1;
+        r->hot.left = r->hot.stack[d - 1];
+        r->hot.depth = d - 1;
         return true;
     }
-    if (SDX_UNLIKELY((size_t)(r->end - p) < 18)) return next_full(r, ev);
+    if (SDX_UNLIKELY((size_t)(r->hot.end - p) < 18)) return next_full(r, ev);
     uint8_t c = *p;
     size_t n, h;
     switch (c) {
@@ -570,12 +576,12 @@ bool sdx_msgpack_reader_next(sdx_msgpack_reader *r, sdx_event *ev) {
     default: return next_full(r, ev);
     }
     /* a scalar */
-    r->left = left - 1;
-    r->p = p;
+    r->hot.left = left - 1;
+    r->hot.p = p;
     return true;
 
 str:
-    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (SDX_UNLIKELY(n > (size_t)(r->hot.end - p) - h)) return next_full(r, ev);
     {
         /* up to 16 bytes of ASCII decided here; the rest by checked_str */
         uint64_t a = 0, b = 0;
@@ -591,22 +597,22 @@ str:
             a &= ~(uint64_t)0 >> (64 - 8 * n);
 #endif
         }
-        if (SDX_UNLIKELY((a | b) & r->ascii_mask)) return checked_str(r, ev, p, h, n);
+        if (SDX_UNLIKELY((a | b) & r->hot.ascii_mask)) return checked_str(r, ev, p, h, n);
     }
     set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    r->left = left - 1;
-    r->p = p + h + n;
+    r->hot.left = left - 1;
+    r->hot.p = p + h + n;
     return true;
 
 bin:
-    if (SDX_UNLIKELY(n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (SDX_UNLIKELY(n > (size_t)(r->hot.end - p) - h)) return next_full(r, ev);
     set_head(ev, SDX_BIN, d);
     ev->v.str.ptr = (const char *)p + h;
     ev->v.str.len = n;
-    r->left = left - 1;
-    r->p = p + h + n;
+    r->hot.left = left - 1;
+    r->hot.p = p + h + n;
     return true;
 
 ext:
@@ -616,7 +622,7 @@ ext:
  * hold (next_full fails for memory and reads on for a stream), is
  * next_full's. */
 map:
-    if (SDX_UNLIKELY(d >= r->depth_limit || n > ((size_t)(r->end - p) - h) / 2))
+    if (SDX_UNLIKELY(d >= r->hot.depth_limit || n > ((size_t)(r->hot.end - p) - h) / 2))
         return next_full(r, ev);
     set_head(ev, SDX_MAP, d);
     ev->v.count = n;
@@ -624,16 +630,16 @@ map:
     goto begin;
 
 array:
-    if (SDX_UNLIKELY(d >= r->depth_limit || n > (size_t)(r->end - p) - h)) return next_full(r, ev);
+    if (SDX_UNLIKELY(d >= r->hot.depth_limit || n > (size_t)(r->hot.end - p) - h)) return next_full(r, ev);
     set_head(ev, SDX_ARRAY, d);
     ev->v.count = n;
 
 begin:
-    r->stack[d] = left - 1;
-    r->left = n;
-    r->depth = d + 1;
-    r->p = r->begin_p = p + h;
-    r->begin_depth = d + 1;
+    r->hot.stack[d] = left - 1;
+    r->hot.left = n;
+    r->hot.depth = d + 1;
+    r->hot.p = r->hot.begin_p = p + h;
+    r->hot.begin_depth = d + 1;
     return true;
 }
 
@@ -656,15 +662,15 @@ sdx_err sdx_msgpack_reader_error(const sdx_msgpack_reader *r, sdx_error *err) {
     return r->err;
 }
 
-uint64_t sdx_msgpack_reader_offset(const sdx_msgpack_reader *r) { return offset_of(r, r->p); }
+uint64_t sdx_msgpack_reader_offset(const sdx_msgpack_reader *r) { return offset_of(r, r->hot.p); }
 
 bool sdx_msgpack_reader_skip(sdx_msgpack_reader *r) {
     if (r->state == STATE_ERROR) return false;
     /* Was the last event a begin? Then the input has not moved since and
      * the depth is the one it opened (any later event moves the input or
      * closes that container). */
-    if (!r->begin_p || r->p != r->begin_p || r->depth != r->begin_depth) return true;
-    uint32_t target = r->depth - 1;
+    if (!r->hot.begin_p || r->hot.p != r->hot.begin_p || r->hot.depth != r->hot.begin_depth) return true;
+    uint32_t target = r->hot.depth - 1;
     sdx_event ev;
     while (sdx_msgpack_reader_next(r, &ev))
         if (ev.kind == SDX_END && ev.depth == target) return true;

@@ -1,7 +1,8 @@
 /* The MessagePack pull reader: every type and size class, depths, keys of
  * any type, streams at many chunk sizes giving the same events as memory,
  * truncation at every byte, the errors with exact codes and offsets,
- * options, skip, and allocation and I/O failures. */
+ * options, skip, allocation and I/O failures, and the inline fast path
+ * (the sdx_msgpack_reader_next macro) against the exported function. */
 #include <inttypes.h>
 #include <stdarg.h>
 
@@ -543,6 +544,153 @@ TEST(byte_flips) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* The inline fast path and the exported function                           */
+/* ------------------------------------------------------------------------ */
+
+/* Read everything with the inline path (the macro) or with the exported
+ * function; the events, the error (code, message, offset) and the final
+ * offset into *l, *e, *end. */
+static void read_with(const char *data, size_t len, const sdx_msgpack_read_opts *o, size_t chunk,
+                      int exported, evlist *l, sdx_error *e, uint64_t *end) {
+    mp_mem_stream st = {data, len, chunk, -1};
+    sdx_msgpack_reader *r = chunk ? sdx_msgpack_reader_new_stream(mp_mem_read, &st, chunk, o)
+                                  : sdx_msgpack_reader_new(data, len, o);
+    sdx_event ev;
+    if (exported) {
+        while ((sdx_msgpack_reader_next)(r, &ev)) evlist_push(l, &ev);
+    } else {
+        while (sdx_msgpack_reader_next(r, &ev)) evlist_push(l, &ev);
+    }
+    sdx_msgpack_reader_error(r, e);
+    *end = sdx_msgpack_reader_offset(r);
+    sdx_msgpack_reader_free(r);
+}
+
+/* Both ways give the same; returns whether they did. */
+static int paths_agree(const char *data, size_t len, const sdx_msgpack_read_opts *o, size_t chunk) {
+    evlist a = {0}, b = {0};
+    sdx_error ea, eb;
+    uint64_t enda, endb;
+    read_with(data, len, o, chunk, 0, &a, &ea, &enda);
+    read_with(data, len, o, chunk, 1, &b, &eb, &endb);
+    int ok = CHECK(evlist_diff(&a, &b) == (size_t)-1) && CHECK_EQ_INT(ea.code, eb.code) &&
+             CHECK(ea.msg == eb.msg) && CHECK_EQ_U64(ea.offset, eb.offset) && CHECK_EQ_U64(enda, endb);
+    evlist_free(&a);
+    evlist_free(&b);
+    return ok;
+}
+
+/* Strings of every length up to 140 as fixstr and str 8, plain ASCII and
+ * with a byte above 0x7f (valid or not) at the start, the middle or the
+ * end, as keys and values; containers nested beyond the reader's inline
+ * stack. */
+static size_t edge_document(unsigned char *out, size_t cap) {
+    size_t n = 0;
+    out[n++] = 0xdc; /* array 16 of the entries below */
+    size_t count_at = n;
+    n += 2;
+    unsigned count = 0;
+    for (size_t len = 0; len <= 140; len++) {
+        for (int variant = 0; variant < 5; variant++) {
+            if (n + len + 8 > cap) abort();
+            out[n++] = 0x81; /* {string: string} */
+            for (int twice = 0; twice < 2; twice++) {
+                if (len < 32 && variant != 4) {
+                    out[n++] = (unsigned char)(0xa0 | len);
+                } else {
+                    out[n++] = 0xd9;
+                    out[n++] = (unsigned char)len;
+                }
+                for (size_t i = 0; i < len; i++) out[n + i] = (unsigned char)('a' + i % 26);
+                if (len && variant == 1) out[n] = 0xff;                    /* invalid */
+                if (len && variant == 2) out[n + len - 1] = 0xc3;          /* cut sequence */
+                if (len >= 2 && variant == 3) memcpy(out + n + len / 2 - 1, "\xc3\xa9", 2);
+                n += len;
+            }
+            count++;
+        }
+    }
+    /* the nest: 40 levels of [ and {key: ...} alternating, then a scalar */
+    for (int depth = 0; depth < 40; depth++) {
+        if (depth % 2) {
+            out[n++] = 0x91;
+        } else {
+            out[n++] = 0x81;
+            out[n++] = 0xa1;
+            out[n++] = 'k';
+        }
+    }
+    out[n++] = 0xcb;
+    memcpy(out + n, "\x40\x09\x21\xfb\x54\x44\x2d\x18", 8);
+    n += 8;
+    count++;
+    out[count_at] = (unsigned char)(count >> 8);
+    out[count_at + 1] = (unsigned char)count;
+    return n;
+}
+
+TEST(inline_and_exported_agree) {
+    static const size_t chunks[] = {0, 1, 5, 64};
+    sdx_msgpack_read_opts opts[] = {{0, 0, NULL},
+                                    {SDX_MSGPACK_READ_NO_UTF8_CHECK, 0, NULL},
+                                    {0, 3, NULL},
+                                    {0, 33, NULL},
+                                    {SDX_MSGPACK_READ_STOP_AFTER_VALUE, 0, NULL}};
+    size_t nopts = sizeof opts / sizeof *opts;
+    /* the edge document, whole and cut, and with bytes changed */
+    static unsigned char doc[1 << 17];
+    size_t len = edge_document(doc, sizeof doc);
+    for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++)
+        for (size_t i = 0; i < nopts; i++) paths_agree((const char *)doc, len, &opts[i], chunks[c]);
+    for (size_t k = 0; k < len; k += 1 + k / 64) {
+        if (!paths_agree((const char *)doc, k, &opts[k % nopts], 0)) break;
+        if (!paths_agree((const char *)doc, k, &opts[k % nopts], 1 + k % 7)) break;
+    }
+    /* every type byte in an array, its payload bytes all 0x00 or 0x01 */
+    for (unsigned byte = 0; byte < 256; byte++) {
+        unsigned char one[24];
+        for (int fill = 0; fill < 2; fill++) {
+            one[0] = 0x91;
+            one[1] = (unsigned char)byte;
+            memset(one + 2, fill, sizeof one - 2);
+            for (size_t c = 0; c < 3; c++)
+                for (size_t i = 0; i < nopts; i++) paths_agree((const char *)one, sizeof one, &opts[i], chunks[c]);
+        }
+    }
+    uint64_t rng = 11;
+    for (int t = 0; t < (int)(200 * test_scale()); t++) {
+        size_t at = (size_t)(test_rand(&rng) % len);
+        unsigned char keep = doc[at];
+        doc[at] = (unsigned char)test_rand(&rng);
+        if (!paths_agree((const char *)doc, len, &opts[t % nopts], t % 2 ? 0 : 3)) break;
+        doc[at] = keep;
+    }
+    /* random documents, whole, cut, and with a byte changed */
+    mp_gen g = {31337, 6, 0, 1, 0, 0};
+    for (int d = 0; d < (int)(100 * test_scale()); d++) {
+        evlist l = {0};
+        g.big = d % 25 == 0;
+        mp_gen_doc(&g, &l);
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        CHECK_EQ_INT(mp_write_events(&l, &b), SDX_OK);
+        char *m = malloc(sdx_buf_len(&b) + 1);
+        size_t n = sdx_buf_len(&b);
+        memcpy(m, sdx_buf_data(&b), n);
+        int ok = paths_agree(m, n, &opts[d % nopts], chunks[d % 4]);
+        for (size_t k = 0; ok && k < n; k += 1 + n / 40) ok = paths_agree(m, k, &opts[k % nopts], 0);
+        for (int t = 0; ok && t < 10; t++) {
+            m[test_rand(&rng) % n] ^= (char)(1 + test_rand(&rng) % 255);
+            ok = paths_agree(m, n, &opts[t % nopts], t % 2 ? 0 : 7);
+        }
+        free(m);
+        evlist_free(&l);
+        sdx_buf_destroy(&b);
+        if (!ok) break;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
 /* Options, skip, source, failures                                           */
 /* ------------------------------------------------------------------------ */
 
@@ -675,6 +823,7 @@ int main(int argc, char **argv) {
                                   {"streams_match_memory", streams_match_memory},
                                   {"truncation_every_byte", truncation_every_byte},
                                   {"byte_flips", byte_flips},
+                                  {"inline_and_exported_agree", inline_and_exported_agree},
                                   {"sequences", sequences},
                                   {"skip_and_source", skip_and_source},
                                   {"io_and_alloc_failures", io_and_alloc_failures},
