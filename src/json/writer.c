@@ -326,37 +326,43 @@ static size_t escape_non_ascii(sdx_json_writer *w, char *e, const char *s, size_
  *
  * UTF-8 is checked lazily: the scan stops at the first non-ASCII byte, the
  * rest of the string is validated in one pass, and the scan continues
- * without stopping at non-ASCII bytes up to the end of the valid part. */
+ * without stopping at non-ASCII bytes up to the end of the valid part.
+ *
+ * `at_stop` 1 says that the caller's scan already stopped at s[0] (n > 0),
+ * which saves a kernel call that would stop there again at once. */
 static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s, size_t n,
-                                      size_t tail) {
+                                      size_t tail, int at_stop) {
     sdx_buf *b = w->out;
     const unsigned set = w->esc_set;
     const unsigned set_valid = set & ~(unsigned)SDX_ESC_HIGH;
     const int escape_unicode = (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE) != 0;
     const char *valid_end = s; /* [s, valid_end) is known to be valid UTF-8 */
     for (;;) {
-        size_t piece = n < STRING_PIECE ? n : STRING_PIECE;
-        if (SDX_UNLIKELY((size_t)(b->end - p) < piece + tail)) {
-            b->cur = p;
-            if (!(p = sdx_buf_reserve_slow(b, piece + tail))) {
-                fail_buf(w);
-                return NULL;
+        if (!at_stop) {
+            size_t piece = n < STRING_PIECE ? n : STRING_PIECE;
+            if (SDX_UNLIKELY((size_t)(b->end - p) < piece + tail)) {
+                b->cur = p;
+                if (!(p = sdx_buf_reserve_slow(b, piece + tail))) {
+                    fail_buf(w);
+                    return NULL;
+                }
+            }
+            size_t k;
+            if (s < valid_end && !escape_unicode) {
+                if ((size_t)(valid_end - s) < piece) piece = (size_t)(valid_end - s);
+                k = w->escape_copy(p, s, piece, set_valid);
+            } else {
+                k = w->escape_copy(p, s, piece, set);
+            }
+            p += k;
+            s += k;
+            n -= k;
+            if (k == piece) {
+                if (n == 0) return p;
+                continue;
             }
         }
-        size_t k;
-        if (s < valid_end && !escape_unicode) {
-            if ((size_t)(valid_end - s) < piece) piece = (size_t)(valid_end - s);
-            k = w->escape_copy(p, s, piece, set_valid);
-        } else {
-            k = w->escape_copy(p, s, piece, set);
-        }
-        p += k;
-        s += k;
-        n -= k;
-        if (k == piece) {
-            if (n == 0) return p;
-            continue;
-        }
+        at_stop = 0;
         /* s[0] needs attention. */
         uint8_t c = (uint8_t)*s;
         char esc[12];
@@ -402,7 +408,7 @@ static SDX_ALWAYS_INLINE char *string_fast(sdx_json_writer *w, char *p, const ch
                                            size_t tail) {
     size_t k = w->escape_copy(p, s, n, w->esc_set);
     if (SDX_LIKELY(k == n)) return p + n;
-    return string_body(w, p + k, s + k, n - k, tail);
+    return string_body(w, p + k, s + k, n - k, tail, 1);
 }
 
 /* '"' body tail, with the tail ("\"", "\":" or "\": ") written at the end. */
@@ -413,7 +419,7 @@ static int write_quoted(sdx_json_writer *w, const char *s, size_t n, const char 
         return 0;
     }
     *p++ = '"';
-    if (!(p = string_body(w, p, s, n, tlen))) return 0;
+    if (!(p = string_body(w, p, s, n, tlen, 0))) return 0;
     memcpy(p, tail, tlen);
     w->out->cur = p + tlen;
     return 1;

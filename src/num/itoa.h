@@ -29,16 +29,31 @@
 
 #define SDX_ASCII_ZEROS 0x3030303030303030ull
 
+/* Byte-reverse a 64-bit word (compilers turn the shifts into one bswap). */
+static inline uint64_t sdx_itoa_bswap64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_bswap64(x);
+#else
+    x = (x & 0x00000000FFFFFFFFull) << 32 | (x >> 32);
+    x = (x & 0x0000FFFF0000FFFFull) << 16 | (x >> 16 & 0x0000FFFF0000FFFFull);
+    return (x & 0x00FF00FF00FF00FFull) << 8 | (x >> 8 & 0x00FF00FF00FF00FFull);
+#endif
+}
+
 /* The eight decimal digits of v < 10^8, first digit in the lowest byte, each
- * byte holding 0..9. */
+ * byte holding 0..9. The lanes are built last digit first: a lane x with
+ * quotient q = floor(x / m) becomes x + q * (2^k - m), i.e. x % m in its low
+ * half and q in its high half, in one multiply-add; the final byte swap
+ * puts the first digit in the lowest byte. */
 static inline uint64_t sdx_itoa_digits8(uint32_t v) {
     uint64_t hi = v / 10000;
     uint64_t lo = v - hi * 10000;
-    uint64_t x = hi | (lo << 32);                              /* [hi, lo] */
+    uint64_t x = lo | (hi << 32);                              /* [lo, hi] */
     uint64_t q = ((x * 10486) >> 20) & 0x0000007F0000007Full; /* lane / 100 */
-    x = (x - q * 100) << 16 | q;                               /* [q, r] per lane */
+    x += q * (0x10000 - 100);                                  /* [r, q] per lane */
     q = ((x * 103) >> 10) & 0x000F000F000F000Full;             /* quarter / 10 */
-    return (x - q * 10) << 8 | q;                              /* [tens, ones] */
+    x += q * (0x100 - 10);                                     /* [ones, tens] */
+    return sdx_itoa_bswap64(x);
 }
 
 /* Exactly eight digits (with leading zeros). */
