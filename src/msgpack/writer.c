@@ -16,6 +16,7 @@
 #include "core/platform.h"
 #include "msgpack/msgpack_internal.h"
 #include "sdx/msgpack.h"
+#include "simd/inline.h"
 #include "simd/simd.h"
 
 /* A frame's `left` at or above this is an unknown count, counting down from
@@ -325,9 +326,43 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
 }
 
 /* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
- * overlapping the one before, and return the OR of every word copied: its
- * high bits tell whether any byte is above 0x7f. */
-static SDX_ALWAYS_INLINE uint64_t copy_or(char *dst, const char *s, size_t n) {
+ * overlapping the one before, and return whether any byte copied is above
+ * 0x7f. SSE2 on x86-64 and Advanced SIMD on AArch64 (what every CPU of the
+ * target has, as in simd/inline.h), two 64-bit words elsewhere. */
+#if defined(SDX_INLINE_SSE2)
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
+    __m128i acc = _mm_setzero_si128(), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    if (i < n) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    return _mm_movemask_epi8(acc) != 0;
+}
+#elif defined(SDX_INLINE_NEON)
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
+    uint8x16_t acc = vdupq_n_u8(0), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = vld1q_u8((const uint8_t *)s + i);
+        vst1q_u8((uint8_t *)dst + i, x);
+        acc = vorrq_u8(acc, x);
+    }
+    if (i < n) {
+        x = vld1q_u8((const uint8_t *)s + n - 16);
+        vst1q_u8((uint8_t *)dst + n - 16, x);
+        acc = vorrq_u8(acc, x);
+    }
+    return vmaxvq_u8(acc) >= 0x80;
+}
+#else
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
     uint64_t acc0 = 0, acc1 = 0, x, y;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -346,8 +381,9 @@ static SDX_ALWAYS_INLINE uint64_t copy_or(char *dst, const char *s, size_t n) {
         acc0 |= x;
         acc1 |= y;
     }
-    return acc0 | acc1;
+    return ((acc0 | acc1) & 0x8080808080808080ull) != 0;
 }
+#endif
 
 /* Longer strings, or short ones that are not plain ASCII. Up to
  * FUSED_STRING bytes the copy and the ASCII test are one pass, and only a
@@ -361,7 +397,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
         u8 *body = enc_str_header(p, n);
         int ok;
         if (n >= 16 && n <= FUSED_STRING) {
-            ok = !(copy_or((char *)body, s, n) & w->ascii_mask) ||
+            ok = !copy_high((char *)body, s, n) || !w->ascii_mask ||
                  sdx_mp_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
         } else {
             memcpy(body, s, n);
