@@ -423,7 +423,7 @@ static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s
     return SDX_OK;
 }
 
-sdx_err (sdx_msgpack_writer_string)(sdx_msgpack_writer *w, const char *s, size_t n) {
+sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
     sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
