@@ -187,7 +187,7 @@ SDX_API sdx_err (sdx_msgpack_writer_begin_map)(sdx_msgpack_writer *w, uint64_t c
 /* A str map key; must come where a key is due (SDX_ERR_USAGE otherwise).
  * Keys of other types are written with the scalar and container functions
  * in key position. */
-SDX_API sdx_err (sdx_msgpack_writer_key)(sdx_msgpack_writer *w, const char *s, size_t len);
+SDX_API sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t len);
 /* Close the innermost container (SDX_ERR_USAGE if none is open, if its
  * declared count is not met, or after a map key without its value). */
 SDX_API sdx_err (sdx_msgpack_writer_end)(sdx_msgpack_writer *w);
@@ -217,7 +217,7 @@ static inline sdx_err sdx_msgpack_writer_error(const sdx_msgpack_writer *w) { re
 /* ------------------------------------------------------------------------ */
 
 /* A call sdx_msgpack_writer_int(w, v) (and likewise null, bool, uint,
- * double, key, begin_array, begin_map and end) is a macro for the
+ * double, begin_array, begin_map and end) is a macro for the
  * inline function sdx_msgpack_writer_int_inline below, which behaves
  * exactly like the exported function: it writes the commonest values
  * itself, in the caller's code, when the innermost container allows them
@@ -225,7 +225,10 @@ static inline sdx_err sdx_msgpack_writer_error(const sdx_msgpack_writer *w) { re
  * else (errors included) to the exported function. The exported functions
  * are called as (sdx_msgpack_writer_int)(w, v) or through their address, as
  * with getc in the C library. Everything named sdx_mp_w_ here is private to
- * the library, which shares it with these functions. */
+ * the library, which shares it with these functions. Strings and keys
+ * always take the exported functions: inlining them as well measured slower
+ * in the Write benchmark (generated data, size 4: a larger recursive
+ * caller). */
 
 /* Frame kinds (sdx_msgpack_frame.kind). The frame a writer points at after
  * an error allows nothing, so every fast path falls through to the
@@ -314,43 +317,6 @@ static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
     return p + 5;
 }
 
-/* A fixstr of n <= 16 bytes, with 24 bytes of room at p: the header and the
- * bytes are stored with two overlapping loads and stores (never reading
- * outside s[0, n)). Returns the end, and in *high the bits of `mask` (the
- * writer's ascii_mask) set in any byte: nonzero when the string is not
- * plain ASCII and must be validated. */
-static inline char *sdx_mp_w_short_str(char *p, const char *s, size_t n, uint64_t mask,
-                                       uint64_t *high) {
-    p[0] = (char)(0xa0 | n);
-    if (n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(p + 1, &a, 8);
-        memcpy(p + 1 + n - 8, &b, 8);
-        *high = (a | b) & mask;
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, s, 4);
-        memcpy(&y, s + n - 4, 4);
-        memcpy(p + 1, &x, 4);
-        memcpy(p + 1 + n - 4, &y, 4);
-        *high = (x | y) & mask;
-    } else {
-        unsigned char x = 0, y = 0, z = 0;
-        if (n) {
-            x = (unsigned char)s[0];
-            y = (unsigned char)s[n / 2];
-            z = (unsigned char)s[n - 1];
-            p[1] = (char)x;
-            p[1 + n / 2] = (char)y;
-            p[n] = (char)z;
-        }
-        *high = (uint64_t)(x | y | z) & mask;
-    }
-    return p + 1 + n;
-}
-
 /* Room for a value of `need` bytes where the innermost container allows a
  * value: then the position to write at, else NULL. */
 static inline char *sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need) {
@@ -397,23 +363,6 @@ static inline sdx_err sdx_msgpack_writer_double_inline(sdx_msgpack_writer *w, do
     if (!p || (w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)))
         return (sdx_msgpack_writer_double)(w, v);
     return sdx_mp_w_done(w, sdx_mp_w_f64(p, v));
-}
-
-/* Keys: up to 16 bytes of plain ASCII (of any bytes without UTF-8 checks)
- * inline, where a key is due: in a map whose `left` is even and not 0.
- * String values always take the exported function: inlining them too
- * measured slower in the Write benchmark (generated data, size 4). */
-static inline sdx_err sdx_msgpack_writer_key_inline(sdx_msgpack_writer *w, const char *s,
-                                                    size_t n) {
-    const sdx_msgpack_frame *f = w->top;
-    char *p = w->out->cur, *e;
-    uint64_t high;
-    if (n > 16 || f->kind != SDX_MP_FRAME_MAP || (f->left & 1) || f->left == 0 ||
-        (size_t)(w->out->end - p) < 24)
-        return (sdx_msgpack_writer_key)(w, s, n);
-    e = sdx_mp_w_short_str(p, s, n, w->ascii_mask, &high);
-    if (high) return (sdx_msgpack_writer_key)(w, s, n);
-    return sdx_mp_w_done(w, e);
 }
 
 /* A container of known count while the writer's frames have room. The new
@@ -467,7 +416,6 @@ static inline sdx_err sdx_msgpack_writer_end_inline(sdx_msgpack_writer *w) {
 #define sdx_msgpack_writer_int(w, v) sdx_msgpack_writer_int_inline(w, v)
 #define sdx_msgpack_writer_uint(w, v) sdx_msgpack_writer_uint_inline(w, v)
 #define sdx_msgpack_writer_double(w, v) sdx_msgpack_writer_double_inline(w, v)
-#define sdx_msgpack_writer_key(w, s, n) sdx_msgpack_writer_key_inline(w, s, n)
 #define sdx_msgpack_writer_begin_array(w, n) sdx_msgpack_writer_begin_array_inline(w, n)
 #define sdx_msgpack_writer_begin_map(w, n) sdx_msgpack_writer_begin_map_inline(w, n)
 #define sdx_msgpack_writer_end(w) sdx_msgpack_writer_end_inline(w)

@@ -325,6 +325,43 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
     return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
 }
 
+/* A fixstr of n <= 16 bytes, with 24 bytes of room at p: the header and the
+ * bytes are stored with two overlapping loads and stores (never reading
+ * outside s[0, n)). Returns the end, and in *high the bits of `mask` (the
+ * writer's ascii_mask) set in any byte: nonzero when the string is not
+ * plain ASCII and must be validated. */
+static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint64_t mask,
+                                         uint64_t *high) {
+    p[0] = (char)(0xa0 | n);
+    if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(p + 1, &a, 8);
+        memcpy(p + 1 + n - 8, &b, 8);
+        *high = (a | b) & mask;
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(p + 1, &x, 4);
+        memcpy(p + 1 + n - 4, &y, 4);
+        *high = (x | y) & mask;
+    } else {
+        unsigned char x = 0, y = 0, z = 0;
+        if (n) {
+            x = (unsigned char)s[0];
+            y = (unsigned char)s[n / 2];
+            z = (unsigned char)s[n - 1];
+            p[1] = (char)x;
+            p[1 + n / 2] = (char)y;
+            p[n] = (char)z;
+        }
+        *high = (uint64_t)(x | y | z) & mask;
+    }
+    return p + 1 + n;
+}
+
 /* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
  * overlapping the one before, and return whether any byte copied is above
  * 0x7f. SSE2 on x86-64 and Advanced SIMD on AArch64 (what every CPU of the
@@ -412,7 +449,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
     return string_slow(w, s, n);
 }
 
-/* A short str or key that sdx_mp_w_short_str has stored up to `e` but found not to
+/* A short str or key that short_str has stored up to `e` but found not to
  * be plain ASCII: validated, then counted and published (a tail call, so
  * that the fast paths need no stack frame). */
 static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s, size_t n,
@@ -430,7 +467,7 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
     uint64_t left = f->left;
     if (SDX_LIKELY(n <= 16 && left != 0 && (size_t)(b->end - p) >= 24)) {
         uint64_t high;
-        char *e = sdx_mp_w_short_str(p, s, n, w->ascii_mask, &high);
+        char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
         f->left--;
         b->cur = e;
@@ -446,7 +483,7 @@ static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_
     return string_medium(w, s, n);
 }
 
-sdx_err (sdx_msgpack_writer_key)(sdx_msgpack_writer *w, const char *s, size_t n) {
+sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
     sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
@@ -456,7 +493,7 @@ sdx_err (sdx_msgpack_writer_key)(sdx_msgpack_writer *w, const char *s, size_t n)
     if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 16 &&
                    (size_t)(b->end - p) >= 24)) {
         uint64_t high;
-        char *e = sdx_mp_w_short_str(p, s, n, w->ascii_mask, &high);
+        char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
         f->left--;
         b->cur = e;
