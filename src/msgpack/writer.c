@@ -325,15 +325,26 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
     return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
 }
 
-/* A fixstr of n <= 16 bytes, with 24 bytes of room at p: the header and the
- * bytes are stored with two overlapping loads and stores (never reading
- * outside s[0, n)). Returns the end, and in *high the bits of `mask` (the
- * writer's ascii_mask) set in any byte: nonzero when the string is not
- * plain ASCII and must be validated. */
+/* A fixstr of n <= 31 bytes, with 40 bytes of room at p: the header and the
+ * bytes are stored with two overlapping loads and stores of 4, 8 or 16
+ * bytes (never reading outside s[0, n)). Returns the end, and in *high the
+ * bits of `mask` (the writer's ascii_mask) set in any byte: nonzero when the
+ * string is not plain ASCII and must be validated. */
 static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint64_t mask,
                                          uint64_t *high) {
     p[0] = (char)(0xa0 | n);
-    if (n >= 8) {
+    if (n > 16) {
+        uint64_t a, b, c, d;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        memcpy(&c, s + n - 16, 8);
+        memcpy(&d, s + n - 8, 8);
+        memcpy(p + 1, &a, 8);
+        memcpy(p + 9, &b, 8);
+        memcpy(p + 1 + n - 16, &c, 8);
+        memcpy(p + 1 + n - 8, &d, 8);
+        *high = (a | b | c | d) & mask;
+    } else if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
@@ -465,7 +476,7 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = f->left;
-    if (SDX_LIKELY(n <= 16 && left != 0 && (size_t)(b->end - p) >= 24)) {
+    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
@@ -490,8 +501,8 @@ sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
     uint64_t left = f->left;
     /* A key is due in a map whose `left` is even and not 0; the dead frame
      * is no map. */
-    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 16 &&
-                   (size_t)(b->end - p) >= 24)) {
+    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
+                   (size_t)(b->end - p) >= 40)) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
