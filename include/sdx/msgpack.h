@@ -141,12 +141,12 @@ SDX_API sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
  * Integers: nonnegative values are written in the unsigned family (positive
  * fixint, uint 8/16/32/64), negative ones in the signed family (negative
  * fixint, int 8/16/32/64), as most encoders do. */
-SDX_API sdx_err sdx_msgpack_writer_null(sdx_msgpack_writer *w);
-SDX_API sdx_err sdx_msgpack_writer_bool(sdx_msgpack_writer *w, bool v);
-SDX_API sdx_err sdx_msgpack_writer_int(sdx_msgpack_writer *w, int64_t v);
-SDX_API sdx_err sdx_msgpack_writer_uint(sdx_msgpack_writer *w, uint64_t v);
+SDX_API sdx_err (sdx_msgpack_writer_null)(sdx_msgpack_writer *w);
+SDX_API sdx_err (sdx_msgpack_writer_bool)(sdx_msgpack_writer *w, bool v);
+SDX_API sdx_err (sdx_msgpack_writer_int)(sdx_msgpack_writer *w, int64_t v);
+SDX_API sdx_err (sdx_msgpack_writer_uint)(sdx_msgpack_writer *w, uint64_t v);
 /* A double: float 64, or float 32 as the flags say. */
-SDX_API sdx_err sdx_msgpack_writer_double(sdx_msgpack_writer *w, double v);
+SDX_API sdx_err (sdx_msgpack_writer_double)(sdx_msgpack_writer *w, double v);
 /* A float: always float 32. */
 SDX_API sdx_err sdx_msgpack_writer_float(sdx_msgpack_writer *w, float v);
 /* A str of `len` bytes (fixstr, str 8/16/32; `s` may be NULL when len is 0).
@@ -182,15 +182,15 @@ SDX_API sdx_err sdx_msgpack_writer_timestamp(sdx_msgpack_writer *w, int64_t seco
  * the output buffer: a stream buffer holds everything from the outermost
  * open unknown-count header on (sdx_buf_pin), so memory grows with such a
  * container; a fixed buffer of exactly the final output size suffices. */
-SDX_API sdx_err sdx_msgpack_writer_begin_array(sdx_msgpack_writer *w, uint64_t count);
-SDX_API sdx_err sdx_msgpack_writer_begin_map(sdx_msgpack_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_msgpack_writer_begin_array)(sdx_msgpack_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_msgpack_writer_begin_map)(sdx_msgpack_writer *w, uint64_t count);
 /* A str map key; must come where a key is due (SDX_ERR_USAGE otherwise).
  * Keys of other types are written with the scalar and container functions
  * in key position. */
 SDX_API sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t len);
 /* Close the innermost container (SDX_ERR_USAGE if none is open, if its
  * declared count is not met, or after a map key without its value). */
-SDX_API sdx_err sdx_msgpack_writer_end(sdx_msgpack_writer *w);
+SDX_API sdx_err (sdx_msgpack_writer_end)(sdx_msgpack_writer *w);
 
 /* Write one event (see sdx_event and the table at the top of this file).
  * SDX_BIN with tag_kind SDX_TAG_MSGPACK_EXT is an ext value (a tag that is
@@ -211,6 +211,214 @@ SDX_API sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_msgpack_writer_error(const sdx_msgpack_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Writer: inline fast paths                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A call sdx_msgpack_writer_int(w, v) (and likewise null, bool, uint,
+ * double, begin_array, begin_map and end) is a macro for the
+ * inline function sdx_msgpack_writer_int_inline below, which behaves
+ * exactly like the exported function: it writes the commonest values
+ * itself, in the caller's code, when the innermost container allows them
+ * and the buffer has room for their largest encoding, and hands everything
+ * else (errors included) to the exported function. The exported functions
+ * are called as (sdx_msgpack_writer_int)(w, v) or through their address, as
+ * with getc in the C library. Everything named sdx_mp_w_ here is private to
+ * the library, which shares it with these functions. Strings and keys
+ * always take the exported functions: inlining them as well measured slower
+ * in the Write benchmark (generated data, size 4: a larger recursive
+ * caller). */
+
+/* Frame kinds (sdx_msgpack_frame.kind). The frame a writer points at after
+ * an error allows nothing, so every fast path falls through to the
+ * exported function, which returns the sticky error. */
+enum { SDX_MP_FRAME_ROOT, SDX_MP_FRAME_ARRAY, SDX_MP_FRAME_MAP, SDX_MP_FRAME_DEAD };
+
+/* The low n bytes of v, big-endian, at p (compilers store them with one
+ * byte swap). */
+static inline void sdx_mp_w_be(char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
+}
+
+/* The smallest encodings: each stores at p and returns the end. */
+static inline char *sdx_mp_w_uint(char *p, uint64_t v) {
+    if (v < 0x80) {
+        p[0] = (char)v;
+        return p + 1;
+    }
+    if (v <= 0xff) {
+        p[0] = (char)0xcc;
+        p[1] = (char)v;
+        return p + 2;
+    }
+    if (v <= 0xffff) {
+        p[0] = (char)0xcd;
+        sdx_mp_w_be(p + 1, v, 2);
+        return p + 3;
+    }
+    if (v <= 0xffffffffu) {
+        p[0] = (char)0xce;
+        sdx_mp_w_be(p + 1, v, 4);
+        return p + 5;
+    }
+    p[0] = (char)0xcf;
+    sdx_mp_w_be(p + 1, v, 8);
+    return p + 9;
+}
+
+static inline char *sdx_mp_w_int(char *p, int64_t v) {
+    if (v >= 0) return sdx_mp_w_uint(p, (uint64_t)v);
+    if (v >= -32) {
+        p[0] = (char)(unsigned char)v;
+        return p + 1;
+    }
+    if (v >= INT8_MIN) {
+        p[0] = (char)0xd0;
+        p[1] = (char)(unsigned char)v;
+        return p + 2;
+    }
+    if (v >= INT16_MIN) {
+        p[0] = (char)0xd1;
+        sdx_mp_w_be(p + 1, (uint64_t)v, 2);
+        return p + 3;
+    }
+    if (v >= INT32_MIN) {
+        p[0] = (char)0xd2;
+        sdx_mp_w_be(p + 1, (uint64_t)v, 4);
+        return p + 5;
+    }
+    p[0] = (char)0xd3;
+    sdx_mp_w_be(p + 1, (uint64_t)v, 8);
+    return p + 9;
+}
+
+static inline char *sdx_mp_w_f64(char *p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    p[0] = (char)0xcb;
+    sdx_mp_w_be(p + 1, bits, 8);
+    return p + 9;
+}
+
+/* Array or map header for a known count (< 2^32). */
+static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
+    if (n < 16) {
+        p[0] = (char)((map ? 0x80 : 0x90) | n);
+        return p + 1;
+    }
+    if (n <= 0xffff) {
+        p[0] = (char)(map ? 0xde : 0xdc);
+        sdx_mp_w_be(p + 1, n, 2);
+        return p + 3;
+    }
+    p[0] = (char)(map ? 0xdf : 0xdd);
+    sdx_mp_w_be(p + 1, n, 4);
+    return p + 5;
+}
+
+/* Room for a value of `need` bytes where the innermost container allows a
+ * value: then the position to write at, else NULL. */
+static inline char *sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need) {
+    char *p = w->out->cur;
+    if (w->top->left == 0 || (size_t)(w->out->end - p) < need) return NULL;
+    return p;
+}
+
+/* Count the value just stored and move the buffer to its end `e`. */
+static inline sdx_err sdx_mp_w_done(sdx_msgpack_writer *w, char *e) {
+    w->top->left--;
+    w->out->cur = e;
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_msgpack_writer_null_inline(sdx_msgpack_writer *w) {
+    char *p = sdx_mp_w_room(w, 1);
+    if (!p) return (sdx_msgpack_writer_null)(w);
+    *p = (char)0xc0;
+    return sdx_mp_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_msgpack_writer_bool_inline(sdx_msgpack_writer *w, bool v) {
+    char *p = sdx_mp_w_room(w, 1);
+    if (!p) return (sdx_msgpack_writer_bool)(w, v);
+    *p = (char)(v ? 0xc3 : 0xc2);
+    return sdx_mp_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_msgpack_writer_int_inline(sdx_msgpack_writer *w, int64_t v) {
+    char *p = sdx_mp_w_room(w, 9);
+    if (!p) return (sdx_msgpack_writer_int)(w, v);
+    return sdx_mp_w_done(w, sdx_mp_w_int(p, v));
+}
+
+static inline sdx_err sdx_msgpack_writer_uint_inline(sdx_msgpack_writer *w, uint64_t v) {
+    char *p = sdx_mp_w_room(w, 9);
+    if (!p) return (sdx_msgpack_writer_uint)(w, v);
+    return sdx_mp_w_done(w, sdx_mp_w_uint(p, v));
+}
+
+static inline sdx_err sdx_msgpack_writer_double_inline(sdx_msgpack_writer *w, double v) {
+    char *p = sdx_mp_w_room(w, 9);
+    if (!p || (w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)))
+        return (sdx_msgpack_writer_double)(w, v);
+    return sdx_mp_w_done(w, sdx_mp_w_f64(p, v));
+}
+
+/* A container of known count while the writer's frames have room. The new
+ * frame is set up before the header is stored, so that those stores need
+ * not be followed by reloads of the writer's fields. */
+static inline int sdx_mp_w_begin(sdx_msgpack_writer *w, uint64_t count, int map) {
+    sdx_msgpack_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint32_t depth = w->depth;
+    if (count > 0xffffffffu || depth + 1 >= w->cap || f->left == 0 || (size_t)(b->end - p) < 5)
+        return 0;
+    f->left--;
+    f[1].left = map ? 2 * count : count;
+    f[1].kind = (uint8_t)(map ? SDX_MP_FRAME_MAP : SDX_MP_FRAME_ARRAY);
+    f[1].pinned = 0;
+    w->top = f + 1;
+    w->depth = depth + 1;
+    b->cur = sdx_mp_w_container(p, count, map);
+    return 1;
+}
+
+static inline sdx_err sdx_msgpack_writer_begin_array_inline(sdx_msgpack_writer *w,
+                                                            uint64_t count) {
+    if (!sdx_mp_w_begin(w, count, 0)) return (sdx_msgpack_writer_begin_array)(w, count);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_msgpack_writer_begin_map_inline(sdx_msgpack_writer *w,
+                                                          uint64_t count) {
+    if (!sdx_mp_w_begin(w, count, 1)) return (sdx_msgpack_writer_begin_map)(w, count);
+    return SDX_OK;
+}
+
+/* A known count used up: nothing to write. */
+static inline int sdx_mp_w_end(sdx_msgpack_writer *w) {
+    sdx_msgpack_frame *f = w->top;
+    if (f->left != 0 || (f->kind != SDX_MP_FRAME_ARRAY && f->kind != SDX_MP_FRAME_MAP)) return 0;
+    w->top = f - 1;
+    w->depth--;
+    return 1;
+}
+
+static inline sdx_err sdx_msgpack_writer_end_inline(sdx_msgpack_writer *w) {
+    if (!sdx_mp_w_end(w)) return (sdx_msgpack_writer_end)(w);
+    return SDX_OK;
+}
+
+#define sdx_msgpack_writer_null(w) sdx_msgpack_writer_null_inline(w)
+#define sdx_msgpack_writer_bool(w, v) sdx_msgpack_writer_bool_inline(w, v)
+#define sdx_msgpack_writer_int(w, v) sdx_msgpack_writer_int_inline(w, v)
+#define sdx_msgpack_writer_uint(w, v) sdx_msgpack_writer_uint_inline(w, v)
+#define sdx_msgpack_writer_double(w, v) sdx_msgpack_writer_double_inline(w, v)
+#define sdx_msgpack_writer_begin_array(w, n) sdx_msgpack_writer_begin_array_inline(w, n)
+#define sdx_msgpack_writer_begin_map(w, n) sdx_msgpack_writer_begin_map_inline(w, n)
+#define sdx_msgpack_writer_end(w) sdx_msgpack_writer_end_inline(w)
 
 /* ------------------------------------------------------------------------ */
 /* Timestamps                                                                */

@@ -16,9 +16,8 @@
 #include "core/platform.h"
 #include "msgpack/msgpack_internal.h"
 #include "sdx/msgpack.h"
+#include "simd/inline.h"
 #include "simd/simd.h"
-
-enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP, FRAME_DEAD };
 
 /* A frame's `left` at or above this is an unknown count, counting down from
  * UNKNOWN_ARRAY / UNKNOWN_MAP (even, so that in every map a key is due
@@ -37,7 +36,7 @@ enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP, FRAME_DEAD };
 /* The frame the writer points at after an error or finish: it allows no
  * value and no end, so every fast path falls through to a slow path, which
  * returns the sticky error. Never written. */
-static sdx_msgpack_frame dead_frame = {0, 0, FRAME_DEAD, 0};
+static sdx_msgpack_frame dead_frame = {0, 0, SDX_MP_FRAME_DEAD, 0};
 
 static SDX_NOINLINE sdx_err fail(sdx_msgpack_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
@@ -65,7 +64,7 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->top = w->frames;
     w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
     w->top->header = 0;
-    w->top->kind = FRAME_ROOT;
+    w->top->kind = SDX_MP_FRAME_ROOT;
     w->top->pinned = 0;
     w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     w->ascii_mask = w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
@@ -78,65 +77,6 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
 /* ------------------------------------------------------------------------ */
 
 typedef unsigned char u8;
-
-static SDX_ALWAYS_INLINE u8 *enc_uint(u8 *p, uint64_t v) {
-    if (v < 0x80) {
-        p[0] = (u8)v;
-        return p + 1;
-    }
-    if (v <= 0xff) {
-        p[0] = 0xcc;
-        p[1] = (u8)v;
-        return p + 2;
-    }
-    if (v <= 0xffff) {
-        p[0] = 0xcd;
-        sdx_store_be16(p + 1, (uint16_t)v);
-        return p + 3;
-    }
-    if (v <= 0xffffffffu) {
-        p[0] = 0xce;
-        sdx_store_be32(p + 1, (uint32_t)v);
-        return p + 5;
-    }
-    p[0] = 0xcf;
-    sdx_store_be64(p + 1, v);
-    return p + 9;
-}
-
-static SDX_ALWAYS_INLINE u8 *enc_int(u8 *p, int64_t v) {
-    if (v >= 0) return enc_uint(p, (uint64_t)v);
-    if (v >= -32) {
-        p[0] = (u8)(int8_t)v;
-        return p + 1;
-    }
-    if (v >= INT8_MIN) {
-        p[0] = 0xd0;
-        p[1] = (u8)(int8_t)v;
-        return p + 2;
-    }
-    if (v >= INT16_MIN) {
-        p[0] = 0xd1;
-        sdx_store_be16(p + 1, (uint16_t)(int16_t)v);
-        return p + 3;
-    }
-    if (v >= INT32_MIN) {
-        p[0] = 0xd2;
-        sdx_store_be32(p + 1, (uint32_t)(int32_t)v);
-        return p + 5;
-    }
-    p[0] = 0xd3;
-    sdx_store_be64(p + 1, (uint64_t)v);
-    return p + 9;
-}
-
-static SDX_ALWAYS_INLINE u8 *enc_f64(u8 *p, double v) {
-    uint64_t bits;
-    memcpy(&bits, &v, 8);
-    p[0] = 0xcb;
-    sdx_store_be64(p + 1, bits);
-    return p + 9;
-}
 
 static SDX_ALWAYS_INLINE u8 *enc_f32_bits(u8 *p, uint32_t bits) {
     p[0] = 0xca;
@@ -211,22 +151,6 @@ static u8 *enc_ext_header(u8 *p, int8_t type, size_t n) {
     return p + 2;
 }
 
-/* Array or map header for a known count (< 2^32). */
-static SDX_ALWAYS_INLINE u8 *enc_container_header(u8 *p, uint64_t n, int map) {
-    if (n < 16) {
-        p[0] = (u8)((map ? 0x80 : 0x90) | n);
-        return p + 1;
-    }
-    if (n <= 0xffff) {
-        p[0] = map ? 0xde : 0xdc;
-        sdx_store_be16(p + 1, (uint16_t)n);
-        return p + 3;
-    }
-    p[0] = map ? 0xdf : 0xdd;
-    sdx_store_be32(p + 1, (uint32_t)n);
-    return p + 5;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Bookkeeping shared by every value                                        */
 /* ------------------------------------------------------------------------ */
@@ -268,7 +192,7 @@ static int put_bytes(sdx_msgpack_writer *w, const void *s, size_t n) {
 }
 
 /* Checked path for a value already encoded in bytes[0, n). */
-static SDX_NOINLINE sdx_err value_slow(sdx_msgpack_writer *w, const u8 *bytes, size_t n) {
+static SDX_NOINLINE sdx_err value_slow(sdx_msgpack_writer *w, const void *bytes, size_t n) {
     if (value_begin(w)) put_bytes(w, bytes, n);
     return w->err;
 }
@@ -286,35 +210,35 @@ static SDX_ALWAYS_INLINE sdx_err one_byte(sdx_msgpack_writer *w, u8 byte) {
     return SDX_OK;
 }
 
-sdx_err sdx_msgpack_writer_null(sdx_msgpack_writer *w) { return one_byte(w, 0xc0); }
+sdx_err (sdx_msgpack_writer_null)(sdx_msgpack_writer *w) { return one_byte(w, 0xc0); }
 
-sdx_err sdx_msgpack_writer_bool(sdx_msgpack_writer *w, bool v) {
+sdx_err (sdx_msgpack_writer_bool)(sdx_msgpack_writer *w, bool v) {
     return one_byte(w, v ? 0xc3 : 0xc2);
 }
 
 static SDX_NOINLINE sdx_err int_slow(sdx_msgpack_writer *w, int64_t v) {
     u8 tmp[9];
-    return value_slow(w, tmp, (size_t)(enc_int(tmp, v) - tmp));
+    return value_slow(w, tmp, (size_t)(sdx_mp_w_int((char *)tmp, v) - (char *)tmp));
 }
 
-sdx_err sdx_msgpack_writer_int(sdx_msgpack_writer *w, int64_t v) {
+sdx_err (sdx_msgpack_writer_int)(sdx_msgpack_writer *w, int64_t v) {
     sdx_buf *b;
     u8 *p;
     if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) return int_slow(w, v);
-    b->cur = (char *)enc_int(p, v);
+    b->cur = sdx_mp_w_int((char *)p, v);
     return SDX_OK;
 }
 
 static SDX_NOINLINE sdx_err uint_slow(sdx_msgpack_writer *w, uint64_t v) {
     u8 tmp[9];
-    return value_slow(w, tmp, (size_t)(enc_uint(tmp, v) - tmp));
+    return value_slow(w, tmp, (size_t)(sdx_mp_w_uint((char *)tmp, v) - (char *)tmp));
 }
 
-sdx_err sdx_msgpack_writer_uint(sdx_msgpack_writer *w, uint64_t v) {
+sdx_err (sdx_msgpack_writer_uint)(sdx_msgpack_writer *w, uint64_t v) {
     sdx_buf *b;
     u8 *p;
     if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) return uint_slow(w, v);
-    b->cur = (char *)enc_uint(p, v);
+    b->cur = sdx_mp_w_uint((char *)p, v);
     return SDX_OK;
 }
 
@@ -354,21 +278,21 @@ static SDX_NOINLINE sdx_err double_as_float(sdx_msgpack_writer *w, double v) {
     u8 tmp[9];
     sdx_buf *b;
     u8 *p;
-    if (!value_fast(w, 9, &b, &p)) return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
-    b->cur = (char *)enc_f64(p, v);
+    if (!value_fast(w, 9, &b, &p)) return value_slow(w, tmp, (size_t)(sdx_mp_w_f64((char *)tmp, v) - (char *)tmp));
+    b->cur = sdx_mp_w_f64((char *)p, v);
     return SDX_OK;
 }
 
-sdx_err sdx_msgpack_writer_double(sdx_msgpack_writer *w, double v) {
+sdx_err (sdx_msgpack_writer_double)(sdx_msgpack_writer *w, double v) {
     if (SDX_UNLIKELY(w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)))
         return double_as_float(w, v);
     sdx_buf *b;
     u8 *p;
     if (SDX_UNLIKELY(!value_fast(w, 9, &b, &p))) {
         u8 tmp[9];
-        return value_slow(w, tmp, (size_t)(enc_f64(tmp, v) - tmp));
+        return value_slow(w, tmp, (size_t)(sdx_mp_w_f64((char *)tmp, v) - (char *)tmp));
     }
-    b->cur = (char *)enc_f64(p, v);
+    b->cur = sdx_mp_w_f64((char *)p, v);
     return SDX_OK;
 }
 
@@ -401,15 +325,26 @@ static SDX_NOINLINE sdx_err string_slow(sdx_msgpack_writer *w, const char *s, si
     return bytes_slow(w, head, (size_t)(enc_str_header(head, n) - head), s, n);
 }
 
-/* The common case of a str: at most 16 bytes, with 24 bytes of room. The
- * fixstr header and the bytes are stored with two overlapping loads and
- * stores (never reading outside s[0, n)); returns the end, and in *high
- * the bits of `mask` (the writer's ascii_mask) set in any byte: nonzero
- * when the string is not plain ASCII and must be validated. */
+/* A fixstr of n <= 31 bytes, with 40 bytes of room at p: the header and the
+ * bytes are stored with two overlapping loads and stores of 4, 8 or 16
+ * bytes (never reading outside s[0, n)). Returns the end, and in *high the
+ * bits of `mask` (the writer's ascii_mask) set in any byte: nonzero when the
+ * string is not plain ASCII and must be validated. */
 static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint64_t mask,
                                          uint64_t *high) {
     p[0] = (char)(0xa0 | n);
-    if (n >= 8) {
+    if (n > 16) {
+        uint64_t a, b, c, d;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + 8, 8);
+        memcpy(&c, s + n - 16, 8);
+        memcpy(&d, s + n - 8, 8);
+        memcpy(p + 1, &a, 8);
+        memcpy(p + 9, &b, 8);
+        memcpy(p + 1 + n - 16, &c, 8);
+        memcpy(p + 1 + n - 8, &d, 8);
+        *high = (a | b | c | d) & mask;
+    } else if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, s, 8);
         memcpy(&b, s + n - 8, 8);
@@ -424,24 +359,58 @@ static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint6
         memcpy(p + 1 + n - 4, &y, 4);
         *high = (x | y) & mask;
     } else {
-        uint8_t x = 0, y = 0, z = 0;
+        unsigned char x = 0, y = 0, z = 0;
         if (n) {
-            x = (uint8_t)s[0];
-            y = (uint8_t)s[n / 2];
-            z = (uint8_t)s[n - 1];
+            x = (unsigned char)s[0];
+            y = (unsigned char)s[n / 2];
+            z = (unsigned char)s[n - 1];
             p[1] = (char)x;
             p[1 + n / 2] = (char)y;
             p[n] = (char)z;
         }
-        *high = (x | y | z) & mask;
+        *high = (uint64_t)(x | y | z) & mask;
     }
     return p + 1 + n;
 }
 
 /* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
- * overlapping the one before, and return the OR of every word copied: its
- * high bits tell whether any byte is above 0x7f. */
-static SDX_ALWAYS_INLINE uint64_t copy_or(char *dst, const char *s, size_t n) {
+ * overlapping the one before, and return whether any byte copied is above
+ * 0x7f. SSE2 on x86-64 and Advanced SIMD on AArch64 (what every CPU of the
+ * target has, as in simd/inline.h), two 64-bit words elsewhere. */
+#if defined(SDX_INLINE_SSE2)
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
+    __m128i acc = _mm_setzero_si128(), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    if (i < n) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    return _mm_movemask_epi8(acc) != 0;
+}
+#elif defined(SDX_INLINE_NEON)
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
+    uint8x16_t acc = vdupq_n_u8(0), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = vld1q_u8((const uint8_t *)s + i);
+        vst1q_u8((uint8_t *)dst + i, x);
+        acc = vorrq_u8(acc, x);
+    }
+    if (i < n) {
+        x = vld1q_u8((const uint8_t *)s + n - 16);
+        vst1q_u8((uint8_t *)dst + n - 16, x);
+        acc = vorrq_u8(acc, x);
+    }
+    return vmaxvq_u8(acc) >= 0x80;
+}
+#else
+static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
     uint64_t acc0 = 0, acc1 = 0, x, y;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -460,8 +429,9 @@ static SDX_ALWAYS_INLINE uint64_t copy_or(char *dst, const char *s, size_t n) {
         acc0 |= x;
         acc1 |= y;
     }
-    return acc0 | acc1;
+    return ((acc0 | acc1) & 0x8080808080808080ull) != 0;
 }
+#endif
 
 /* Longer strings, or short ones that are not plain ASCII. Up to
  * FUSED_STRING bytes the copy and the ASCII test are one pass, and only a
@@ -475,7 +445,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
         u8 *body = enc_str_header(p, n);
         int ok;
         if (n >= 16 && n <= FUSED_STRING) {
-            ok = !(copy_or((char *)body, s, n) & w->ascii_mask) ||
+            ok = !copy_high((char *)body, s, n) || !w->ascii_mask ||
                  sdx_mp_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
         } else {
             memcpy(body, s, n);
@@ -506,7 +476,7 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = f->left;
-    if (SDX_LIKELY(n <= 16 && left != 0 && (size_t)(b->end - p) >= 24)) {
+    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
@@ -520,7 +490,7 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
 static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     const sdx_msgpack_frame *f = w->top;
-    if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
+    if (f->kind != SDX_MP_FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
     return string_medium(w, s, n);
 }
 
@@ -531,8 +501,8 @@ sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
     uint64_t left = f->left;
     /* A key is due in a map whose `left` is even and not 0; the dead frame
      * is no map. */
-    if (SDX_LIKELY(f->kind == FRAME_MAP && !(left & 1) && left != 0 && n <= 16 &&
-                   (size_t)(b->end - p) >= 24)) {
+    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
+                   (size_t)(b->end - p) >= 40)) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
@@ -622,67 +592,53 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
     sdx_buf *b = w->out;
     uint64_t header = sdx_buf_total(b);
     u8 head[5];
-    size_t hn = (size_t)(enc_container_header(head, count == SDX_COUNT_UNKNOWN ? 0 : count,
-                                              kind == FRAME_MAP) - head);
+    size_t hn = (size_t)(sdx_mp_w_container((char *)head, count == SDX_COUNT_UNKNOWN ? 0 : count,
+                                            kind == SDX_MP_FRAME_MAP) - (char *)head);
     if (!put_bytes(w, head, hn)) return w->err;
     sdx_msgpack_frame *f = ++w->top;
     w->depth++;
     f->kind = kind;
     f->pinned = 0;
     if (count == SDX_COUNT_UNKNOWN) {
-        f->left = kind == FRAME_MAP ? UNKNOWN_MAP : UNKNOWN_ARRAY;
+        f->left = kind == SDX_MP_FRAME_MAP ? UNKNOWN_MAP : UNKNOWN_ARRAY;
         f->header = header;
         if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
             b->pin = header;
             f->pinned = 1;
         }
     } else {
-        f->left = kind == FRAME_MAP ? 2 * count : count;
+        f->left = kind == SDX_MP_FRAME_MAP ? 2 * count : count;
     }
     return SDX_OK;
 }
 
-/* Fast path for a known count: everything unusual is begin_slow's. The
- * frame is set up before the header's bytes are stored, so that those
- * stores need not be followed by reloads of the writer's fields. */
+/* Fast path for a known count (the header's, shared with the inline
+ * functions); everything unusual is begin_slow's. */
 static SDX_ALWAYS_INLINE sdx_err begin(sdx_msgpack_writer *w, uint64_t count, uint8_t kind) {
-    sdx_msgpack_frame *f = w->top;
-    sdx_buf *b = w->out;
-    char *p = b->cur;
-    uint32_t depth = w->depth;
-    if (SDX_UNLIKELY(count > 0xffffffffu || depth + 1 >= w->cap || f->left == 0 ||
-                     (size_t)(b->end - p) < 5))
-        return begin_slow(w, count, kind);
-    f->left--;
-    f[1].left = kind == FRAME_MAP ? 2 * count : count;
-    f[1].kind = kind;
-    f[1].pinned = 0;
-    w->top = f + 1;
-    w->depth = depth + 1;
-    b->cur = (char *)enc_container_header((u8 *)p, count, kind == FRAME_MAP);
-    return SDX_OK;
+    if (SDX_LIKELY(sdx_mp_w_begin(w, count, kind == SDX_MP_FRAME_MAP))) return SDX_OK;
+    return begin_slow(w, count, kind);
 }
 
-sdx_err sdx_msgpack_writer_begin_array(sdx_msgpack_writer *w, uint64_t count) {
-    return begin(w, count, FRAME_ARRAY);
+sdx_err (sdx_msgpack_writer_begin_array)(sdx_msgpack_writer *w, uint64_t count) {
+    return begin(w, count, SDX_MP_FRAME_ARRAY);
 }
 
-sdx_err sdx_msgpack_writer_begin_map(sdx_msgpack_writer *w, uint64_t count) {
-    return begin(w, count, FRAME_MAP);
+sdx_err (sdx_msgpack_writer_begin_map)(sdx_msgpack_writer *w, uint64_t count) {
+    return begin(w, count, SDX_MP_FRAME_MAP);
 }
 
 /* Close a container of unknown count: the one-byte header written at begin
  * becomes the smallest header for the count, the content moving up when
  * that header is longer. */
 static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
-    int map = f->kind == FRAME_MAP;
+    int map = f->kind == SDX_MP_FRAME_MAP;
     uint64_t items = (map ? UNKNOWN_MAP : UNKNOWN_ARRAY) - f->left;
     if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
     uint64_t count = map ? items / 2 : items;
     if (count > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
     sdx_buf *b = w->out;
     u8 head[5];
-    size_t hn = (size_t)(enc_container_header(head, count, map) - head);
+    size_t hn = (size_t)(sdx_mp_w_container((char *)head, count, map) - (char *)head);
     if (hn > 1) {
         /* Reserving may move the buffer (or, for a stream, flush what is
          * before the pin): find the header again afterwards. */
@@ -702,7 +658,7 @@ static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
 static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
     if (w->err) return w->err;
     sdx_msgpack_frame *f = w->top;
-    if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
+    if (f->kind == SDX_MP_FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
     if (f->left >= UNKNOWN_MIN) {
         if (end_unknown(w, f)) return w->err;
     } else if (f->left != 0) {
@@ -713,14 +669,8 @@ static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
     return SDX_OK;
 }
 
-sdx_err sdx_msgpack_writer_end(sdx_msgpack_writer *w) {
-    sdx_msgpack_frame *f = w->top;
-    /* A known count used up: nothing to write. */
-    if (SDX_LIKELY(f->left == 0 && (unsigned)(f->kind - FRAME_ARRAY) < 2)) {
-        w->top = f - 1;
-        w->depth--;
-        return SDX_OK;
-    }
+sdx_err (sdx_msgpack_writer_end)(sdx_msgpack_writer *w) {
+    if (SDX_LIKELY(sdx_mp_w_end(w))) return SDX_OK;
     return end_slow(w);
 }
 
