@@ -84,42 +84,31 @@ static SDX_ALWAYS_INLINE u8 *enc_f32_bits(u8 *p, uint32_t bits) {
     return p + 5;
 }
 
+/* The 8/16/32-bit header of a str, bin or ext: the three type bytes follow
+ * one another (str 0xd9-0xdb, bin 0xc4-0xc6, ext 0xc7-0xc9); n < 2^32. */
+static SDX_ALWAYS_INLINE u8 *enc_sized_header(u8 *p, size_t n, u8 type8) {
+    if (n <= 0xff) {
+        p[0] = type8;
+        p[1] = (u8)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = (u8)(type8 + 1);
+        sdx_store_be16(p + 1, (uint16_t)n);
+        return p + 3;
+    }
+    p[0] = (u8)(type8 + 2);
+    sdx_store_be32(p + 1, (uint32_t)n);
+    return p + 5;
+}
+
 /* The header of a str (fixstr, str 8/16/32); n < 2^32. */
 static SDX_ALWAYS_INLINE u8 *enc_str_header(u8 *p, size_t n) {
     if (n < 32) {
         p[0] = (u8)(0xa0 | n);
         return p + 1;
     }
-    if (n <= 0xff) {
-        p[0] = 0xd9;
-        p[1] = (u8)n;
-        return p + 2;
-    }
-    if (n <= 0xffff) {
-        p[0] = 0xda;
-        sdx_store_be16(p + 1, (uint16_t)n);
-        return p + 3;
-    }
-    p[0] = 0xdb;
-    sdx_store_be32(p + 1, (uint32_t)n);
-    return p + 5;
-}
-
-/* bin 8/16/32; n < 2^32. */
-static u8 *enc_bin_header(u8 *p, size_t n) {
-    if (n <= 0xff) {
-        p[0] = 0xc4;
-        p[1] = (u8)n;
-        return p + 2;
-    }
-    if (n <= 0xffff) {
-        p[0] = 0xc5;
-        sdx_store_be16(p + 1, (uint16_t)n);
-        return p + 3;
-    }
-    p[0] = 0xc6;
-    sdx_store_be32(p + 1, (uint32_t)n);
-    return p + 5;
+    return enc_sized_header(p, n, 0xd9);
 }
 
 /* fixext 1/2/4/8/16 or ext 8/16/32, with the type; n < 2^32. */
@@ -131,19 +120,7 @@ static u8 *enc_ext_header(u8 *p, int8_t type, size_t n) {
     case 8: p[0] = 0xd7; break;
     case 16: p[0] = 0xd8; break;
     default:
-        if (n <= 0xff) {
-            p[0] = 0xc7;
-            p[1] = (u8)n;
-            p += 2;
-        } else if (n <= 0xffff) {
-            p[0] = 0xc8;
-            sdx_store_be16(p + 1, (uint16_t)n);
-            p += 3;
-        } else {
-            p[0] = 0xc9;
-            sdx_store_be32(p + 1, (uint32_t)n);
-            p += 5;
-        }
+        p = enc_sized_header(p, n, 0xc7);
         *p = (u8)type;
         return p + 1;
     }
@@ -517,7 +494,7 @@ sdx_err sdx_msgpack_writer_bin(sdx_msgpack_writer *w, const void *data, size_t n
     if (w->err) return w->err;
     if (n > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
     u8 head[5];
-    return bytes_slow(w, head, (size_t)(enc_bin_header(head, n) - head), data, n);
+    return bytes_slow(w, head, (size_t)(enc_sized_header(head, n, 0xc4) - head), data, n);
 }
 
 static sdx_err ext(sdx_msgpack_writer *w, int8_t type, const void *data, size_t n) {
