@@ -32,38 +32,10 @@
 #include <string.h>
 
 #include "msgpack_util.h"
+#include "sbuf.h"
 #include "sdx/sdx.h"
 
-
-/* ---- a growable string ---------------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-/* noinline: GCC 12 at -O3 reports a false -Wstringop-overflow when inlined. */
-__attribute__((noinline)) static void sb_put(sbuf *s, const char *p, size_t n) {
-    if (s->len + n + 1 > s->cap) {
-        s->cap = (s->len + n + 1) * 2;
-        s->p = realloc(s->p, s->cap);
-        if (!s->p) abort();
-    }
-    memcpy(s->p + s->len, p, n);
-    s->len += n;
-    s->p[s->len] = 0;
-}
-
-static void sb_printf(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *s, const char *fmt, ...) {
-    char tmp[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || n >= (int)sizeof tmp) abort();
-    sb_put(s, tmp, (size_t)n);
-}
+/* ---- a growable string (sbuf.h) in hex ------------------------------------ */
 
 static void sb_hex(sbuf *s, const void *p, size_t n) {
     static const char digits[] = "0123456789abcdef";

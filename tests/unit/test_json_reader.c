@@ -16,6 +16,7 @@
 #include "json/reader_internal.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
+#include "sbuf.h"
 #include "test.h"
 #include "utf8_ref.h"
 
@@ -26,42 +27,6 @@
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
-
-/* A growable string; aborts when memory runs out. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const void *p, size_t n) {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) abort();
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->p + b->len, p, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || n >= (int)sizeof tmp) abort();
-    sb_put(b, tmp, (size_t)n);
-}
-
-static void sb_free(sbuf *b) {
-    free(b->p);
-    b->p = NULL;
-    b->len = b->cap = 0;
-}
 
 /* Bytes of a string in a dump: printable ASCII as is, others as \xHH. */
 static void sb_bytes(sbuf *b, const char *p, size_t n) {

@@ -9,6 +9,7 @@
 #include "alloc_test.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
+#include "sbuf.h"
 #include "test.h"
 #include "utf8_ref.h"
 
@@ -16,55 +17,25 @@
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-/* A growable string for expected outputs. */
-typedef struct str {
-    char *p;
-    size_t len, cap;
-} str;
-
-/* noinline: GCC 12 at -O3 reports a false -Wstringop-overflow when inlined. */
-__attribute__((noinline)) static void str_put(str *s, const char *p, size_t n) {
-    if (s->len + n + 1 > s->cap) {
-        s->cap = (s->len + n + 1) * 2;
-        s->p = realloc(s->p, s->cap);
-        if (!s->p) abort();
-    }
-    memcpy(s->p + s->len, p, n);
-    s->len += n;
-    s->p[s->len] = 0;
-}
-
-static void str_puts(str *s, const char *p) { str_put(s, p, strlen(p)); }
-
-static void str_printf(str *s, const char *fmt, ...) {
-    char tmp[64];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0 || n >= (int)sizeof tmp) abort();
-    str_put(s, tmp, (size_t)n);
-}
-
 /* Reference escaping of a string body per RFC 8259 and the writer's flags,
  * written independently of the library. Returns 0 for invalid UTF-8 that
  * may not be replaced. */
-static int ref_escape(str *o, const char *sp, size_t n, uint32_t flags) {
+static int ref_escape(sbuf *o, const char *sp, size_t n, uint32_t flags) {
     const uint8_t *s = (const uint8_t *)sp;
     size_t i = 0;
     while (i < n) {
         uint8_t c = s[i];
         if (c < 0x80) {
-            if (c == '"') str_puts(o, "\\\"");
-            else if (c == '\\') str_puts(o, "\\\\");
-            else if (c == '/' && (flags & SDX_JSON_WRITE_ESCAPE_SLASH)) str_puts(o, "\\/");
-            else if (c == '\b') str_puts(o, "\\b");
-            else if (c == '\f') str_puts(o, "\\f");
-            else if (c == '\n') str_puts(o, "\\n");
-            else if (c == '\r') str_puts(o, "\\r");
-            else if (c == '\t') str_puts(o, "\\t");
-            else if (c < 0x20) str_printf(o, "\\u%04x", c);
-            else str_put(o, (const char *)&c, 1);
+            if (c == '"') sb_puts(o, "\\\"");
+            else if (c == '\\') sb_puts(o, "\\\\");
+            else if (c == '/' && (flags & SDX_JSON_WRITE_ESCAPE_SLASH)) sb_puts(o, "\\/");
+            else if (c == '\b') sb_puts(o, "\\b");
+            else if (c == '\f') sb_puts(o, "\\f");
+            else if (c == '\n') sb_puts(o, "\\n");
+            else if (c == '\r') sb_puts(o, "\\r");
+            else if (c == '\t') sb_puts(o, "\\t");
+            else if (c < 0x20) sb_printf(o, "\\u%04x", c);
+            else sb_put(o, (const char *)&c, 1);
             i++;
             continue;
         }
@@ -80,14 +51,14 @@ static int ref_escape(str *o, const char *sp, size_t n, uint32_t flags) {
         }
         if (flags & SDX_JSON_WRITE_ESCAPE_UNICODE) {
             if (cp >= 0x10000)
-                str_printf(o, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
+                sb_printf(o, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
                            0xDC00 + ((cp - 0x10000) & 0x3FF));
             else
-                str_printf(o, "\\u%04x", cp);
+                sb_printf(o, "\\u%04x", cp);
         } else if (cp == 0xFFFD && !ref_seq_len(s + i, n - i)) {
-            str_puts(o, "\xEF\xBF\xBD");
+            sb_puts(o, "\xEF\xBF\xBD");
         } else {
-            str_put(o, (const char *)s + i, len);
+            sb_put(o, (const char *)s + i, len);
         }
         i += len;
     }
@@ -95,7 +66,7 @@ static int ref_escape(str *o, const char *sp, size_t n, uint32_t flags) {
 }
 
 /* Write one string value with a fresh writer into memory. */
-static sdx_err write_one_string(const char *s, size_t n, uint32_t flags, str *out) {
+static sdx_err write_one_string(const char *s, size_t n, uint32_t flags, sbuf *out) {
     sdx_buf b;
     sdx_buf_init(&b, NULL);
     sdx_json_writer w;
@@ -104,17 +75,17 @@ static sdx_err write_one_string(const char *s, size_t n, uint32_t flags, str *ou
     sdx_json_writer_string(&w, s, n);
     sdx_err e = sdx_json_writer_finish(&w);
     out->len = 0;
-    if (!e) str_put(out, sdx_buf_data(&b), sdx_buf_len(&b));
+    if (!e) sb_put(out, sdx_buf_data(&b), sdx_buf_len(&b));
     sdx_buf_destroy(&b);
     return e;
 }
 
 /* Compare one string's output with the reference. */
 static int check_string(const char *s, size_t n, uint32_t flags) {
-    str want = {0}, got = {0};
-    str_puts(&want, "\"");
+    sbuf want = {0}, got = {0};
+    sb_puts(&want, "\"");
     int valid = ref_escape(&want, s, n, flags);
-    str_puts(&want, "\"");
+    sb_puts(&want, "\"");
     sdx_err e = write_one_string(s, n, flags, &got);
     int ok;
     if (valid) ok = CHECK(e == SDX_OK) && CHECK_MEM(got.p, got.len, want.p, want.len);
@@ -249,7 +220,7 @@ static void gen_value(doc *d, uint64_t *seed, int depth) {
 
 /* Reference serializer: minified, or pretty with `indent` spaces (the
  * layout of JSON.stringify(v, null, indent) and Python's json.dumps). */
-static void ref_doc(str *o, const doc *d, uint32_t flags, unsigned indent) {
+static void ref_doc(sbuf *o, const doc *d, uint32_t flags, unsigned indent) {
     int first[4096] = {0};
     int is_key[4096] = {0};
     int depth = 0;
@@ -258,27 +229,27 @@ static void ref_doc(str *o, const doc *d, uint32_t flags, unsigned indent) {
         const sdx_event *e = &d->ev[i];
         if (e->kind == SDX_END) {
             if (indent && !first[depth]) {
-                str_puts(o, "\n");
-                for (unsigned k = 0; k < (unsigned)(depth - 1) * indent; k++) str_puts(o, " ");
+                sb_puts(o, "\n");
+                for (unsigned k = 0; k < (unsigned)(depth - 1) * indent; k++) sb_puts(o, " ");
             }
-            str_puts(o, is_key[depth] ? "}" : "]");
+            sb_puts(o, is_key[depth] ? "}" : "]");
             depth--;
             continue;
         }
         if (depth > 0 && !after_key) {
-            if (!first[depth]) str_puts(o, ",");
+            if (!first[depth]) sb_puts(o, ",");
             if (indent) {
-                str_puts(o, "\n");
-                for (unsigned k = 0; k < (unsigned)depth * indent; k++) str_puts(o, " ");
+                sb_puts(o, "\n");
+                for (unsigned k = 0; k < (unsigned)depth * indent; k++) sb_puts(o, " ");
             }
             first[depth] = 0;
         }
         after_key = 0;
         switch (e->kind) {
-        case SDX_NULL: str_puts(o, "null"); break;
-        case SDX_BOOL: str_puts(o, e->v.b ? "true" : "false"); break;
-        case SDX_INT: str_printf(o, "%" PRId64, e->v.i); break;
-        case SDX_UINT: str_printf(o, "%" PRIu64, e->v.u); break;
+        case SDX_NULL: sb_puts(o, "null"); break;
+        case SDX_BOOL: sb_puts(o, e->v.b ? "true" : "false"); break;
+        case SDX_INT: sb_printf(o, "%" PRId64, e->v.i); break;
+        case SDX_UINT: sb_printf(o, "%" PRIu64, e->v.u); break;
         case SDX_DOUBLE: {
             /* Multiples of 1/8 print exactly with 3 decimals. */
             char t[64];
@@ -286,19 +257,19 @@ static void ref_doc(str *o, const doc *d, uint32_t flags, unsigned indent) {
             size_t n = strlen(t);
             while (t[n - 1] == '0' && t[n - 2] != '.') n--;
             if (strcmp(t, "-0.000") == 0) n = 4;
-            str_put(o, t, n);
+            sb_put(o, t, n);
             break;
         }
         case SDX_STR:
         case SDX_KEY:
-            str_puts(o, "\"");
+            sb_puts(o, "\"");
             ref_escape(o, e->v.str.ptr, e->v.str.len, flags);
-            str_puts(o, e->kind == SDX_KEY ? (indent ? "\": " : "\":") : "\"");
+            sb_puts(o, e->kind == SDX_KEY ? (indent ? "\": " : "\":") : "\"");
             after_key = e->kind == SDX_KEY;
             break;
         case SDX_ARRAY:
         case SDX_MAP:
-            str_puts(o, e->kind == SDX_MAP ? "{" : "[");
+            sb_puts(o, e->kind == SDX_MAP ? "{" : "[");
             depth++;
             first[depth] = 1;
             is_key[depth] = e->kind == SDX_MAP;
@@ -337,7 +308,7 @@ static sdx_err drive_sink(sdx_sink s, const doc *d) {
 }
 
 /* Write a document into a fresh memory buffer. */
-static sdx_err write_doc(const doc *d, uint32_t flags, unsigned indent, int via_sink, str *out) {
+static sdx_err write_doc(const doc *d, uint32_t flags, unsigned indent, int via_sink, sbuf *out) {
     sdx_buf b;
     sdx_buf_init(&b, NULL);
     sdx_json_writer w;
@@ -353,7 +324,7 @@ static sdx_err write_doc(const doc *d, uint32_t flags, unsigned indent, int via_
         e = sdx_json_writer_finish(&w);
     }
     out->len = 0;
-    str_put(out, sdx_buf_data(&b), sdx_buf_len(&b));
+    sb_put(out, sdx_buf_data(&b), sdx_buf_len(&b));
     sdx_buf_destroy(&b);
     return e;
 }
@@ -400,7 +371,7 @@ TEST(exact_document) {
 }
 
 TEST(scalars_at_the_root) {
-    str out = {0};
+    sbuf out = {0};
     doc d = {0};
     sdx_event e = {0};
     e.kind = SDX_INT;
@@ -446,7 +417,7 @@ TEST(pretty_output) {
 
 TEST(random_documents_match_reference) {
     uint64_t seed = 2024;
-    str out = {0}, want = {0};
+    sbuf out = {0}, want = {0};
     int rounds = (int)(3000 * test_scale());
     for (int r = 0; r < rounds; r++) {
         doc d = {0};
@@ -540,7 +511,7 @@ static void long_strings_body(void) {
 TEST(long_strings) { for_each_simd_level(long_strings_body); }
 
 TEST(escape_options_exact) {
-    str out = {0};
+    sbuf out = {0};
     CHECK(write_one_string("</a>", 4, SDX_JSON_WRITE_ESCAPE_SLASH, &out) == SDX_OK);
     CHECK_STR(out.p, out.len, "\"<\\/a>\"");
     CHECK(write_one_string("</a>", 4, 0, &out) == SDX_OK);
@@ -911,7 +882,7 @@ TEST(fixed_buffer_every_size) {
         gen_value(&d, &seed, 0);
         uint32_t flags = string_flag_sets[docs % N_FLAG_SETS];
         unsigned indent = docs % 2 ? 2 : 0;
-        str full = {0};
+        sbuf full = {0};
         if (write_doc(&d, flags, indent, 0, &full) != SDX_OK || full.len > 3000) {
             doc_free(&d);
             free(full.p);
@@ -956,7 +927,7 @@ TEST(fixed_buffer_exact_strings) {
             size_t tl = strlen(tails[t]);
             memcpy(s + n, tails[t], tl);
             for (size_t f = 0; f < N_FLAG_SETS; f++) {
-                str full = {0};
+                sbuf full = {0};
                 sdx_err want = write_one_string(s, n + tl, string_flag_sets[f], &full);
                 if (want) {
                     free(full.p);
@@ -988,13 +959,13 @@ TEST(fixed_buffer_exact_strings) {
 }
 
 typedef struct collector {
-    str s;
+    sbuf s;
     size_t largest;
 } collector;
 
 static size_t collect(void *ctx, const void *data, size_t len) {
     collector *c = ctx;
-    str_put(&c->s, data, len);
+    sb_put(&c->s, data, len);
     if (len > c->largest) c->largest = len;
     return len;
 }
@@ -1005,7 +976,7 @@ TEST(stream_output_matches_memory) {
         doc d = {0};
         gen_value(&d, &seed, 0);
         uint32_t flags = string_flag_sets[r % N_FLAG_SETS];
-        str full = {0};
+        sbuf full = {0};
         CHECK(write_doc(&d, flags, 0, 0, &full) == SDX_OK);
         collector c = {{0}, 0};
         sdx_buf b;
