@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
 #include "msgpack/reader_internal.h"
 #include "sdx/msgpack.h"
@@ -386,7 +387,7 @@ str:
         p = r->hot.p;
     }
     if (SDX_UNLIKELY(!(r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK)) &&
-        SDX_UNLIKELY(!sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))) {
+        SDX_UNLIKELY(!sdx_utf8_ok(r->utf8_valid, (const char *)p + h, n))) {
         fail_at(r, SDX_ERR_UTF8, "str is not valid UTF-8", p);
         goto undo;
     }
@@ -500,7 +501,7 @@ static SDX_ALWAYS_INLINE void set_head(sdx_event *ev, uint8_t kind, uint32_t d) 
  * reports it. */
 static SDX_NOINLINE bool checked_str(sdx_msgpack_reader *r, sdx_event *ev, const uint8_t *p,
                                      size_t h, size_t n) {
-    if (r->hot.ascii_mask && !sdx_mp_utf8_ok(r->utf8_valid, (const char *)p + h, n))
+    if (r->hot.ascii_mask && !sdx_utf8_ok(r->utf8_valid, (const char *)p + h, n))
         return next_full(r, ev);
     uint64_t left = r->hot.left;
     set_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, r->hot.depth);

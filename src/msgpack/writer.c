@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/platform.h"
+#include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
 #include "sdx/msgpack.h"
 #include "simd/inline.h"
@@ -284,7 +285,7 @@ sdx_err sdx_msgpack_writer_float(sdx_msgpack_writer *w, float v) {
 /* ------------------------------------------------------------------------ */
 
 static SDX_ALWAYS_INLINE int utf8_ok(const sdx_msgpack_writer *w, const char *s, size_t n) {
-    return (w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK) || sdx_mp_utf8_ok(w->utf8_valid, s, n);
+    return (w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
 }
 
 /* Header, then the bytes, for anything that does not take a fast path. */
@@ -423,7 +424,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
         int ok;
         if (n >= 16 && n <= FUSED_STRING) {
             ok = !copy_high((char *)body, s, n) || !w->ascii_mask ||
-                 sdx_mp_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
+                 sdx_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
         } else {
             memcpy(body, s, n);
             ok = utf8_ok(w, (const char *)body, n);
@@ -442,7 +443,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
  * that the fast paths need no stack frame). */
 static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s, size_t n,
                                             char *e) {
-    if (SDX_UNLIKELY(!sdx_mp_utf8_valid_dfa(s, n))) return string_slow(w, s, n);
+    if (SDX_UNLIKELY(!sdx_utf8_valid_dfa(s, n))) return string_slow(w, s, n);
     w->top->left--;
     w->out->cur = e;
     return SDX_OK;

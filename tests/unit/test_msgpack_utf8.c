@@ -1,5 +1,5 @@
-/* The MessagePack code's UTF-8 checks (the automaton of src/msgpack/
- * utf8_dfa.c and sdx_mp_utf8_ok) against an independent reference, and
+/* The MessagePack code's UTF-8 checks (the automaton of src/core/utf8_dfa.c
+ * and sdx_utf8_ok of core/utf8.h) against an independent reference, and
  * every length class of the writer's, reader's and parser's string paths:
  * valid multi-byte characters and invalid bytes at every position. */
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "utf8_ref.h"
 
 static int dfa_ok(const uint8_t *s, size_t n) {
-    return sdx_mp_utf8_valid_dfa((const char *)s, n);
+    return sdx_utf8_valid_dfa((const char *)s, n);
 }
 
 static int ref_ok(const uint8_t *s, size_t n) { return ref_valid_prefix(s, n) == n; }
@@ -85,7 +85,7 @@ static size_t random_text(uint8_t *buf, size_t n, int garbage, uint64_t *seed) {
 }
 
 /* The automaton at every length (its word loop and the shifted last word),
- * and sdx_mp_utf8_ok with every kernel this CPU has. */
+ * and sdx_utf8_ok with every kernel this CPU has. */
 TEST(random_text_every_kernel) {
     uint64_t seed = 5;
     uint8_t buf[300];
@@ -98,7 +98,7 @@ TEST(random_text_every_kernel) {
         for (int l = 0; l < SDX_SIMD__COUNT; l++) {
             const sdx_simd_kernels *k = sdx_simd_kernels_for((sdx_simd_level)l);
             if (!k) continue;
-            if (!CHECK_EQ_INT(sdx_mp_utf8_ok(k->utf8_valid_prefix, (const char *)buf, n), want)) {
+            if (!CHECK_EQ_INT(sdx_utf8_ok(k->utf8_valid_prefix, (const char *)buf, n), want)) {
                 fprintf(stderr, "  kernel %s, length %zu\n", k->name, n);
                 return;
             }

@@ -14,7 +14,7 @@
  * branches per string; for strings of a few dozen bytes this loop is as
  * fast and leaves the branch predictor alone.
  */
-#include "msgpack/msgpack_internal.h"
+#include "core/utf8.h"
 
 /* States: ACC between characters (the only accepting one), ERR (absorbing),
  * CONT1/2/3 with that many continuation bytes still due (80..BF), and the
@@ -43,7 +43,7 @@ enum { ACC, ERR, CONT1, CONT2, AFTER_E0, AFTER_ED, CONT3, AFTER_F0, AFTER_F4 };
 #define X8(r) X4(r), X4(r)
 #define X16(r) X8(r), X8(r)
 
-const uint64_t sdx_mp_utf8_dfa[256] = {
+const uint64_t sdx_utf8_dfa[256] = {
     X16(R_ASCII), X16(R_ASCII), X16(R_ASCII), X16(R_ASCII), /* 00..3F */
     X16(R_ASCII), X16(R_ASCII), X16(R_ASCII), X16(R_ASCII), /* 40..7F */
     X16(R_80), X16(R_90), X16(R_A0), X16(R_A0),             /* 80..BF */
@@ -55,16 +55,16 @@ const uint64_t sdx_mp_utf8_dfa[256] = {
     X8(R_BAD), X2(R_BAD), R_BAD,                            /* F5..FF */
 };
 
-bool sdx_mp_utf8_valid_dfa(const char *s, size_t n) {
+bool sdx_utf8_valid_dfa(const char *s, size_t n) {
     uint64_t st = ACC;
     size_t i = 0;
     if (n >= 8) {
-        for (; i + 8 <= n; i += 8) st = sdx_mp_utf8_dfa_word(st, sdx_load64le(s + i));
+        for (; i + 8 <= n; i += 8) st = sdx_utf8_dfa_word(st, sdx_load64le(s + i));
         /* the last bytes: the 8 ending at s + n, those already seen shifted
          * out (zeros, which are ASCII, come in behind) */
-        if (i < n) st = sdx_mp_utf8_dfa_word(st, sdx_load64le(s + n - 8) >> (8 * (8 - (n - i))));
+        if (i < n) st = sdx_utf8_dfa_word(st, sdx_load64le(s + n - 8) >> (8 * (8 - (n - i))));
     } else {
-        for (; i < n; i++) st = sdx_mp_utf8_dfa[(uint8_t)s[i]] >> (st & 63);
+        for (; i < n; i++) st = sdx_utf8_dfa[(uint8_t)s[i]] >> (st & 63);
     }
     return (st & 63) == ACC;
 }
