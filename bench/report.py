@@ -9,7 +9,7 @@ import os
 import sys
 
 FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
-TESTS = ["write", "tree", "incremental"]
+TESTS = ["write", "tree", "incremental", "serialize"]
 FORMAT_COLORS = {"json": "#4e79a7", "msgpack": "#f28e2b", "cbor": "#59a14f", "bson": "#b07aa1",
                  "ubjson": "#76b7b2", "binn": "#edc948"}
 

@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import report  # noqa: E402
 
 FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
-TESTS = ["write", "tree", "incremental"]
+TESTS = ["write", "tree", "incremental", "serialize"]
 
 
 def log(msg):
@@ -252,7 +252,7 @@ def run_one(prog, ds, tool, budget, runs, tmp_dir):
         res.update(status="error", message="the program's tree differs from the reference (%s, want %s)"
                    % (info.get("tree_hash"), ref))
         return res
-    if test == "write":
+    if test in ("write", "serialize"):
         rc, out, err = run([tool, "verify", fmt, ds["spec"], once], timeout=timeout)
         v = parse_json_line(out) or {}
         if rc != 0 or not v.get("ok"):
@@ -268,7 +268,7 @@ def run_one(prog, ds, tool, budget, runs, tmp_dir):
             res.update(status="verify failed", message="hash %s, want %s" % (got, ref))
             return res
         verified_hash = got
-    rc, out, err = run(base + ["--runs", str(runs), "--budget", str(budget)], timeout=timeout)
+    rc, out, err = run(base + ["--rounds", str(runs), "--round-ms", str(1000.0 * budget / runs)], timeout=timeout)
     t = parse_json_line(out)
     if rc != 0 or not t or t.get("status") != "ok":
         res.update(status="error", message=(t or {}).get("message") or err.strip()[-300:])
@@ -276,8 +276,9 @@ def run_one(prog, ds, tool, budget, runs, tmp_dir):
     if t.get("result_hash") != verified_hash:
         res.update(status="error", message="timed runs gave another result than the verified run")
         return res
-    res.update(status="ok", time_ns=t["time_ns"], min_ns=t["min_ns"], max_ns=t["max_ns"],
-               hash_ns=t["hash_ns"], iterations=t["iterations"], runs=t["runs"])
+    rounds = t["rounds_ns"]
+    res.update(status="ok", time_ns=t["median_ns"], min_ns=t["min_ns"], max_ns=max(rounds),
+               hash_ns=t["hash_ns"], iterations=t["iterations"], runs=len(rounds))
     return res
 
 

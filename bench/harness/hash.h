@@ -90,6 +90,23 @@ static inline void sbh_array(sbh *s) { sbh_word(s, SBH_ARRAY); }
 static inline void sbh_map(sbh *s) { sbh_word(s, SBH_MAP); }
 static inline void sbh_end(sbh *s) { sbh_word(s, SBH_END); }
 
+/* Maps without order (SPEC.md): for a library whose maps do not keep the
+ * document's key order. Each entry is hashed on its own — a fresh state,
+ * sbh_key, the value (its maps hashed this way too), sbh_final — and the map
+ * is absorbed as its begin mark, the sum of the entry hashes (mod 2^64), the
+ * entry count and the end mark, which no key order changes:
+ *
+ *     uint64_t sum = 0;
+ *     for each entry { sbh e; sbh_init(&e); sbh_key(&e, k, n); walk(v, &e); sum += sbh_final(&e); }
+ *     sbh_unordered_map(h, sum, count);
+ */
+static inline void sbh_unordered_map(sbh *s, uint64_t entry_sum, uint64_t count) {
+    sbh_word(s, SBH_MAP);
+    sbh_word(s, entry_sum);
+    sbh_word(s, count);
+    sbh_word(s, SBH_END);
+}
+
 /* The hash of a byte string on its own (Write tests hash their output). */
 static inline uint64_t sbh_of_bytes(const void *p, size_t n) {
     sbh s;

@@ -1,28 +1,46 @@
 /*
  * The benchmark harness: main() of every benchmark program, linked with one
- * adapter (adapter.h).
+ * adapter (adapter.h). The Rust runner (bench/rust/src/harness.rs) has the
+ * same command line, protocol and output.
  *
- *   PROG --tree SPEC [--input FILE] [--dataset NAME] --once OUT
- *   PROG --tree SPEC [--input FILE] [--dataset NAME] [--runs N] [--budget S]
+ *   PROG --tree SPEC [--input FILE] [--dataset NAME] --once OUT [--serve] [--clock cpu|wall]
+ *   PROG --tree SPEC [--input FILE] [--dataset NAME] [--rounds N] [--round-ms MS] [--clock cpu|wall]
  *
- * SPEC is gen:SIZE[:SEED] or json:PATH (tree.h); the tree is adapted to the
- * adapter's format. FILE is the encoded input of a Tree or Incremental test.
+ * SPEC is gen:SIZE[:SEED[:extended]] or tree:PATH (tree.h); the tree is
+ * adapted to the adapter's format. FILE is the encoded input of a Tree,
+ * Incremental or Serialize test.
  *
  * --once runs the test a single time and writes its result to OUT: the
- * output bytes of a Write test, or the value hash (16 hex digits) of a
- * parse. The suite verifies it with the reference decoder before it asks
- * for timings.
+ * output bytes of a Write or Serialize test, or the value hash (16 hex
+ * digits) of a parse. One JSON line on stdout says "ok" (or "error" and the
+ * library's own message) with the tree's reference hash and the result's.
  *
- * Otherwise the test runs `runs` times (default 7) for budget/runs seconds
- * each (default budget 1 s), after a warm-up; each run's time per iteration
- * is recorded, the best and the worst run are dropped (with 3 or more runs)
- * and the rest averaged. The cost of the hashing alone — the output bytes
- * for Write, the reference tree for Tree and Incremental — is measured the
- * same way. One JSON object is printed on stdout.
+ * --serve (with --once) then stays alive for bench/run.py, which runs the
+ * programs of one data set, format and test in interleaved rounds. It reads
+ * commands on stdin, one per line, and answers each with one line:
+ *
+ *   time N H   one untimed iteration of the test, then N timed ones; then,
+ *              if H > 0, one untimed iteration of the hashing alone and H
+ *              timed ones. Answer: "ok TEST_NS HASH_NS RESULT" — the total
+ *              nanoseconds of the N and of the H iterations and the result
+ *              hash of the last iteration (16 hex digits) — or "error MSG".
+ *   quit       (or end of input) exit.
+ *
+ * Without --once or --serve the program times itself: calibrated rounds of
+ * about MS milliseconds (default 20), N of them (default 15), and prints one
+ * JSON object with every round's time per iteration, their median and
+ * minimum, and the same for the hashing alone.
+ *
+ * Times are the thread's CPU time by default (CLOCK_THREAD_CPUTIME_ID: time
+ * the scheduler or the hypervisor takes from the thread is not counted);
+ * --clock wall uses CLOCK_MONOTONIC. The hashing the test does is part of
+ * its time; its cost alone — the output bytes for Write and Serialize, the
+ * reference tree for Tree and Incremental — is what HASH_NS measures.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +50,22 @@
 #include "hash.h"
 #include "tree.h"
 
-static double now(void) {
+static clockid_t bench_clock = CLOCK_THREAD_CPUTIME_ID;
+
+static uint64_t now_ns(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    clock_gettime(bench_clock, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The library's last error message (bench_error). */
+static char error_message[512];
+
+void bench_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(error_message, sizeof error_message, fmt, ap);
+    va_end(ap);
 }
 
 /* What the test and the hash-only baseline work on. */
@@ -43,11 +73,12 @@ typedef struct state {
     const bt_node *tree;
     const char *input;
     size_t input_len;
+    void *doc; /* Serialize: the library's document */
+    int unordered;
     /* results of the last iteration */
     uint64_t result;
     int failed;
-    size_t out_len;
-    /* Write: the bytes of one output, for --once and the hash baseline */
+    /* Write and Serialize: the bytes of one output, for --once and the hash baseline */
     char *kept;
     size_t kept_len;
 } state;
@@ -55,7 +86,6 @@ typedef struct state {
 static void emit_hash(void *ctx, const void *data, size_t len) {
     state *s = ctx;
     s->result = sbh_of_bytes(data, len);
-    s->out_len = len;
 }
 
 static void emit_keep(void *ctx, const void *data, size_t len) {
@@ -66,12 +96,17 @@ static void emit_keep(void *ctx, const void *data, size_t len) {
     if (len) memcpy(s->kept, data, len);
     s->kept_len = len;
     s->result = sbh_of_bytes(data, len);
-    s->out_len = len;
 }
 
-static void run_test(state *s) {
-    if (bench_adapter_def.write) {
-        s->failed |= bench_adapter_def.write(s->tree, emit_hash, s) != 0;
+static int is_serialize(void) { return bench_adapter_def.serialize != NULL; }
+static int is_write(void) { return bench_adapter_def.write != NULL; }
+static int writes_bytes(void) { return is_write() || is_serialize(); }
+
+static void run_once(state *s, bench_emit_fn emit) {
+    if (is_write()) {
+        s->failed |= bench_adapter_def.write(s->tree, emit, s) != 0;
+    } else if (is_serialize()) {
+        s->failed |= bench_adapter_def.serialize(s->doc, emit, s) != 0;
     } else {
         sbh h;
         sbh_init(&h);
@@ -80,57 +115,30 @@ static void run_test(state *s) {
     }
 }
 
+static void run_test(state *s) { run_once(s, emit_hash); }
+
+static uint64_t hash_tree(const bt_node *tree, int unordered) {
+    sbh h;
+    sbh_init(&h);
+    if (unordered) bt_hash_unordered(tree, &h);
+    else bt_hash(tree, &h);
+    return sbh_final(&h);
+}
+
 /* The hashing the test does, alone. */
 static void run_hash_only(state *s) {
-    if (bench_adapter_def.write) {
-        s->result = sbh_of_bytes(s->kept, s->kept_len);
-    } else {
-        sbh h;
-        sbh_init(&h);
-        bt_hash(s->tree, &h);
-        s->result = sbh_final(&h);
-    }
+    if (writes_bytes()) s->result = sbh_of_bytes(s->kept, s->kept_len);
+    else s->result = hash_tree(s->tree, s->unordered);
 }
 
-typedef struct timing {
-    double mean, min, max; /* seconds per iteration over the kept runs */
-    long iterations;
-} timing;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static timing measure(void (*fn)(state *), state *s, int runs, double budget) {
-    timing t = {0, 0, 0, 0};
-    double start = now();
-    long warm = 0;
-    while (warm < 2 || now() - start < budget / (2 * runs)) fn(s), warm++;
-    double per = (now() - start) / (double)warm;
-    double *per_run = malloc(sizeof(double) * (size_t)runs);
-    if (!per_run) abort();
-    for (int r = 0; r < runs; r++) {
-        long iters = 0;
-        double t0 = now(), elapsed;
-        /* check the clock every few iterations, not after each short one */
-        long batch = per > 0 ? (long)(1e-4 / per) + 1 : 1;
-        do {
-            for (long i = 0; i < batch; i++) fn(s);
-            iters += batch;
-            elapsed = now() - t0;
-        } while (elapsed < budget / runs);
-        per_run[r] = elapsed / (double)iters;
-        t.iterations += iters;
-    }
-    qsort(per_run, (size_t)runs, sizeof(double), cmp_double);
-    int lo = runs >= 3 ? 1 : 0, hi = runs >= 3 ? runs - 1 : runs;
-    for (int r = lo; r < hi; r++) t.mean += per_run[r];
-    t.mean /= (double)(hi - lo);
-    t.min = per_run[lo];
-    t.max = per_run[hi - 1];
-    free(per_run);
-    return t;
+/* Nanoseconds for n iterations of fn, after one untimed iteration (which
+ * brings code and data back into the caches after another program ran). */
+static uint64_t time_iterations(void (*fn)(state *), state *s, long n) {
+    if (n <= 0) return 0;
+    fn(s);
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < n; i++) fn(s);
+    return now_ns() - t0;
 }
 
 static char *read_file(const char *path, size_t *len) {
@@ -156,13 +164,14 @@ static char *read_file(const char *path, size_t *len) {
     return p;
 }
 
-/* A JSON string literal of a short ASCII-ish text (names, messages). */
+/* A JSON string literal of a short text (names, messages). */
 static void print_json_string(const char *s) {
     putchar('"');
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20) printf("\\u%04x", *s);
-        else putchar(*s);
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20 || c == 0x7F) printf("\\u%04x", c);
+        else putchar(c);
     }
     putchar('"');
 }
@@ -178,6 +187,7 @@ static void print_identity(const char *dataset) {
     print_json_string(bench_adapter_def.test);
     printf(",\"dataset\":");
     print_json_string(dataset);
+    printf(",\"unordered\":%s", (bench_adapter_def.flags & BENCH_UNORDERED_MAPS) ? "true" : "false");
 }
 
 static int fail(const char *dataset, const char *msg) {
@@ -185,88 +195,171 @@ static int fail(const char *dataset, const char *msg) {
     printf(",\"status\":\"error\",\"message\":");
     print_json_string(msg);
     printf("}\n");
+    fflush(stdout);
     return 1;
 }
 
+/* fail() with the library's message, if it left one. */
+static int fail_library(const char *dataset, const char *what) {
+    char msg[640];
+    if (error_message[0]) snprintf(msg, sizeof msg, "%s: %s", what, error_message);
+    else snprintf(msg, sizeof msg, "%s (no message from the library)", what);
+    return fail(dataset, msg);
+}
+
 static int usage(void) {
-    fprintf(stderr, "usage: %s-%s-%s --tree gen:SIZE[:SEED]|json:PATH [--input FILE] [--dataset NAME]\n"
-                    "         [--once OUT | --runs N --budget SECONDS]\n",
+    fprintf(stderr,
+            "usage: %s-%s-%s --tree gen:SIZE[:SEED[:extended]]|tree:PATH [--input FILE] [--dataset NAME]\n"
+            "         [--once OUT [--serve] | --rounds N --round-ms MS] [--clock cpu|wall]\n",
             bench_adapter_def.library, bench_adapter_def.format, bench_adapter_def.test);
     return 2;
 }
 
+/* --serve: answer run.py's commands until "quit" or end of input. */
+static int serve(state *s, uint64_t expect) {
+    char line[256];
+    while (fgets(line, sizeof line, stdin)) {
+        long n = 0, h = 0;
+        if (strncmp(line, "quit", 4) == 0) break;
+        if (sscanf(line, "time %ld %ld", &n, &h) != 2 || n < 0 || h < 0) {
+            printf("error bad command\n");
+            fflush(stdout);
+            return 1;
+        }
+        uint64_t t = time_iterations(run_test, s, n);
+        if (s->failed || (n > 0 && s->result != expect)) {
+            printf("error %s\n", s->failed ? "the library reported an error" : "results differ between iterations");
+            fflush(stdout);
+            return 1;
+        }
+        state hs = *s;
+        uint64_t th = time_iterations(run_hash_only, &hs, h);
+        printf("ok %" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", t, th, s->result);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median of v[0, n) (sorts v). */
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Iterations of fn that take about ms milliseconds. */
+static long calibrate(void (*fn)(state *), state *s, double ms) {
+    long n = 1;
+    for (;;) {
+        uint64_t t = time_iterations(fn, s, n);
+        if (t >= 2000000 || n >= (1L << 40)) {
+            double per = (double)t / (double)n;
+            long want = (long)(ms * 1e6 / (per > 0 ? per : 1));
+            return want < 1 ? 1 : want;
+        }
+        n *= 4;
+    }
+}
+
+/* Standalone timing: print every round and their median and minimum. */
+static int self_timed(state *s, const char *dataset, uint64_t tree_hash, size_t bytes, int rounds, double round_ms) {
+    uint64_t first = s->result;
+    long n = calibrate(run_test, s, round_ms);
+    state hs = *s;
+    long nh = calibrate(run_hash_only, &hs, round_ms / 4);
+    double *t = malloc(sizeof(double) * (size_t)rounds * 2);
+    if (!t) abort();
+    double *th = t + rounds;
+    for (int r = 0; r < rounds; r++) {
+        t[r] = (double)time_iterations(run_test, s, n) / (double)n;
+        th[r] = (double)time_iterations(run_hash_only, &hs, nh) / (double)nh;
+    }
+    if (s->failed || s->result != first) return fail(dataset, "results differ between iterations");
+    print_identity(dataset);
+    printf(",\"status\":\"ok\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64 "\"", tree_hash,
+           first);
+    printf(",\"bytes\":%zu,\"clock\":\"%s\",\"iterations\":%ld,\"rounds_ns\":[", bytes,
+           bench_clock == CLOCK_MONOTONIC ? "wall" : "cpu", n);
+    for (int r = 0; r < rounds; r++) printf("%s%.1f", r ? "," : "", t[r]);
+    printf("],\"hash_rounds_ns\":[");
+    for (int r = 0; r < rounds; r++) printf("%s%.1f", r ? "," : "", th[r]);
+    double hash_med = median(th, rounds);
+    double med = median(t, rounds);
+    printf("],\"median_ns\":%.1f,\"min_ns\":%.1f,\"hash_ns\":%.1f}\n", med, t[0], hash_med);
+    free(t);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *tree_spec = NULL, *input_path = NULL, *once = NULL, *dataset = "";
-    int runs = 7;
-    double budget = 1.0;
+    int rounds = 15, serving = 0;
+    double round_ms = 20;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i];
+        if (strcmp(a, "--serve") == 0) {
+            serving = 1;
+            continue;
+        }
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) return usage();
         if (strcmp(a, "--tree") == 0) tree_spec = v;
         else if (strcmp(a, "--input") == 0) input_path = v;
         else if (strcmp(a, "--once") == 0) once = v;
         else if (strcmp(a, "--dataset") == 0) dataset = v;
-        else if (strcmp(a, "--runs") == 0) runs = atoi(v);
-        else if (strcmp(a, "--budget") == 0) budget = atof(v);
+        else if (strcmp(a, "--rounds") == 0) rounds = atoi(v);
+        else if (strcmp(a, "--round-ms") == 0) round_ms = atof(v);
+        else if (strcmp(a, "--clock") == 0 && strcmp(v, "cpu") == 0) bench_clock = CLOCK_THREAD_CPUTIME_ID;
+        else if (strcmp(a, "--clock") == 0 && strcmp(v, "wall") == 0) bench_clock = CLOCK_MONOTONIC;
         else return usage();
         i++;
     }
-    int is_write = bench_adapter_def.write != NULL;
-    if (!tree_spec || runs < 1 || budget <= 0 || (!is_write && !input_path)) return usage();
+    if (!tree_spec || rounds < 1 || !(round_ms > 0) || (serving && !once) || (!is_write() && !input_path))
+        return usage();
 
     bt_node *tree = bt_from_spec(tree_spec);
     if (!tree) return fail(dataset, "cannot load the tree");
     bt_adapt(bench_adapter_def.format, tree);
-    sbh th;
-    sbh_init(&th);
-    bt_hash(tree, &th);
-    uint64_t tree_hash = sbh_final(&th);
-
-    state s = {0};
+    state s;
+    memset(&s, 0, sizeof s);
     s.tree = tree;
-    if (!is_write) {
+    s.unordered = (bench_adapter_def.flags & BENCH_UNORDERED_MAPS) != 0;
+    uint64_t tree_hash = hash_tree(tree, s.unordered);
+    if (!is_write()) {
         s.input = read_file(input_path, &s.input_len);
         if (!s.input) return fail(dataset, strerror(errno));
     }
+    if (is_serialize()) {
+        s.doc = bench_adapter_def.load(s.input, s.input_len);
+        if (!s.doc) return fail_library(dataset, "the library could not load the input");
+    }
 
     /* One run: the result the suite verifies. */
-    if (is_write) {
-        s.failed = bench_adapter_def.write(tree, emit_keep, &s) != 0;
-    } else {
-        run_test(&s);
-    }
-    if (s.failed) return fail(dataset, "the library reported an error");
+    run_once(&s, emit_keep);
+    if (s.failed) return fail_library(dataset, "the library reported an error");
+    size_t bytes = writes_bytes() ? s.kept_len : s.input_len;
+    int rc = 0;
     if (once) {
         FILE *f = fopen(once, "wb");
         if (!f) return fail(dataset, strerror(errno));
-        if (is_write) fwrite(s.kept, 1, s.kept_len, f);
+        if (writes_bytes()) fwrite(s.kept, 1, s.kept_len, f);
         else fprintf(f, "%016" PRIx64 "\n", s.result);
         if (fclose(f) != 0) return fail(dataset, "cannot write the --once output");
         print_identity(dataset);
-        printf(",\"status\":\"ok\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64
+        printf(",\"status\":\"%s\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64
                "\",\"bytes\":%zu}\n",
-               tree_hash, s.result, is_write ? s.kept_len : s.input_len);
-        free(s.kept);
-        free((void *)s.input);
-        bt_free(tree);
-        return 0;
+               serving ? "ready" : "ok", tree_hash, s.result, bytes);
+        fflush(stdout);
+        if (serving) rc = serve(&s, s.result);
+    } else {
+        rc = self_timed(&s, dataset, tree_hash, bytes, rounds, round_ms);
     }
-
-    uint64_t first = s.result;
-    timing t = measure(run_test, &s, runs, budget);
-    if (s.failed || s.result != first) return fail(dataset, "results differ between iterations");
-    state hs = s;
-    timing h = measure(run_hash_only, &hs, runs, budget / 4);
-
-    print_identity(dataset);
-    printf(",\"status\":\"ok\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64 "\"", tree_hash,
-           s.result);
-    printf(",\"bytes\":%zu,\"runs\":%d,\"iterations\":%ld", is_write ? s.kept_len : s.input_len, runs,
-           t.iterations);
-    printf(",\"time_ns\":%.1f,\"min_ns\":%.1f,\"max_ns\":%.1f,\"hash_ns\":%.1f}\n", t.mean * 1e9, t.min * 1e9,
-           t.max * 1e9, h.mean * 1e9);
+    if (s.doc && bench_adapter_def.unload) bench_adapter_def.unload(s.doc);
     free(s.kept);
     free((void *)s.input);
     bt_free(tree);
-    return 0;
+    return rc;
 }

@@ -68,6 +68,30 @@ void bt_hash(const bt_node *n, sbh *h) {
     }
 }
 
+void bt_hash_unordered(const bt_node *n, sbh *h) {
+    switch (n->type) {
+    case BT_ARRAY:
+        sbh_array(h);
+        for (size_t i = 0; i < n->v.c.count; i++) bt_hash_unordered(&n->v.c.items[i], h);
+        sbh_end(h);
+        break;
+    case BT_MAP: {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n->v.c.count; i++) {
+            const bt_node *k = &n->v.c.items[2 * i];
+            sbh e;
+            sbh_init(&e);
+            sbh_key(&e, k->v.str.ptr, k->v.str.len);
+            bt_hash_unordered(&n->v.c.items[2 * i + 1], &e);
+            sum += sbh_final(&e);
+        }
+        sbh_unordered_map(h, sum, n->v.c.count);
+        break;
+    }
+    default: bt_hash(n, h); break;
+    }
+}
+
 static void adapt_big_uints(bt_node *n) {
     if (n->type == BT_UINT && n->v.u > (uint64_t)INT64_MAX) {
         n->type = BT_DOUBLE;

@@ -54,6 +54,10 @@ size_t bt_count(const bt_node *n);
 struct sbh;
 void bt_hash(const bt_node *n, struct sbh *h);
 
+/* The same with every map hashed without order (sbh_unordered_map): the
+ * reference for libraries flagged BENCH_UNORDERED_MAPS. */
+void bt_hash_unordered(const bt_node *n, struct sbh *h);
+
 /* Change `root` in place into what `format` can represent (SPEC.md): for
  * "bson" a root array becomes a map with keys "0", "1", ..., and for "bson"
  * and "ubjson" integers above INT64_MAX become the nearest double. Other

@@ -1,23 +1,22 @@
 //! The timing harness: the `main` of every Rust benchmark program, a port of
-//! bench/harness/main.c with the same command line, protocol and output.
+//! bench/harness/main.c with the same command line, protocol and output
+//! (see there for the details).
 //!
 //! ```text
-//! PROG --tree SPEC [--input FILE] [--dataset NAME] --once OUT
-//! PROG --tree SPEC [--input FILE] [--dataset NAME] [--runs N] [--budget S]
+//! PROG --tree SPEC [--input FILE] [--dataset NAME] --once OUT [--serve] [--clock cpu|wall]
+//! PROG --tree SPEC [--input FILE] [--dataset NAME] [--rounds N] [--round-ms MS] [--clock cpu|wall]
 //! ```
 //!
-//! SPEC is gen:SIZE[:SEED] or tree:PATH (a tree file); the tree is adapted to the
-//! adapter's format. FILE is the encoded input of a Tree or Incremental test.
 //! --once runs the test once and writes its result to OUT (the output bytes
-//! of a Write test, or the value hash as 16 hex digits and a newline).
-//! Otherwise the test runs `runs` times (default 7) for budget/runs seconds
-//! each (default budget 1 s) after a warm-up; the best and the worst run are
-//! dropped (with 3 or more runs) and the rest averaged; the hashing alone is
-//! measured the same way (budget / 4). One JSON object is printed on stdout.
+//! of a Write or Serialize test, or the value hash as 16 hex digits and a
+//! newline); with --serve the program then answers `time N H` commands on
+//! stdin with `ok TEST_NS HASH_NS RESULT` lines until `quit`. Without either
+//! it times itself in calibrated rounds and prints them. Times are the
+//! thread's CPU time unless --clock wall.
 
+use std::any::Any;
 use std::fmt::Display;
-use std::io::Write as _;
-use std::time::Instant;
+use std::io::{BufRead as _, Write as _};
 
 use crate::hash::{self, Sbh};
 use crate::tree::{self, Node};
@@ -25,8 +24,8 @@ use crate::tree::{self, Node};
 /// Zero bytes that follow the input in memory (BENCH_PADDING).
 pub const PADDING: usize = 64;
 
-/// What went wrong inside a library call (its message goes to stderr; the
-/// JSON line says "the library reported an error", as the C harness does).
+/// What went wrong inside a library call: the library's own message, which
+/// the report shows (bench_error in C).
 #[derive(Debug)]
 pub struct Failure(pub String);
 
@@ -48,9 +47,18 @@ pub type WriteFn = fn(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res;
 /// order.
 pub type ParseFn = fn(data: &Input, h: &mut Sbh) -> Res;
 
+/// Serialize test: the library's own document, made once before timing.
+pub type Doc = Box<dyn Any>;
+/// Parse the input into the library's document (not timed).
+pub type LoadFn = fn(data: &Input) -> Result<Doc, Failure>;
+/// Write the document back to the format into a buffer the call creates and
+/// hand the bytes to `emit` exactly once (timed).
+pub type SerializeFn = fn(doc: &Doc, emit: &mut dyn FnMut(&[u8])) -> Res;
+
 pub enum Test {
     Write(WriteFn),
     Parse(ParseFn),
+    Serialize(LoadFn, SerializeFn),
 }
 
 /// One adapter: one library, one format, one test.
@@ -58,6 +66,10 @@ pub struct Adapter {
     pub library: &'static str,
     pub format: &'static str,
     pub test: &'static str,
+    /// The library's maps do not keep the document's key order (and it has
+    /// no option that makes them): results are compared with the
+    /// order-independent map hash (SPEC.md, [`Sbh::unordered_map`]).
+    pub unordered: bool,
     pub run: Test,
 }
 
@@ -100,114 +112,128 @@ struct State<'a> {
     adapter: &'a Adapter,
     tree: &'a Node,
     input: Option<Input>,
+    doc: Option<Doc>,
     result: u64,
-    failed: bool,
-    out_len: usize,
+    failure: Option<String>,
     kept: Vec<u8>,
 }
 
-fn report(e: &Failure) {
-    eprintln!("library error: {}", e.0);
+impl State<'_> {
+    fn writes_bytes(&self) -> bool {
+        !matches!(self.adapter.run, Test::Parse(_))
+    }
+
+    /// One iteration of the test; `keep` also keeps the output bytes.
+    fn run_once(&mut self, keep: bool) {
+        let mut out_hash = 0;
+        let mut kept = None;
+        let mut emit = |out: &[u8]| {
+            out_hash = hash::of_bytes(out);
+            if keep {
+                kept = Some(out.to_vec());
+            }
+        };
+        let r = match self.adapter.run {
+            Test::Write(write) => write(self.tree, &mut emit),
+            Test::Serialize(_, serialize) => serialize(self.doc.as_ref().unwrap(), &mut emit),
+            Test::Parse(parse) => {
+                let mut h = Sbh::new();
+                let r = parse(self.input.as_ref().unwrap(), &mut h);
+                out_hash = h.finish();
+                r
+            }
+        };
+        if let Err(e) = r {
+            self.failure.get_or_insert(e.0);
+        }
+        self.result = out_hash;
+        if let Some(k) = kept {
+            self.kept = k;
+        }
+    }
+}
+
+fn tree_hash(tree: &Node, unordered: bool) -> u64 {
+    let mut h = Sbh::new();
+    if unordered {
+        tree.hash_into_unordered(&mut h);
+    } else {
+        tree.hash_into(&mut h);
+    }
+    h.finish()
 }
 
 fn run_test(s: &mut State) {
-    match s.adapter.run {
-        Test::Write(write) => {
-            let (mut result, mut out_len) = (0, 0);
-            let r = write(s.tree, &mut |out: &[u8]| {
-                result = hash::of_bytes(out);
-                out_len = out.len();
-            });
-            if let Err(e) = r {
-                report(&e);
-                s.failed = true;
-            }
-            s.result = result;
-            s.out_len = out_len;
-        }
-        Test::Parse(parse) => {
-            let mut h = Sbh::new();
-            if let Err(e) = parse(s.input.as_ref().unwrap(), &mut h) {
-                report(&e);
-                s.failed = true;
-            }
-            s.result = h.finish();
-        }
-    }
+    s.run_once(false);
 }
 
 /// The hashing the test does, alone.
 fn run_hash_only(s: &mut State) {
-    match s.adapter.run {
-        Test::Write(_) => s.result = hash::of_bytes(&s.kept),
-        Test::Parse(_) => {
-            let mut h = Sbh::new();
-            s.tree.hash_into(&mut h);
-            s.result = h.finish();
-        }
+    s.result = if s.writes_bytes() { hash::of_bytes(&s.kept) } else { tree_hash(s.tree, s.adapter.unordered) };
+}
+
+/// The clock: the thread's CPU time, or the monotonic wall clock.
+#[derive(Clone, Copy)]
+enum Clock {
+    Cpu,
+    Wall,
+}
+
+fn now_ns(clock: Clock) -> u64 {
+    let id = match clock {
+        Clock::Cpu => libc::CLOCK_THREAD_CPUTIME_ID,
+        Clock::Wall => libc::CLOCK_MONOTONIC,
+    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds for n iterations of f, after one untimed iteration.
+fn time_iterations(f: fn(&mut State), s: &mut State, n: i64, clock: Clock) -> u64 {
+    if n <= 0 {
+        return 0;
     }
-}
-
-struct Timing {
-    mean: f64,
-    min: f64,
-    max: f64,
-    iterations: i64,
-}
-
-fn measure(f: fn(&mut State), s: &mut State, runs: i32, budget: f64) -> Timing {
-    let runs_f = runs as f64;
-    let start = Instant::now();
-    let mut warm: i64 = 0;
-    while warm < 2 || start.elapsed().as_secs_f64() < budget / (2.0 * runs_f) {
+    f(s);
+    let t0 = now_ns(clock);
+    for _ in 0..n {
         f(s);
-        warm += 1;
     }
-    let per = start.elapsed().as_secs_f64() / warm as f64;
-    let mut per_run = Vec::with_capacity(runs as usize);
-    let mut iterations: i64 = 0;
-    for _ in 0..runs {
-        let mut iters: i64 = 0;
-        let t0 = Instant::now();
-        // check the clock every few iterations, not after each short one
-        let batch: i64 = if per > 0.0 { (1e-4 / per) as i64 + 1 } else { 1 };
-        let mut elapsed;
-        loop {
-            for _ in 0..batch {
-                f(s);
-            }
-            iters += batch;
-            elapsed = t0.elapsed().as_secs_f64();
-            if elapsed >= budget / runs_f {
-                break;
-            }
+    now_ns(clock) - t0
+}
+
+/// Iterations of f that take about `ms` milliseconds.
+fn calibrate(f: fn(&mut State), s: &mut State, ms: f64, clock: Clock) -> i64 {
+    let mut n: i64 = 1;
+    loop {
+        let t = time_iterations(f, s, n, clock);
+        if t >= 2_000_000 || n >= 1 << 40 {
+            let per = (t as f64 / n as f64).max(1.0);
+            return ((ms * 1e6 / per) as i64).max(1);
         }
-        per_run.push(elapsed / iters as f64);
-        iterations += iters;
+        n *= 4;
     }
-    per_run.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = runs as usize;
-    let (lo, hi) = if runs >= 3 { (1, n - 1) } else { (0, n) };
-    let mean = per_run[lo..hi].iter().sum::<f64>() / (hi - lo) as f64;
-    Timing { mean, min: per_run[lo], max: per_run[hi - 1], iterations }
 }
 
 /// The file's bytes followed by PADDING zeros, or the error's text.
 fn read_input(path: &str) -> Result<Input, String> {
     match std::fs::read(path) {
         Ok(d) => Ok(Input::new(&d)),
-        Err(e) => {
-            // strerror's text, without Rust's " (os error N)"
-            let t = e.to_string();
-            Err(match t.find(" (os error") {
-                Some(i) => t[..i].to_string(),
-                None => t,
-            })
-        }
+        Err(e) => Err(io_message(&e)),
     }
 }
 
-/// A JSON string literal of a short ASCII-ish text (names, messages).
+/// strerror's text, without Rust's " (os error N)".
+fn io_message(e: &std::io::Error) -> String {
+    let t = e.to_string();
+    match t.find(" (os error") {
+        Some(i) => t[..i].to_string(),
+        None => t,
+    }
+}
+
+/// A JSON string literal of a short text (names, messages).
 fn json_string(s: &str) -> String {
     let mut o = String::with_capacity(s.len() + 2);
     o.push('"');
@@ -217,7 +243,7 @@ fn json_string(s: &str) -> String {
                 o.push('\\');
                 o.push(c);
             }
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => o.push_str(&format!("\\u{:04x}", c as u32)),
             c => o.push(c),
         }
     }
@@ -227,46 +253,142 @@ fn json_string(s: &str) -> String {
 
 fn identity(a: &Adapter, dataset: &str) -> String {
     format!(
-        "{{\"library\":{},\"language\":{},\"format\":{},\"test\":{},\"dataset\":{}",
+        "{{\"library\":{},\"language\":{},\"format\":{},\"test\":{},\"dataset\":{},\"unordered\":{}",
         json_string(a.library),
         json_string(LANGUAGE),
         json_string(a.format),
         json_string(a.test),
-        json_string(dataset)
+        json_string(dataset),
+        a.unordered
     )
 }
 
 fn fail(a: &Adapter, dataset: &str, msg: &str) -> i32 {
     println!("{},\"status\":\"error\",\"message\":{}}}", identity(a, dataset), json_string(msg));
+    let _ = std::io::stdout().flush();
     1
+}
+
+/// fail() with the library's own message.
+fn fail_library(a: &Adapter, dataset: &str, what: &str, msg: &str) -> i32 {
+    fail(a, dataset, &format!("{what}: {msg}"))
 }
 
 fn usage(a: &Adapter) -> i32 {
     eprintln!(
-        "usage: {}-{}-{} --tree gen:SIZE[:SEED]|tree:PATH [--input FILE] [--dataset NAME]\n         [--once OUT | --runs N --budget SECONDS]",
+        "usage: {}-{}-{} --tree gen:SIZE[:SEED[:extended]]|tree:PATH [--input FILE] [--dataset NAME]\n         [--once OUT [--serve] | --rounds N --round-ms MS] [--clock cpu|wall]",
         a.library, a.format, a.test
     );
     2
 }
 
 /// C's atoi: leading whitespace, sign, digits; 0 if none.
-fn atoi(s: &str) -> i32 {
+fn atoi(s: &str) -> i64 {
     let t = s.trim_start();
     let (neg, body) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
-    let digits: String = body.chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = body.chars().take_while(char::is_ascii_digit).take(18).collect();
     let v: i64 = digits.parse().unwrap_or(0);
-    let v = if neg { -v } else { v };
-    v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+    if neg {
+        -v
+    } else {
+        v
+    }
 }
 
 /// C's atof for plain decimal numbers: the longest prefix that parses.
 fn atof(s: &str) -> f64 {
     let t = s.trim_start();
     (1..=t.len()).rev().filter(|&i| t.is_char_boundary(i)).find_map(|i| t[..i].parse::<f64>().ok()).unwrap_or(0.0)
+}
+
+/// --serve: answer run.py's commands until "quit" or the end of input.
+fn serve(s: &mut State, expect: u64, clock: Clock) -> i32 {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if line.starts_with("quit") {
+            break;
+        }
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let parsed = match f.as_slice() {
+            ["time", n, h] => n.parse::<i64>().ok().zip(h.parse::<i64>().ok()),
+            _ => None,
+        };
+        let Some((n, h)) = parsed.filter(|&(n, h)| n >= 0 && h >= 0) else {
+            let _ = writeln!(out, "error bad command");
+            let _ = out.flush();
+            return 1;
+        };
+        let t = time_iterations(run_test, s, n, clock);
+        if let Some(e) = &s.failure {
+            let _ = writeln!(out, "error the library reported an error: {}", e.replace('\n', " "));
+            let _ = out.flush();
+            return 1;
+        }
+        if n > 0 && s.result != expect {
+            let _ = writeln!(out, "error results differ between iterations");
+            let _ = out.flush();
+            return 1;
+        }
+        let result = s.result;
+        let th = time_iterations(run_hash_only, s, h, clock);
+        s.result = result;
+        let _ = writeln!(out, "ok {t} {th} {result:016x}");
+        let _ = out.flush();
+    }
+    0
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn list(v: &[f64]) -> String {
+    v.iter().map(|x| format!("{x:.1}")).collect::<Vec<_>>().join(",")
+}
+
+/// Standalone timing: every round, their median and minimum.
+fn self_timed(s: &mut State, dataset: &str, th: u64, bytes: usize, rounds: i64, round_ms: f64, clock: Clock) -> i32 {
+    let a = s.adapter;
+    let first = s.result;
+    let n = calibrate(run_test, s, round_ms, clock);
+    let nh = calibrate(run_hash_only, s, round_ms / 4.0, clock);
+    let mut t = Vec::new();
+    let mut h = Vec::new();
+    for _ in 0..rounds {
+        t.push(time_iterations(run_test, s, n, clock) as f64 / n as f64);
+        let r = s.result;
+        h.push(time_iterations(run_hash_only, s, nh, clock) as f64 / nh as f64);
+        s.result = r;
+    }
+    if s.failure.is_some() || s.result != first {
+        return fail(a, dataset, "results differ between iterations");
+    }
+    let (tl, hl) = (list(&t), list(&h));
+    let med = median(&mut t);
+    let hmed = median(&mut h);
+    println!(
+        "{},\"status\":\"ok\",\"tree_hash\":\"{th:016x}\",\"result_hash\":\"{first:016x}\",\"bytes\":{bytes},\"clock\":\"{}\",\"iterations\":{n},\"rounds_ns\":[{tl}],\"hash_rounds_ns\":[{hl}],\"median_ns\":{med:.1},\"min_ns\":{:.1},\"hash_ns\":{hmed:.1}}}",
+        identity(a, dataset),
+        match clock {
+            Clock::Cpu => "cpu",
+            Clock::Wall => "wall",
+        },
+        t[0]
+    );
+    let _ = std::io::stdout().flush();
+    0
 }
 
 /// Run the program for `adapter` with the process's command line; returns
@@ -277,106 +399,89 @@ pub fn run(adapter: &Adapter) -> i32 {
     let mut input_path: Option<String> = None;
     let mut once: Option<String> = None;
     let mut dataset = String::new();
-    let mut runs: i32 = 7;
-    let mut budget: f64 = 1.0;
+    let mut rounds: i64 = 15;
+    let mut round_ms: f64 = 20.0;
+    let mut serving = false;
+    let mut clock = Clock::Cpu;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
+        if a == "--serve" {
+            serving = true;
+            i += 1;
+            continue;
+        }
         let Some(v) = args.get(i + 1).cloned() else { return usage(adapter) };
-        match a {
-            "--tree" => tree_spec = Some(v),
-            "--input" => input_path = Some(v),
-            "--once" => once = Some(v),
-            "--dataset" => dataset = v,
-            "--runs" => runs = atoi(&v),
-            "--budget" => budget = atof(&v),
+        match (a, v.as_str()) {
+            ("--tree", _) => tree_spec = Some(v),
+            ("--input", _) => input_path = Some(v),
+            ("--once", _) => once = Some(v),
+            ("--dataset", _) => dataset = v,
+            ("--rounds", _) => rounds = atoi(&v),
+            ("--round-ms", _) => round_ms = atof(&v),
+            ("--clock", "cpu") => clock = Clock::Cpu,
+            ("--clock", "wall") => clock = Clock::Wall,
             _ => return usage(adapter),
         }
         i += 2;
     }
     let is_write = matches!(adapter.run, Test::Write(_));
     let Some(tree_spec) = tree_spec else { return usage(adapter) };
-    if runs < 1 || budget.is_nan() || budget <= 0.0 || (!is_write && input_path.is_none()) {
+    if rounds < 1
+        || round_ms.is_nan()
+        || round_ms <= 0.0
+        || (serving && once.is_none())
+        || (!is_write && input_path.is_none())
+    {
         return usage(adapter);
     }
     let dataset = dataset.as_str();
 
     let Some(mut tree) = tree::from_spec(&tree_spec) else { return fail(adapter, dataset, "cannot load the tree") };
     tree::adapt(adapter.format, &mut tree);
-    let tree_hash = tree.hash();
+    let th = tree_hash(&tree, adapter.unordered);
 
-    let mut s = State { adapter, tree: &tree, input: None, result: 0, failed: false, out_len: 0, kept: Vec::new() };
+    let mut s = State { adapter, tree: &tree, input: None, doc: None, result: 0, failure: None, kept: Vec::new() };
     if !is_write {
         match read_input(input_path.as_deref().unwrap()) {
             Ok(inp) => s.input = Some(inp),
             Err(msg) => return fail(adapter, dataset, &msg),
         }
     }
+    if let Test::Serialize(load, _) = adapter.run {
+        match load(s.input.as_ref().unwrap()) {
+            Ok(d) => s.doc = Some(d),
+            Err(e) => return fail_library(adapter, dataset, "the library could not load the input", &e.0),
+        }
+    }
 
     // One run: the result the suite verifies.
-    match adapter.run {
-        Test::Write(write) => {
-            let (mut kept, mut result) = (Vec::new(), 0);
-            let r = write(&tree, &mut |out: &[u8]| {
-                kept = out.to_vec();
-                result = hash::of_bytes(out);
-            });
-            if let Err(e) = r {
-                report(&e);
-                s.failed = true;
-            }
-            s.out_len = kept.len();
-            s.kept = kept;
-            s.result = result;
-        }
-        Test::Parse(_) => run_test(&mut s),
+    s.run_once(true);
+    if let Some(e) = s.failure.take() {
+        eprintln!("library error: {e}");
+        return fail_library(adapter, dataset, "the library reported an error", &e);
     }
-    if s.failed {
-        return fail(adapter, dataset, "the library reported an error");
+    let bytes = if s.writes_bytes() { s.kept.len() } else { s.input.as_ref().unwrap().len() };
+    let Some(out) = once else {
+        return self_timed(&mut s, dataset, th, bytes, rounds, round_ms, clock);
+    };
+    let content: Vec<u8> = if s.writes_bytes() { s.kept.clone() } else { format!("{:016x}\n", s.result).into_bytes() };
+    if let Err(e) = std::fs::write(&out, content) {
+        return fail(adapter, dataset, &io_message(&e));
     }
-    let bytes = if is_write { s.kept.len() } else { s.input.as_ref().unwrap().len() };
-    if let Some(out) = once {
-        let content: Vec<u8> = if is_write { s.kept.clone() } else { format!("{:016x}\n", s.result).into_bytes() };
-        if let Err(e) = std::fs::write(&out, content) {
-            let t = e.to_string();
-            let msg = match t.find(" (os error") {
-                Some(i) => t[..i].to_string(),
-                None => t,
-            };
-            return fail(adapter, dataset, &msg);
-        }
-        println!(
-            "{},\"status\":\"ok\",\"tree_hash\":\"{:016x}\",\"result_hash\":\"{:016x}\",\"bytes\":{}}}",
-            identity(adapter, dataset),
-            tree_hash,
-            s.result,
-            bytes
-        );
-        return 0;
-    }
-
-    let first = s.result;
-    let t = measure(run_test, &mut s, runs, budget);
-    if s.failed || s.result != first {
-        return fail(adapter, dataset, "results differ between iterations");
-    }
-    let h = measure(run_hash_only, &mut s, runs, budget / 4.0);
-
-    let mut line = identity(adapter, dataset);
-    line.push_str(&format!(
-        ",\"status\":\"ok\",\"tree_hash\":\"{:016x}\",\"result_hash\":\"{:016x}\"",
-        tree_hash, first
-    ));
-    line.push_str(&format!(",\"bytes\":{},\"runs\":{},\"iterations\":{}", bytes, runs, t.iterations));
-    line.push_str(&format!(
-        ",\"time_ns\":{:.1},\"min_ns\":{:.1},\"max_ns\":{:.1},\"hash_ns\":{:.1}}}",
-        t.mean * 1e9,
-        t.min * 1e9,
-        t.max * 1e9,
-        h.mean * 1e9
-    ));
-    println!("{line}");
+    println!(
+        "{},\"status\":\"{}\",\"tree_hash\":\"{:016x}\",\"result_hash\":\"{:016x}\",\"bytes\":{}}}",
+        identity(adapter, dataset),
+        if serving { "ready" } else { "ok" },
+        th,
+        s.result,
+        bytes
+    );
     let _ = std::io::stdout().flush();
+    if serving {
+        let expect = s.result;
+        return serve(&mut s, expect, clock);
+    }
     0
 }
 

@@ -149,6 +149,17 @@ impl Sbh {
     pub fn end(&mut self) {
         self.word(tag::END);
     }
+    /// A map without order (SPEC.md, sbh_unordered_map in hash.h): the
+    /// begin mark, the wrapping sum of the entry hashes (each entry hashed
+    /// on its own: a fresh state, `key`, the value, `finish`), the entry
+    /// count and the end mark.
+    #[inline]
+    pub fn unordered_map(&mut self, entry_sum: u64, count: u64) {
+        self.word(tag::MAP);
+        self.word(entry_sum);
+        self.word(count);
+        self.word(tag::END);
+    }
 }
 
 /// The hash of a byte string on its own (Write tests hash their output).

@@ -58,6 +58,31 @@ impl Node {
         }
     }
 
+    /// The same with every map hashed without order (bt_hash_unordered):
+    /// the reference of adapters whose maps lose the document's key order.
+    pub fn hash_into_unordered(&self, h: &mut Sbh) {
+        match self {
+            Node::Array(a) => {
+                h.array();
+                for v in a {
+                    v.hash_into_unordered(h);
+                }
+                h.end();
+            }
+            Node::Map(m) => {
+                let mut sum = 0u64;
+                for (k, v) in m {
+                    let mut e = Sbh::new();
+                    e.key(k.as_bytes());
+                    v.hash_into_unordered(&mut e);
+                    sum = sum.wrapping_add(e.finish());
+                }
+                h.unordered_map(sum, m.len() as u64);
+            }
+            _ => self.hash_into(h),
+        }
+    }
+
     /// The finished hash of the whole tree (the `tree_hash`).
     pub fn hash(&self) -> u64 {
         let mut h = Sbh::new();

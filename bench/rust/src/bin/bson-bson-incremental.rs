@@ -48,5 +48,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "bson", format: "bson", test: "incremental", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "bson",
+        format: "bson",
+        test: "incremental",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

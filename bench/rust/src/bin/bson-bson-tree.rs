@@ -45,5 +45,5 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "bson", format: "bson", test: "tree", run: Test::Parse(parse) })
+    harness::main(&Adapter { library: "bson", format: "bson", test: "tree", unordered: false, run: Test::Parse(parse) })
 }

@@ -41,5 +41,11 @@ fn write(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "bson", format: "bson", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "bson",
+        format: "bson",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

@@ -135,5 +135,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "ciborium", format: "cbor", test: "incremental", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "ciborium",
+        format: "cbor",
+        test: "incremental",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -52,5 +52,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "ciborium", format: "cbor", test: "tree", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "ciborium",
+        format: "cbor",
+        test: "tree",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -9,5 +9,11 @@ fn write(_root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "empty", format: "none", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "empty",
+        format: "none",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

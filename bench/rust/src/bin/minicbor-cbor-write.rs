@@ -49,5 +49,11 @@ fn write(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "minicbor", format: "cbor", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "minicbor",
+        format: "cbor",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

@@ -110,5 +110,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "rmp", format: "msgpack", test: "incremental", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "rmp",
+        format: "msgpack",
+        test: "incremental",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -54,5 +54,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "rmp", format: "msgpack", test: "tree", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "rmp",
+        format: "msgpack",
+        test: "tree",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -42,5 +42,11 @@ fn write(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "rmp", format: "msgpack", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "rmp",
+        format: "msgpack",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

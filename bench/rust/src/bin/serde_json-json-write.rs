@@ -10,5 +10,11 @@ fn write(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "serde_json", format: "json", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "serde_json",
+        format: "json",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

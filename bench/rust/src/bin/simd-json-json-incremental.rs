@@ -64,5 +64,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "simd-json", format: "json", test: "incremental", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "simd-json",
+        format: "json",
+        test: "incremental",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -9,5 +9,11 @@ fn write(root: &Node, emit: &mut dyn FnMut(&[u8])) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "simd-json", format: "json", test: "write", run: Test::Write(write) })
+    harness::main(&Adapter {
+        library: "simd-json",
+        format: "json",
+        test: "write",
+        unordered: false,
+        run: Test::Write(write),
+    })
 }

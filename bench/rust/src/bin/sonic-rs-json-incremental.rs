@@ -20,5 +20,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "sonic-rs", format: "json", test: "incremental", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "sonic-rs",
+        format: "json",
+        test: "incremental",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }

@@ -42,5 +42,11 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
 }
 
 fn main() {
-    harness::main(&Adapter { library: "sonic-rs", format: "json", test: "tree", run: Test::Parse(parse) })
+    harness::main(&Adapter {
+        library: "sonic-rs",
+        format: "json",
+        test: "tree",
+        unordered: false,
+        run: Test::Parse(parse),
+    })
 }
