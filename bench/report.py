@@ -1,4 +1,4 @@
-"""Report of a benchmark run: results.json, REPORT.md and SVG bar charts.
+"""Report of a benchmark run: results.json, REPORT.md and SVG charts.
 
 Used by run.py; also runnable on its own to redo the report of a saved run:
     python3 bench/report.py RESULTS.json OUT_DIR
@@ -8,10 +8,15 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stats  # noqa: E402
+
 FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
 TESTS = ["write", "tree", "incremental", "serialize"]
+BOUND_NAMES = {"memcpy": "memcpy of the output", "utf8-validate": "UTF-8 validation of the input"}
 FORMAT_COLORS = {"json": "#4e79a7", "msgpack": "#f28e2b", "cbor": "#59a14f", "bson": "#b07aa1",
                  "ubjson": "#76b7b2", "binn": "#edc948"}
+HISTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "history.json")
 
 
 def fmt_time(ns):
@@ -30,16 +35,32 @@ def fmt_size(n):
     return "%.0f KB" % (n / 1024.0) if n >= 10240 else "%.1f KB" % (n / 1024.0)
 
 
-def mbps(res):
-    if res.get("status") != "ok" or not res.get("bytes") or not res.get("time_ns"):
-        return None
-    return res["bytes"] / (res["time_ns"] * 1e-9) / 1e6
+def is_bound(r):
+    return r["library"] in BOUND_NAMES
 
 
-def spread(res):
-    if res.get("status") != "ok" or not res.get("time_ns"):
+def label(r):
+    return BOUND_NAMES.get(r["library"], r["library"])
+
+
+def mbps(res, ns=None):
+    ns = ns if ns is not None else res.get("median_ns")
+    if res.get("status") != "ok" or not res.get("bytes") or not ns:
         return None
-    return 100.0 * (res["max_ns"] - res["min_ns"]) / res["time_ns"]
+    return res["bytes"] / (ns * 1e-9) / 1e6
+
+
+def net_ns(r):
+    """Time without the hashing the test does (the bound's UTF-8 row does none)."""
+    return r["median_ns"] - (r.get("hash_ns") or 0.0)
+
+
+def interval_pct(r):
+    """The 95 % interval of the median as -x%/+y%."""
+    if r.get("lo_ns") is None or not r.get("median_ns"):
+        return ""
+    m = r["median_ns"]
+    return "−%.1f/+%.1f%%" % (100.0 * (m - r["lo_ns"]) / m, 100.0 * (r["hi_ns"] - m) / m)
 
 
 def empty_sizes(doc):
@@ -50,23 +71,42 @@ def empty_sizes(doc):
     return sizes
 
 
-def baseline_for(language, empty):
-    return empty.get("Rust" if language == "Rust" else "C")
+def program(doc, name):
+    for p in doc["programs"]:
+        if p["program"] == name:
+            return p
+    return {}
 
 
 def rows_for(doc, dataset, test):
-    """Results of one data set and test: ok ones by time, then the rest."""
+    """Results of one data set and test: ok ones by median time, then the rest."""
     rs = [r for r in doc["results"] if r["dataset"] == dataset and r["test"] == test]
-    ok = sorted([r for r in rs if r["status"] == "ok"], key=lambda r: r["time_ns"])
+    ok = sorted([r for r in rs if r["status"] == "ok"], key=lambda r: r["median_ns"])
     bad = sorted([r for r in rs if r["status"] != "ok"], key=lambda r: (r["format"], r["library"]))
     return ok, bad
 
 
-def size_of(doc, program):
-    for p in doc["programs"]:
-        if p["program"] == program:
-            return p.get("size")
+def bound_of(doc, r):
+    """The bound row measured in the same cell as r, if it ran."""
+    for b in doc["results"]:
+        if (b["dataset"], b["format"], b["test"]) == (r["dataset"], r["format"], r["test"]) and is_bound(b) \
+                and b["status"] == "ok":
+            return b
     return None
+
+
+def times_bound(doc, r):
+    b = bound_of(doc, r)
+    if not b or is_bound(r) or net_ns(b) <= 0:
+        return ""
+    return "%.1fx" % (net_ns(r) / net_ns(b))
+
+
+def failure_text(r):
+    msg = r.get("message", "")
+    if r.get("limit"):
+        msg = "%s — %s" % (r["limit"], msg) if msg else r["limit"]
+    return msg
 
 
 def table_md(doc, dataset, test):
@@ -74,54 +114,72 @@ def table_md(doc, dataset, test):
     if not ok and not bad:
         return ""
     empty = empty_sizes(doc)
-    lines = ["| # | library | format | lang | time/iter | MB/s | time − hash | spread | code size (− empty) | check |",
-             "|---:|---|---|---|---:|---:|---:|---:|---:|---|"]
-    for i, r in enumerate(ok, 1):
-        size = size_of(doc, r["program"])
-        base = baseline_for(r["language"], empty)
+    lines = ["| # | library | format | lang | median | min | MB/s | time − hash | 95% interval | × bound "
+             "| code size (− empty) | check |",
+             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    rank = 0
+    for r in ok:
+        p = program(doc, r["program"])
+        size = p.get("size")
+        base = empty.get("Rust" if r["language"] == "Rust" else "C")
         size_txt = fmt_size(size) + (" (%s)" % fmt_size(size - base) if size and base else "")
-        name = "**%s**" % r["library"] if r["library"] == "sdx" else r["library"]
-        lines.append("| %d | %s | %s | %s | %s | %.0f | %s | ±%.1f%% | %s | ok |" % (
-            i, name, r["format"], r["language"], fmt_time(r["time_ns"]), mbps(r),
-            fmt_time(r["time_ns"] - r["hash_ns"]), spread(r) / 2, size_txt))
+        if is_bound(r):
+            name, num, size_txt = "*%s*" % label(r), "", ""
+        else:
+            rank += 1
+            num = str(rank)
+            name = "**sdx**" if r["library"] == "sdx" else r["library"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |" % (
+            num, name, r["format"], r["language"] if not is_bound(r) else "", fmt_time(r["median_ns"]),
+            fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)), interval_pct(r), times_bound(doc, r), size_txt,
+            "bound" if is_bound(r) else "ok"))
     for r in bad:
-        msg = r.get("message", "").replace("|", "/")
-        if len(msg) > 90:
-            msg = msg[:87] + "..."
-        name = "**%s**" % r["library"] if r["library"] == "sdx" else r["library"]
-        lines.append("| – | %s | %s | %s | | | | | | **%s**: %s |" % (
+        msg = failure_text(r).replace("|", "/").replace("\n", " ")
+        if len(msg) > 240:
+            msg = msg[:237] + "..."
+        name = "**sdx**" if r["library"] == "sdx" else label(r)
+        lines.append("| – | %s | %s | %s | | | | | | | | **%s**: %s |" % (
             name, r["format"], r["language"], r["status"].upper(), msg))
     return "\n".join(lines)
 
 
 def summary(doc):
-    """For each format and test: sdx's time / the fastest other library's
-    time, per data set (below 1.00: sdx is faster)."""
+    """{(format, test): {dataset: cell}} where a cell is the run's summary
+    (ratio, lo, hi, vs) or a word: no sdx yet, only sdx, sdx failed."""
     ds_ids = [d["id"] for d in doc["datasets"]]
+    have = {(s["dataset"], s["format"], s["test"]): s for s in doc.get("summary", [])}
     out = {}
     for fmt in FORMATS:
         for test in TESTS:
             row = {}
-            any_result = False
             for ds in ds_ids:
-                rs = [r for r in doc["results"] if r["dataset"] == ds and r["test"] == test and r["format"] == fmt]
+                rs = [r for r in doc["results"] if r["dataset"] == ds and r["test"] == test and r["format"] == fmt
+                      and not is_bound(r)]
                 if not rs:
                     continue
-                any_result = True
                 sdx = [r for r in rs if r["library"] == "sdx"]
                 others = [r for r in rs if r["library"] != "sdx" and r["status"] == "ok"]
-                best = min(others, key=lambda r: r["time_ns"]) if others else None
-                if not sdx:
-                    row[ds] = ("not in sdx yet", best["library"] if best else None)
+                best = min(others, key=lambda r: r["median_ns"]) if others else None
+                if (ds, fmt, test) in have:
+                    row[ds] = have[(ds, fmt, test)]
+                elif not sdx:
+                    row[ds] = {"word": "not in sdx yet", "vs": best["library"] if best else None}
                 elif sdx[0]["status"] != "ok":
-                    row[ds] = ("sdx " + sdx[0]["status"], None)
-                elif not best:
-                    row[ds] = ("only sdx", None)
+                    row[ds] = {"word": "sdx " + sdx[0]["status"], "vs": None}
                 else:
-                    row[ds] = (sdx[0]["time_ns"] / best["time_ns"], best["library"])
-            if any_result:
+                    row[ds] = {"word": "only sdx", "vs": None}
+            if row:
                 out[(fmt, test)] = row
     return out
+
+
+def cell_text(c, markdown=True):
+    if "ratio" not in c:
+        return c["word"] + (" (fastest: %s)" % c["vs"] if c.get("vs") else "")
+    txt = "%.2f [%.2f–%.2f]" % (c["ratio"], c["lo"], c["hi"])
+    if markdown and c["ratio"] < 1.0:
+        txt = "**%s**" % txt
+    return "%s vs %s" % (txt, c["vs"])
 
 
 def summary_md(doc):
@@ -131,46 +189,46 @@ def summary_md(doc):
         return ""
     lines = ["| format | test | " + " | ".join(ds_ids) + " |", "|---|---|" + "---:|" * len(ds_ids)]
     for (fmt, test), row in s.items():
-        cells = []
-        for ds in ds_ids:
-            v = row.get(ds)
-            if v is None:
-                cells.append("")
-            elif isinstance(v[0], float):
-                mark = "**%.2f**" % v[0] if v[0] <= 1.0 else "%.2f" % v[0]
-                cells.append("%s (vs %s)" % (mark, v[1]))
-            else:
-                cells.append(v[0] + (" (fastest: %s)" % v[1] if v[1] else ""))
+        cells = [cell_text(row[ds]) if ds in row else "" for ds in ds_ids]
         lines.append("| %s | %s | %s |" % (fmt, test, " | ".join(cells)))
     return "\n".join(lines)
 
 
 def chart_svg(doc, dataset, test):
+    """Bars of MB/s at the median, error bars over the 95 % interval."""
     ok, _ = rows_for(doc, dataset, test)
     if not ok:
         return None
-    bar_h, gap, left, width = 18, 4, 260, 520
+    bar_h, gap, left, width = 18, 4, 300, 520
     top = 34
     height = top + len(ok) * (bar_h + gap) + 30
-    best = max(mbps(r) for r in ok)
+    best = max(mbps(r, r.get("lo_ns") or r["median_ns"]) for r in ok)
     ds_name = next((d["name"] for d in doc["datasets"] if d["id"] == dataset), dataset)
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
              'font-size="12">' % (left + width + 90, height),
              '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="10" y="20" font-size="14" font-weight="bold">%s — %s (MB/s, higher is better)</text>'
-             % (html.escape(test.capitalize()), html.escape(ds_name))]
+             '<text x="10" y="20" font-size="14" font-weight="bold">%s — %s (MB/s at the median, bars: 95%% '
+             'interval; higher is better)</text>' % (html.escape(test.capitalize()), html.escape(ds_name))]
     for i, r in enumerate(ok):
         y = top + i * (bar_h + gap)
         v = mbps(r)
         w = max(1.0, width * v / best)
-        label = "%s (%s, %s)" % (r["library"], r["format"], r["language"])
-        weight = ' font-weight="bold"' if r["library"] == "sdx" else ""
+        text = "%s (%s%s)" % (label(r), r["format"], "" if is_bound(r) else ", " + r["language"])
+        weight = ' font-weight="bold"' if r["library"] == "sdx" else ' font-style="italic"' if is_bound(r) else ""
         parts.append('<text x="%d" y="%d" text-anchor="end"%s>%s</text>' % (left - 6, y + 13, weight,
-                                                                              html.escape(label)))
+                                                                              html.escape(text)))
+        fill = "#dddddd" if is_bound(r) else FORMAT_COLORS.get(r["format"], "#999")
         parts.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"%s/>' % (
-            left, y, w, bar_h, FORMAT_COLORS.get(r["format"], "#999"),
-            ' stroke="black" stroke-width="1.5"' if r["library"] == "sdx" else ""))
-        parts.append('<text x="%.1f" y="%d">%.0f</text>' % (left + w + 4, y + 13, v))
+            left, y, w, bar_h, fill, ' stroke="black" stroke-width="1.5"' if r["library"] == "sdx" else ""))
+        if r.get("lo_ns") and r.get("hi_ns"):
+            x0 = left + width * mbps(r, r["hi_ns"]) / best
+            x1 = left + width * mbps(r, r["lo_ns"]) / best
+            ym = y + bar_h / 2.0
+            parts.append('<path d="M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f" stroke="black" '
+                         'stroke-width="1"/>' % (x0, ym, x1, x0, ym - 4, ym + 4, x1, ym - 4, ym + 4))
+        parts.append('<text x="%.1f" y="%d">%.0f</text>' % (left + max(w, width * mbps(r, r.get("lo_ns") or
+                                                                                       r["median_ns"]) / best) + 4,
+                                                             y + 13, v))
     y = height - 10
     x = 10
     for f in FORMATS:
@@ -180,6 +238,110 @@ def chart_svg(doc, dataset, test):
             x += 80
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def history_points(doc, history):
+    """The recorded runs plus this one (unless recorded already): a list of
+    {commit, date, cells: {"fmt/test/ds": [ratio, lo, hi]}}."""
+    points = list(history)
+    cur = history_entry(doc)
+    if not points or points[-1].get("commit") != cur["commit"] or points[-1].get("date") != cur["date"]:
+        points.append(cur)
+    return points
+
+
+def history_svg(points):
+    """sdx / fastest other per cell over the recorded runs: one line per
+    cell, log scale, the 1.0 line marked."""
+    keys = sorted({k for p in points for k in p["cells"]})
+    if len(points) < 1 or not keys:
+        return None
+    import math
+    vals = [v[0] for p in points for v in p["cells"].values() if v and v[0]]
+    lo, hi = min(vals + [0.5]), max(vals + [2.0])
+    left, top, w, h = 60, 30, 640, 320
+    n = len(points)
+
+    def xy(i, v):
+        x = left + (w * i / (n - 1) if n > 1 else w / 2)
+        y = top + h * (math.log(hi) - math.log(v)) / (math.log(hi) - math.log(lo))
+        return x, y
+    palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+               "#9c755f", "#bab0ac"]
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+             'font-size="11">' % (left + w + 260, top + h + 60),
+             '<rect width="100%" height="100%" fill="white"/>',
+             '<text x="10" y="18" font-size="14" font-weight="bold">sdx time / fastest other, per cell, over '
+             'recorded runs (log scale; below 1: sdx first)</text>']
+    for v in (0.5, 0.75, 1.0, 1.5, 2.0):
+        if lo <= v <= hi:
+            _, y = xy(0, v)
+            parts.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>' % (
+                left, left + w, y, y, "black" if v == 1.0 else "#dddddd"))
+            parts.append('<text x="%d" y="%.1f" text-anchor="end">%.2f</text>' % (left - 4, y + 4, v))
+    for i, p in enumerate(points):
+        x, _ = xy(i, 1.0)
+        parts.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (
+            x, top + h + 16, html.escape((p.get("commit") or "?")[:7])))
+    for k, key in enumerate(keys):
+        color = palette[k % len(palette)]
+        dash = ' stroke-dasharray="4 2"' if (k // len(palette)) % 2 else ""
+        pts = [(i, p["cells"][key][0]) for i, p in enumerate(points) if p["cells"].get(key)]
+        if not pts:
+            continue
+        path = " ".join(("M" if j == 0 else "L") + "%.1f %.1f" % xy(i, v) for j, (i, v) in enumerate(pts))
+        parts.append('<path d="%s" fill="none" stroke="%s" stroke-width="1.5"%s/>' % (path, color, dash))
+        for i, v in pts:
+            parts.append('<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>' % (*xy(i, v), color))
+        ly = top + 10 + 13 * k
+        if ly < top + h + 40:
+            parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2"%s/>' % (
+                left + w + 10, left + w + 30, ly - 4, ly - 4, color, dash))
+            parts.append('<text x="%d" y="%d">%s</text>' % (left + w + 34, ly, html.escape(key)))
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def history_entry(doc):
+    return {"commit": doc.get("commit"), "dirty": doc.get("dirty"), "date": doc.get("date"),
+            "machine": doc["machine"].get("cpu"), "mode": doc["settings"].get("mode"),
+            "cells": {"%s/%s/%s" % (s["format"], s["test"], s["dataset"]):
+                      [round(s["ratio"], 4), round(s["lo"], 4), round(s["hi"], 4), s["vs"]]
+                      for s in doc.get("summary", [])}}
+
+
+def read_history(path=HISTORY):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return []
+
+
+def append_history(doc, path=HISTORY):
+    h = read_history(path)
+    h.append(history_entry(doc))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(h, f, indent=1)
+        f.write("\n")
+
+
+def peers_md(doc):
+    """Every library's version and where it came from."""
+    seen = {}
+    for p in doc["programs"]:
+        if p["library"] in ("empty",) or p["library"] in BOUND_NAMES:
+            continue
+        key = (p["library"], p["language"])
+        if key not in seen or (not seen[key].get("version") and p.get("version")):
+            seen[key] = p
+    if not seen:
+        return ""
+    lines = ["| library | lang | version | from |", "|---|---|---|---|"]
+    for (lib, lang), p in sorted(seen.items()):
+        lines.append("| %s | %s | %s | %s |" % (lib, lang, p.get("version") or "", p.get("origin") or ""))
+    return "\n".join(lines)
 
 
 def missing_md(doc):
@@ -193,38 +355,59 @@ def missing_md(doc):
     return "| library | format | test | lang | why not run |\n|---|---|---|---|---|\n" + "\n".join(lines)
 
 
-def markdown(doc, chart_names):
+def markdown(doc, chart_names, history_chart):
     m = doc["machine"]
     c = doc["compilers"]
     st = doc["settings"]
     empty = empty_sizes(doc)
     out = ["# sdx benchmark report", "",
-           "Run of %s, commit `%s`%s, %s mode (%d runs of %.2f s per test, best and worst dropped), "
+           "Run of %s, commit `%s`%s, %s mode: %d interleaved rounds per cell, turns of about %.0f ms, %s clock%s; "
            "%.0f s in all." % (doc["date"], (doc["commit"] or "?")[:12], " (with local changes)" if doc["dirty"] else "",
-                               st["mode"], st["runs"], st["budget_s"], doc["elapsed_s"]),
+                               st["mode"], st["rounds"], st["round_ms"],
+                               "thread CPU" if st["clock"] == "cpu" else "wall",
+                               ", programs pinned to CPU %s" % st["pinned_cpu"] if st.get("pinned_cpu") is not None
+                               else "", doc["elapsed_s"]),
            "",
            "Machine: %s, %s cores, %.0f GiB, %s, kernel %s." % (
                m["cpu"], m["cores"], (m["memory_bytes"] or 0) / 2 ** 30, m["os"], m["kernel"]),
            "Compilers: %s; %s; %s." % (c.get("cc"), c.get("c++"), c.get("rustc")),
            "Empty harness (stripped): " + ", ".join("%s %s" % (k, fmt_size(v)) for k, v in sorted(empty.items())) + ".",
            "",
-           "Times are per iteration (one whole document). MB/s is the size of the data set's reference "
-           "encoding in that format divided by the time, so every library in a table is measured against "
-           "the same bytes. `time − hash` subtracts the cost of the hashing the test does (the output bytes "
-           "for Write, the reference tree for Tree and Incremental). Spread is half the range of the kept "
-           "runs. Code size is the stripped program, and in brackets what it adds to the empty harness. "
-           "Every row marked ok was verified by hash before it was timed. Methodology: "
-           "[bench/README.md](../README.md).",
+           "For each data set, format and test (a cell), every library's program runs in the same rounds, in a "
+           "new shuffled order each round, so a slow period of the machine hits all of them alike. Times are "
+           "per iteration (one whole document): the median and the minimum over the rounds, and a "
+           "distribution-free 95 % interval of the median. MB/s is the size of the data set's reference "
+           "encoding in that format divided by the median, so every library of a format is measured against "
+           "the same bytes. `time − hash` subtracts the hashing the test does (the output bytes for Write and "
+           "Serialize, the reference tree for Tree and Incremental). The rows in italics are bounds measured "
+           "in the same rounds: memcpy of the output (Write), UTF-8 validation of the input with sdx's "
+           "kernel (Tree, Incremental; for binary formats the input's strings and keys); `× bound` is a "
+           "library's time − hash as a multiple of the bound's. Code size is the stripped program, and in "
+           "brackets what it adds to the empty harness. Every row marked ok was verified by hash before it "
+           "was timed. Methodology: [bench/README.md](../README.md).",
            "", "## Summary: sdx time / fastest other library", "",
-           "Below 1.00 (bold) sdx is faster; the library named is the fastest other one.", "",
-           summary_md(doc), "", "## Data sets", "",
-           "| data set | spec | " + " | ".join(FORMATS) + " |", "|---|---|" + "---:|" * len(FORMATS)]
+           "The median over rounds of sdx's time divided by the fastest other library's time in the same "
+           "round, with its 95 % interval; below 1.00 (bold) sdx is faster. The fastest other library is the "
+           "one with the lowest median in the cell.", "",
+           summary_md(doc)]
+    if history_chart:
+        out += ["", "Over the recorded runs (`bench/results/history.json`):", "",
+                "![history](charts/%s)" % history_chart]
+    out += ["", "## Data sets", "",
+            "| data set | spec | " + " | ".join(FORMATS) + " |", "|---|---|" + "---:|" * len(FORMATS)]
     for d in doc["datasets"]:
         spec = d.get("source") or d["spec"]
         if spec.startswith("json:"):
             spec = "json:" + os.path.basename(spec[5:])
         out.append("| %s | `%s` | %s |" % (d["name"], spec,
                                           " | ".join(fmt_size(d["bytes"].get(f)) for f in FORMATS)))
+    out += ["", "The extended data set adds unsigned 64-bit integers above INT64_MAX and extreme values "
+                "(INT64_MIN, INT64_MAX, UINT64_MAX, -0.0, subnormal doubles, DBL_MAX); the others hold only "
+                "integers within int64 and finite normal doubles. BSON and UBJSON have no integers above "
+                "INT64_MAX: their data is adapted (SPEC.md)."]
+    peers = peers_md(doc)
+    if peers:
+        out += ["", "## Libraries", "", peers]
     for d in doc["datasets"]:
         out += ["", "## %s" % d["name"]]
         for test in TESTS:
@@ -242,7 +425,7 @@ def markdown(doc, chart_names):
     return "\n".join(out) + "\n"
 
 
-def write_all(doc, out_dir):
+def write_all(doc, out_dir, history=None):
     os.makedirs(os.path.join(out_dir, "charts"), exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
@@ -255,8 +438,14 @@ def write_all(doc, out_dir):
                 with open(os.path.join(out_dir, "charts", name), "w") as f:
                     f.write(svg)
                 names[(d["id"], test)] = name
+    hist = history_svg(history_points(doc, read_history() if history is None else history))
+    hist_name = None
+    if hist:
+        hist_name = "history.svg"
+        with open(os.path.join(out_dir, "charts", hist_name), "w") as f:
+            f.write(hist)
     with open(os.path.join(out_dir, "REPORT.md"), "w") as f:
-        f.write(markdown(doc, names))
+        f.write(markdown(doc, names, hist_name))
 
 
 def text_tables(doc):
@@ -268,26 +457,38 @@ def text_tables(doc):
             if not ok and not bad:
                 continue
             out.append("\n== %s — %s" % (d["name"], test))
-            out.append("%-3s %-13s %-8s %-5s %12s %9s %12s %8s %10s" % (
-                "#", "library", "format", "lang", "time/iter", "MB/s", "time-hash", "spread", "size"))
-            for i, r in enumerate(ok, 1):
-                out.append("%-3d %-13s %-8s %-5s %12s %9.0f %12s %7.1f%% %10s" % (
-                    i, r["library"], r["format"], r["language"], fmt_time(r["time_ns"]), mbps(r),
-                    fmt_time(r["time_ns"] - r["hash_ns"]), spread(r) / 2, fmt_size(size_of(doc, r["program"]))))
+            out.append("%-3s %-30s %-8s %-5s %10s %10s %8s %10s %16s %8s" % (
+                "#", "library", "format", "lang", "median", "min", "MB/s", "time-hash", "95% interval", "x bound"))
+            rank = 0
+            for r in ok:
+                if not is_bound(r):
+                    rank += 1
+                out.append("%-3s %-30s %-8s %-5s %10s %10s %8.0f %10s %16s %8s" % (
+                    "" if is_bound(r) else rank, label(r), r["format"], "" if is_bound(r) else r["language"],
+                    fmt_time(r["median_ns"]), fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)),
+                    interval_pct(r), times_bound(doc, r)))
             for r in bad:
-                out.append("-   %-13s %-8s %-5s %s: %s" % (r["library"], r["format"], r["language"],
-                                                         r["status"].upper(), r.get("message", "")[:70]))
+                out.append("-   %-30s %-8s %-5s %s: %s" % (label(r), r["format"], r["language"], r["status"].upper(),
+                                                         failure_text(r)[:160]))
     s = summary(doc)
     if s:
-        out.append("\n== Summary: sdx time / fastest other (below 1.00: sdx faster)")
+        out.append("\n== Summary: sdx time / fastest other, median of per-round ratios [95% interval]")
         for (fmt, test), row in s.items():
-            cells = []
-            for ds, v in row.items():
-                if isinstance(v[0], float):
-                    cells.append("%s %.2f (vs %s)" % (ds, v[0], v[1]))
-                else:
-                    cells.append("%s: %s" % (ds, v[0]))
+            cells = ["%s %s" % (ds, cell_text(c, markdown=False)) for ds, c in row.items()]
             out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
+    return "\n".join(out)
+
+
+def stability_text(rows, worst, threshold):
+    out = ["== Stability: the sdx summary cells of two passes (limit ±%.0f%%)" % (100 * threshold),
+           "%-32s %26s %26s %8s" % ("cell", "first pass", "second pass", "change")]
+    for r in rows:
+        a, b = r["first"], r["second"]
+        fa = "%.3f [%.3f-%.3f]" % (a["ratio"], a["lo"], a["hi"]) if a else "-"
+        fb = "%.3f [%.3f-%.3f]" % (b["ratio"], b["lo"], b["hi"]) if b else "-"
+        ch = "%.1f%%" % (100 * r["change"]) if r["change"] is not None else "-"
+        out.append("%-32s %26s %26s %8s%s" % (r["cell"], fa, fb, ch, "" if r["ok"] else "  MOVED"))
+    out.append("largest change: %.1f%%" % (100 * worst))
     return "\n".join(out)
 
 

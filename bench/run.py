@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 """The sdx benchmark suite: build every program, make the data, verify every
-result, time what verified, report.
+result, time what verified in interleaved rounds, report.
 
     python3 bench/run.py [--quick | --full] [--filter REGEX] [--out DIR]
-                         [--budget SECONDS] [--runs N] [--record]
+                         [--rounds N] [--round-ms MS] [--clock cpu|wall]
+                         [--record] [--stability [--threshold 0.10]]
 
-Default: generated data of sizes 2 (small) and 4 (large) plus the corpus
+Default: generated data of sizes 2 (small) and 4 (large), the extended data
+set (gen:3, unsigned 64-bit integers and extreme values) and the corpus
 documents, every format, every library; about ten minutes on two cores.
---quick: the small data set with short budgets (seconds, a smoke test).
---full: sizes 1 to 5 and the corpus with longer budgets.
---record: also write the report into bench/results/ (to commit it).
+--quick: small data, few short rounds (a smoke test, seconds per cell).
+--full: sizes 1 to 5, the extended set and the corpus, more and longer rounds.
+--record: also write the report into bench/results/ and append the summary
+to bench/results/history.json.
+--stability: measure the cells where sdx has a program twice, one complete
+pass after the other, and fail if a summary ratio moves by more than
+--threshold between the passes.
 
-Every program is first run once (--once) and its result verified: a parse
-test's hash must equal the reference hash of the data, a write test's output
-must decode with the harness's reference decoder to that hash. Only then is
-it timed. See bench/README.md for the methodology.
+For one data set, format and test (a cell), every library's program is
+started as a server, verified (a parse test's hash must equal the reference
+hash of the data, a written output must decode with the harness's reference
+decoder to that hash), pinned to one core and then timed in rounds: each
+round gives every program one turn of about --round-ms, in a new shuffled
+order, with the thread's CPU clock. See bench/README.md for the methodology.
 """
 import argparse
 import datetime
@@ -31,9 +39,13 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import report  # noqa: E402
+import rounds  # noqa: E402
+import stats  # noqa: E402
 
 FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
 TESTS = ["write", "tree", "incremental", "serialize"]
+# Rows that bound what a library can do, measured beside the libraries.
+BOUNDS = ("memcpy", "utf8-validate")
 
 
 def log(msg):
@@ -164,14 +176,16 @@ def default_corpus(build_dir):
 def datasets_for(args):
     corpus = os.path.abspath(args.corpus)
     if args.quick:
-        sizes = [2]
+        sizes, ext = [2], 2
     elif args.full:
-        sizes = [1, 2, 3, 4, 5]
+        sizes, ext = [1, 2, 3, 4, 5], 3
     else:
-        sizes = [2, 4]
+        sizes, ext = [2, 4], 3
     names = {1: "tiny", 2: "small", 3: "medium", 4: "large", 5: "huge"}
     sets = [{"name": "%s (gen:%d)" % (names[s], s), "id": "gen%d" % s, "spec": "gen:%d:%d" % (s, args.seed)}
             for s in sizes]
+    sets.append({"name": "extended (gen:%d, extended)" % ext, "id": "ext%d" % ext,
+                 "spec": "gen:%d:%d:extended" % (ext, args.seed), "extended": True})
     if not args.quick:
         for doc in ["twitter", "citm_catalog", "canada"]:
             path = os.path.join(corpus, doc + ".json")
@@ -179,13 +193,19 @@ def datasets_for(args):
                 sets.append({"name": doc, "id": doc, "spec": "json:" + path})
             else:
                 log("corpus document missing: " + path)
+    if args.datasets:
+        want = args.datasets.split(",")
+        sets = [d for d in sets if d["id"] in want]
     return sets
 
 
 def make_data(tool, data_dir, datasets, formats):
+    """Encode every data set in every format with the reference encoder; the
+    reference hashes (ordered and without map order); the text the UTF-8
+    bound validates (the JSON itself, or a binary format's strings)."""
     os.makedirs(data_dir, exist_ok=True)
     for ds in datasets:
-        ds["files"], ds["ref_hash"], ds["bytes"] = {}, {}, {}
+        ds["files"], ds["ref_hash"], ds["ref_hash_unordered"], ds["bytes"], ds["text"] = {}, {}, {}, {}, {}
         if ds["spec"].startswith("json:"):
             # programs read the document as a tree file: none carries a JSON
             # parser of its own (bench_tool parses it with jansson)
@@ -202,13 +222,23 @@ def make_data(tool, data_dir, datasets, formats):
             if rc != 0:
                 log("cannot encode %s as %s: %s" % (ds["id"], fmt, err.strip()))
                 continue
-            rc, out, err = run([tool, "hash", fmt, ds["spec"]])
-            if rc != 0:
-                log("cannot hash %s for %s: %s" % (ds["id"], fmt, err.strip()))
+            hashes = []
+            for extra in ([], ["--unordered"]):
+                rc, out, err = run([tool, "hash"] + extra + [fmt, ds["spec"]])
+                hashes.append(out.strip() if rc == 0 else None)
+            if None in hashes:
+                log("cannot hash %s for %s" % (ds["id"], fmt))
                 continue
+            text = path
+            if fmt != "json":
+                text = os.path.join(data_dir, "%s.%s.strings" % (ds["id"], fmt))
+                rc, out, err = run([tool, "strings", fmt, ds["spec"], text])
+                if rc != 0:
+                    text = None
             ds["files"][fmt] = path
-            ds["ref_hash"][fmt] = out.strip()
+            ds["ref_hash"][fmt], ds["ref_hash_unordered"][fmt] = hashes
             ds["bytes"][fmt] = os.path.getsize(path)
+            ds["text"][fmt] = text
         rc, out, err = run([tool, "info", ds["spec"]])
         ds["info"] = out.strip() if rc == 0 else ""
 
@@ -217,69 +247,97 @@ def make_data(tool, data_dir, datasets, formats):
 # Running
 # --------------------------------------------------------------------------
 
-def parse_json_line(text):
-    for line in reversed(text.strip().splitlines()):
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                return json.loads(line)
-            except ValueError:
-                pass
-    return None
+def load_limits():
+    """Documented limits of peer libraries (bench/adapters/limits.tsv,
+    bench/rust/limits.tsv): {(library, format, test or "*"): reason}."""
+    limits = {}
+    for path in (os.path.join(ROOT, "bench", "adapters", "limits.tsv"),
+                 os.path.join(ROOT, "bench", "rust", "limits.tsv")):
+        if os.path.exists(path):
+            for row in read_tsv(path):
+                limits[(row["library"], row["format"], row["test"])] = row["reason"]
+    return limits
 
 
-def run_one(prog, ds, tool, budget, runs, tmp_dir):
-    """Verify, then time one program on one data set. Returns a result dict."""
-    fmt, test = prog["format"], prog["test"]
-    res = {"program": prog["program"], "library": prog["library"], "language": prog["language"],
-           "format": fmt, "test": test, "dataset": ds["id"], "bytes": ds["bytes"].get(fmt)}
-    if fmt not in ds["files"]:
-        res.update(status="no data", message="the data set has no %s encoding" % fmt)
-        return res
-    base = [prog["path"], "--tree", ds["spec"], "--dataset", ds["id"]]
-    if test != "write":
-        base += ["--input", ds["files"][fmt]]
-    once = os.path.join(tmp_dir, "once.out")
-    timeout = 120 + budget * 4
-    rc, out, err = run(base + ["--once", once], timeout=timeout)
-    info = parse_json_line(out)
-    if rc != 0 or not info or info.get("status") != "ok":
-        msg = (info or {}).get("message") or err.strip()[-300:] or "exit status %d" % rc
-        res.update(status="error", message=msg)
-        return res
-    ref = ds["ref_hash"][fmt]
-    if info.get("tree_hash") != ref:
-        res.update(status="error", message="the program's tree differs from the reference (%s, want %s)"
-                   % (info.get("tree_hash"), ref))
-        return res
-    if test in ("write", "serialize"):
-        rc, out, err = run([tool, "verify", fmt, ds["spec"], once], timeout=timeout)
-        v = parse_json_line(out) or {}
-        if rc != 0 or not v.get("ok"):
-            res.update(status="verify failed", message=v.get("message") or err.strip()[-300:]
-                       or "decoded hash %s, want %s" % (v.get("got"), v.get("expected")))
-            return res
-        res["output_bytes"] = os.path.getsize(once)
-        verified_hash = info.get("result_hash")
-    else:
+def limit_for(limits, prog):
+    return limits.get((prog["library"], prog["format"], prog["test"])) or \
+        limits.get((prog["library"], prog["format"], "*")) or limits.get((prog["library"], "*", "*"))
+
+
+def make_verifier(tool, ds, timeout):
+    """verify(prog, ready_info, once_path): None if the program's first
+    result is right, else (status, message)."""
+    def verify(prog, info, once):
+        fmt, test = prog["format"], prog["test"]
+        unordered = bool(info.get("unordered"))
+        ref = (ds["ref_hash_unordered"] if unordered else ds["ref_hash"])[fmt]
+        if prog["library"] == "utf8-validate":
+            return None  # the bound: its program fails unless every byte is valid
+        if info.get("tree_hash") != ref:
+            return ("error", "the program's tree differs from the reference (%s, want %s)"
+                    % (info.get("tree_hash"), ref))
+        if test in ("write", "serialize"):
+            rc, out, err = run([tool, "verify"] + (["--unordered"] if unordered else []) +
+                               [fmt, ds["spec"], once], timeout=timeout)
+            v = rounds.parse_json_line(out.strip().splitlines()[-1] if out.strip() else "") or {}
+            if rc != 0 or not v.get("ok"):
+                return ("verify failed", v.get("message") or err.strip()[-300:] or
+                        "decoded hash %s, want %s" % (v.get("got"), v.get("expected")))
+            return None
         with open(once) as f:
             got = f.read().strip()
         if got != ref:
-            res.update(status="verify failed", message="hash %s, want %s" % (got, ref))
-            return res
-        verified_hash = got
-    rc, out, err = run(base + ["--rounds", str(runs), "--round-ms", str(1000.0 * budget / runs)], timeout=timeout)
-    t = parse_json_line(out)
-    if rc != 0 or not t or t.get("status") != "ok":
-        res.update(status="error", message=(t or {}).get("message") or err.strip()[-300:])
-        return res
-    if t.get("result_hash") != verified_hash:
-        res.update(status="error", message="timed runs gave another result than the verified run")
-        return res
-    rounds = t["rounds_ns"]
-    res.update(status="ok", time_ns=t["median_ns"], min_ns=t["min_ns"], max_ns=max(rounds),
-               hash_ns=t["hash_ns"], iterations=t["iterations"], runs=len(rounds))
-    return res
+            return ("verify failed", "hash %s, want %s" % (got, ref))
+        return None
+    return verify
+
+
+def cells_of(runnable, ds):
+    """The cells of one data set: (format, test, programs), every program of
+    that format and test (libraries and bounds) that has its input."""
+    cells = []
+    for fmt in FORMATS:
+        if fmt not in ds["files"]:
+            continue
+        for test in TESTS:
+            progs = [p for p in runnable if p["format"] == fmt and p["test"] == test]
+            if any(p["library"] not in BOUNDS for p in progs):
+                cells.append((fmt, test, progs))
+    return cells
+
+
+def measure(runnable, datasets, tool, opts_for, limits, only_sdx_cells=False, label=""):
+    """Measure every cell of every data set; returns (results, cells)."""
+    results, cell_info = [], []
+    work = [(ds, fmt, test, progs) for ds in datasets for fmt, test, progs in cells_of(runnable, ds)
+            if not only_sdx_cells or any(p["library"] == "sdx" for p in progs)]
+    for n, (ds, fmt, test, progs) in enumerate(work, 1):
+        def argv_of(p, ds=ds, fmt=fmt):
+            inp = ds["text"].get(fmt) if p["library"] == "utf8-validate" else ds["files"][fmt]
+            return [p["path"], "--tree", ds["spec"], "--input", inp or ds["files"][fmt], "--dataset", ds["id"]]
+        for p in progs:
+            p["hash"] = p["library"] != "utf8-validate"
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory() as tmp:
+            got, cell = rounds.measure_cell(progs, argv_of, opts_for(ds, make_verifier(tool, ds, 300)), tmp)
+        cell.update(dataset=ds["id"], format=fmt, test=test)
+        cell_info.append(cell)
+        oks = 0
+        for p in progs:
+            r = {"program": p["program"], "library": p["library"], "language": p["language"], "format": fmt,
+                 "test": test, "dataset": ds["id"], "bytes": ds["bytes"].get(fmt)}
+            r.update(got.get(p["program"], {"status": "error", "message": "not run"}))
+            r["bytes"] = ds["bytes"].get(fmt)
+            if r["status"] != "ok":
+                reason = limit_for(limits, p)
+                if reason:
+                    r["limit"] = reason
+            else:
+                oks += 1
+            results.append(r)
+        log("%s[%d/%d] %-14s %-8s %-12s %2d programs, %d ok, %.1f s" % (
+            label, n, len(work), ds["id"], fmt, test, len(progs), oks, time.monotonic() - t0))
+    return results, cell_info
 
 
 def tool_version(cmd):
@@ -324,28 +382,16 @@ def commit_info():
     return commit, dirty
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="smoke run: small data, short budgets")
-    mode.add_argument("--full", action="store_true", help="all sizes 1-5 and the corpus, long budgets")
-    ap.add_argument("--budget", type=float, help="seconds per test (default 0.6; quick 0.03; full 2)")
-    ap.add_argument("--runs", type=int, help="runs per test (default 5; quick 3; full 9)")
-    ap.add_argument("--filter", help="only programs whose name matches this regular expression")
-    ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    ap.add_argument("--corpus", default=os.environ.get("SDX_CORPUS"),
-                    help="corpus directory (default ../shared/corpus, else the bundled tests/corpus)")
-    ap.add_argument("--build", default=os.path.join(ROOT, "build", "bench"), help="build directory")
-    ap.add_argument("--out", help="results directory (default BUILD/results)")
-    ap.add_argument("--record", action="store_true", help="also write the report to bench/results/")
-    ap.add_argument("--no-build", action="store_true", help="use the programs already built")
-    ap.add_argument("--no-rust", action="store_true", help="leave out the Rust runner")
-    args = ap.parse_args()
-    budget = args.budget or (0.03 if args.quick else 2.0 if args.full else 0.6)
-    runs = args.runs or (3 if args.quick else 9 if args.full else 5)
-    out_dir = args.out or os.path.join(args.build, "results")
-    started = time.time()
+def bench_cpu(args):
+    """The core the programs are pinned to while timed (the last one this
+    process may use), or None (--no-pin, or a single core)."""
+    if args.no_pin or not hasattr(os, "sched_getaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1] if len(cpus) >= 2 else None
 
+
+def load_programs(args):
     if args.no_build:
         programs = read_tsv(os.path.join(args.build, "bench", "programs.tsv"))
         for p in programs:
@@ -371,59 +417,143 @@ def main():
     programs += rust
     if args.filter:
         rx = re.compile(args.filter)
-        programs = [p for p in programs if rx.search(p["program"]) or p["library"] in ("empty",)]
+        programs = [p for p in programs if rx.search(p["program"]) or p["library"] in ("empty",) + BOUNDS]
+    return programs, tool
 
+
+def summary_cells(results):
+    """{(dataset, format, test): summary} of the sdx cells (stats.ratio_summary
+    against the fastest other library, by median)."""
+    out = {}
+    keys = sorted({(r["dataset"], r["format"], r["test"]) for r in results})
+    for key in keys:
+        rs = [r for r in results if (r["dataset"], r["format"], r["test"]) == key]
+        sdx = [r for r in rs if r["library"] == "sdx" and r["status"] == "ok"]
+        others = [r for r in rs if r["library"] not in ("sdx",) + BOUNDS and r["status"] == "ok"]
+        if not sdx or not others:
+            continue
+        best = min(others, key=lambda r: r["median_ns"])
+        s = stats.ratio_summary(sdx[0]["rounds_ns"], best["rounds_ns"])
+        if s:
+            s["vs"] = best["library"]
+            out[key] = s
+    return out
+
+
+def stability_report(first, second, threshold):
+    """Compare the summary cells of two passes: (rows, worst change, failed)."""
+    a, b = summary_cells(first), summary_cells(second)
+    rows, worst, failed = [], 0.0, False
+    for key in sorted(set(a) | set(b)):
+        x, y = a.get(key), b.get(key)
+        if not x or not y:
+            rows.append({"cell": "/".join(key), "first": x, "second": y, "change": None, "ok": False})
+            failed = True
+            continue
+        change = stats.relative_change(x["ratio"], y["ratio"])
+        ok = change <= threshold
+        failed |= not ok
+        worst = max(worst, change)
+        rows.append({"cell": "/".join(key), "first": x, "second": y, "change": change, "ok": ok})
+    return rows, worst, failed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="smoke run: small data, few short rounds")
+    mode.add_argument("--full", action="store_true", help="all sizes 1-5, the extended set and the corpus")
+    ap.add_argument("--rounds", type=int, help="rounds per cell (default 15; quick 5; full 31)")
+    ap.add_argument("--round-ms", type=float, help="milliseconds of one program's turn (default 20; quick 3; full 40)")
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="the thread's CPU time (default) or the wall clock")
+    ap.add_argument("--instances", type=int,
+                    help="processes per program, used in turn from round to round (default 3; quick 1)")
+    ap.add_argument("--no-pin", action="store_true", help="do not pin the programs to one core")
+    ap.add_argument("--filter", help="only programs whose name matches this regular expression")
+    ap.add_argument("--datasets", help="only these data set ids, comma-separated (gen2,gen4,ext3,twitter,...)")
+    ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    ap.add_argument("--corpus", default=os.environ.get("SDX_CORPUS"),
+                    help="corpus directory (default ../shared/corpus, else the bundled tests/corpus)")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "bench"), help="build directory")
+    ap.add_argument("--out", help="results directory (default BUILD/results)")
+    ap.add_argument("--record", action="store_true", help="also write the report to bench/results/ and history")
+    ap.add_argument("--no-build", action="store_true", help="use the programs already built")
+    ap.add_argument("--no-rust", action="store_true", help="leave out the Rust runner")
+    ap.add_argument("--stability", action="store_true",
+                    help="measure the sdx cells twice and fail if a ratio moves more than --threshold")
+    ap.add_argument("--threshold", type=float, default=0.10, help="--stability's limit (default 0.10)")
+    args = ap.parse_args()
+    n_rounds = args.rounds or (5 if args.quick and not args.stability else 31 if args.full else 15)
+    round_ms = args.round_ms or (3.0 if args.quick and not args.stability else 40.0 if args.full else 20.0)
+    instances = args.instances or (1 if args.quick and not args.stability else 3)
+    out_dir = args.out or os.path.join(args.build, "results")
+    started = time.time()
+
+    programs, tool = load_programs(args)
     for p in programs:
         if p["status"] == "built":
             p["size"] = stripped_size(p["path"])
-
     if not args.corpus:
         args.corpus = default_corpus(args.build)
     datasets = datasets_for(args)
-    formats = [f for f in FORMATS if any(p["format"] == f for p in programs)]
+    formats = [f for f in FORMATS if any(p["format"] == f and p["library"] not in BOUNDS for p in programs)]
     log("making the data: %d data sets x %d formats ..." % (len(datasets), len(formats)))
     make_data(tool, os.path.join(args.build, "data"), datasets, formats)
 
-    runnable = [p for p in programs if p["status"] == "built" and p["format"] in FORMATS]
-    results = []
-    total = len(runnable) * len(datasets)
-    n = 0
-    with tempfile.TemporaryDirectory() as tmp_dir:
-        for ds in datasets:
-            for p in runnable:
-                n += 1
-                r = run_one(p, ds, tool, budget, runs, tmp_dir)
-                results.append(r)
-                if r["status"] == "ok":
-                    note = "%.1f us" % (r["time_ns"] / 1000)
-                else:
-                    note = "%s: %s" % (r["status"], r.get("message", ""))
-                log("[%d/%d] %-32s %-14s %s" % (n, total, p["program"], ds["id"], note))
+    runnable = [p for p in programs if p["status"] == "built" and p["format"] in formats]
+    cpu = bench_cpu(args)
+    limits = load_limits()
 
+    def opts_for(ds, verify, seed_offset=0):
+        return rounds.Options(rounds=n_rounds, round_ms=round_ms, hash_share=0.2, clock=args.clock, cpu=cpu,
+                              seed=args.seed * 7919 + seed_offset + len(ds["id"]), verify=verify,
+                              timeout=300, instances=instances)
+
+    settings = {"mode": "quick" if args.quick else "full" if args.full else "default", "rounds": n_rounds,
+                "round_ms": round_ms, "instances": instances, "clock": args.clock, "pinned_cpu": cpu, "seed": args.seed,
+                "filter": args.filter, "datasets": args.datasets}
     commit, dirty = commit_info()
-    doc = {
+    doc_base = {
         "suite": "sdx schemaless benchmark",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "commit": commit,
-        "dirty": dirty,
-        "machine": machine_info(),
+        "commit": commit, "dirty": dirty, "machine": machine_info(),
         "compilers": {"cc": tool_version(["cc", "--version"]), "c++": tool_version(["c++", "--version"]),
                       "rustc": tool_version(["rustc", "--version"]), "cargo": tool_version(["cargo", "--version"])},
-        "settings": {"mode": "quick" if args.quick else "full" if args.full else "default",
-                     "budget_s": budget, "runs": runs, "seed": args.seed, "filter": args.filter},
-        "datasets": [{k: ds.get(k) for k in ("id", "name", "spec", "source", "bytes", "ref_hash", "info")}
-                     for ds in datasets],
-        "programs": [{k: p.get(k) for k in ("program", "library", "format", "test", "language", "status", "size")}
-                     for p in programs],
-        "results": results,
-        "elapsed_s": round(time.time() - started, 1),
+        "settings": settings,
+        "datasets": [{k: ds.get(k) for k in ("id", "name", "spec", "source", "bytes", "ref_hash", "info",
+                                               "extended")} for ds in datasets],
+        "programs": [{k: p.get(k) for k in ("program", "library", "format", "test", "language", "status", "size",
+                                            "version", "origin")} for p in programs],
     }
+
+    if args.stability:
+        passes = []
+        for i in (1, 2):
+            log("stability: pass %d of 2 ..." % i)
+            res, _ = measure(runnable, datasets, tool, lambda ds, v, i=i: opts_for(ds, v, i), limits,
+                             only_sdx_cells=True, label="pass %d " % i)
+            passes.append(res)
+        rows, worst, failed = stability_report(passes[0], passes[1], args.threshold)
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, "stability.json"), "w") as f:
+            json.dump(dict(doc_base, threshold=args.threshold, rows=rows, worst_change=worst,
+                           passes=passes, elapsed_s=round(time.time() - started, 1)), f, indent=1)
+        print(report.stability_text(rows, worst, args.threshold))
+        log("stability: %s (%.0f s)" % ("FAILED" if failed else "ok", time.time() - started))
+        return 1 if failed else 0
+
+    results, cells = measure(runnable, datasets, tool, opts_for, limits)
+    doc = dict(doc_base, results=results, cells=cells, elapsed_s=round(time.time() - started, 1))
+    doc["summary"] = [dict(dataset=k[0], format=k[1], test=k[2], **v) for k, v in summary_cells(results).items()]
     report.write_all(doc, out_dir)
     if args.record:
-        report.write_all(doc, os.path.join(ROOT, "bench", "results"))
+        rec = os.path.join(ROOT, "bench", "results")
+        report.append_history(doc, os.path.join(rec, "history.json"))
+        report.write_all(doc, rec)
     print(report.text_tables(doc))
     log("results: %s (%.0f s)" % (out_dir, time.time() - started))
-    failures = [r for r in results if r["status"] != "ok" and r["library"] == "sdx"]
+    failures = [r for r in results if r["status"] != "ok" and r["library"] in ("sdx",) + BOUNDS]
     return 1 if failures else 0
 
 

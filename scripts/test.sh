@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run every test: the release build, the same tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer, the aarch64 build (NEON
-# kernels) under qemu, the benchmark suite's own tests (C and Rust) and a
-# quick run of the whole suite. Prints one summary line at the end; exits
+# kernels) under qemu, the benchmark suite's own tests (C and Rust), a quick
+# run of the whole suite and its reproducibility check (--stability). Prints one summary line at the end; exits
 # non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -105,6 +105,16 @@ bench_install_peers
 if python3 bench/run.py --quick >build/bench-quick.log 2>&1; then
     passed=$((passed + 1)); configs+=("bench --quick: ok")
     grep -E "^== Summary" -A3 build/bench-quick.log
+    # 6. Reproducibility: the cells where sdx has a program, measured twice
+    #    on the quick data; fails if a summary ratio moves more than 10 %.
+    echo "== benchmark suite: --stability (quick data)"
+    if python3 bench/run.py --quick --stability --no-build >build/bench-stability.log 2>&1; then
+        passed=$((passed + 1)); configs+=("bench --stability: ok")
+        grep -E "^largest change" build/bench-stability.log
+    else
+        failed=$((failed + 1)); configs+=("bench --stability: FAILED")
+        tail -40 build/bench-stability.log
+    fi
 else
     failed=$((failed + 1)); configs+=("bench --quick: FAILED")
     tail -40 build/bench-quick.log

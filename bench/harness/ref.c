@@ -44,9 +44,14 @@ char *ref_encode(const char *format, const bt_node *root, size_t *len) {
     return c->encode(root, len);
 }
 
-int ref_decode(const char *format, const char *data, size_t len, sbh *h, char *err, size_t errlen) {
+static int decode(const char *format, const char *data, size_t len, sbh *h, int unordered, char *err,
+                  size_t errlen) {
     rdec d;
     memset(&d, 0, sizeof d);
+    if (unordered) {
+        d.frames = calloc(REF_MAX_DEPTH + 1, sizeof *d.frames);
+        if (!d.frames) abort();
+    }
     d.p = (const unsigned char *)data;
     d.len = len;
     d.h = h;
@@ -62,7 +67,61 @@ int ref_decode(const char *format, const char *data, size_t len, sbh *h, char *e
     int rc = c->decode(&d);
     if (rc == 0 && d.pos != d.len) rc = rdec_fail(&d, d.pos, "unexpected data after the value");
     rbuf_free(&d.scratch);
+    free(d.frames);
     return rc != 0 || d.failed;
+}
+
+int ref_decode(const char *format, const char *data, size_t len, sbh *h, char *err, size_t errlen) {
+    return decode(format, data, len, h, 0, err, errlen);
+}
+
+int ref_decode_unordered(const char *format, const char *data, size_t len, sbh *h, char *err, size_t errlen) {
+    return decode(format, data, len, h, 1, err, errlen);
+}
+
+/* ---- containers and keys, in order or not ---------------------------------- */
+
+void rdec_begin(rdec *d, int is_map) {
+    if (!d->frames) {
+        if (is_map) sbh_map(d->h);
+        else sbh_array(d->h);
+        return;
+    }
+    if (d->nframes > REF_MAX_DEPTH) abort(); /* rdec_enter stops deeper input first */
+    ref_frame *f = &d->frames[d->nframes++];
+    memset(f, 0, sizeof *f);
+    f->parent = d->h;
+    f->is_map = is_map;
+    if (!is_map) sbh_array(d->h);
+}
+
+void rdec_key(rdec *d, const char *p, size_t n) {
+    if (!d->frames || d->nframes == 0 || !d->frames[d->nframes - 1].is_map) {
+        sbh_key(d->h, p, n);
+        return;
+    }
+    ref_frame *f = &d->frames[d->nframes - 1];
+    if (f->open) f->sum += sbh_final(&f->entry);
+    sbh_init(&f->entry);
+    f->open = 1;
+    f->count++;
+    sbh_key(&f->entry, p, n);
+    d->h = &f->entry;
+}
+
+void rdec_end(rdec *d) {
+    if (!d->frames || d->nframes == 0) {
+        sbh_end(d->h);
+        return;
+    }
+    ref_frame *f = &d->frames[--d->nframes];
+    d->h = f->parent;
+    if (!f->is_map) {
+        sbh_end(d->h);
+        return;
+    }
+    if (f->open) f->sum += sbh_final(&f->entry);
+    sbh_unordered_map(d->h, f->sum, f->count);
 }
 
 /* ---- rbuf ---------------------------------------------------------------- */
@@ -214,7 +273,7 @@ int ref_utf8_valid(const unsigned char *p, size_t n, size_t *bad) {
 int ref_text(rdec *d, const unsigned char *p, size_t n, int as_key, size_t at) {
     size_t bad;
     if (!ref_utf8_valid(p, n, &bad)) return rdec_fail(d, at + bad, "invalid UTF-8 in a string");
-    if (as_key) sbh_key(d->h, (const char *)p, n);
+    if (as_key) rdec_key(d, (const char *)p, n);
     else sbh_str(d->h, (const char *)p, n);
     return 0;
 }

@@ -34,6 +34,11 @@ char *ref_encode(const char *format, const bt_node *root, size_t *len);
  * message in err[0, errlen). */
 int ref_decode(const char *format, const char *data, size_t len, sbh *h, char *err, size_t errlen);
 
+/* ref_decode with every map hashed without order (sbh_unordered_map,
+ * SPEC.md): what the output of a library flagged BENCH_UNORDERED_MAPS is
+ * compared with. Map keys must be strings. */
+int ref_decode_unordered(const char *format, const char *data, size_t len, sbh *h, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -194,8 +194,7 @@ static int dec_container(rdec *d, unsigned type, size_t at) {
         return rdec_fail(d, at, "count %llu cannot fit in the container's %zu bytes", (unsigned long long)count, end - d->pos);
     size_t outer_len = d->len;
     d->len = end; /* read nothing beyond the declared end */
-    if (type == 0xE0) sbh_array(d->h);
-    else sbh_map(d->h);
+    rdec_begin(d, type != 0xE0);
     for (uint64_t i = 0; i < count; i++) {
         if (type == 0xE2) {
             if (rdec_need(d, 1)) return -1;
@@ -214,7 +213,7 @@ static int dec_container(rdec *d, unsigned type, size_t at) {
     }
     if (d->pos != end) return rdec_fail(d, d->pos, "container ends %zu bytes before its declared size", end - d->pos);
     d->len = outer_len;
-    sbh_end(d->h);
+    rdec_end(d);
     rdec_leave(d);
     return 0;
 }

@@ -152,8 +152,7 @@ static int dec_document(rdec *d, int array) {
         return rdec_fail(d, start, "document length %ld exceeds the %zu bytes left", (long)total, d->len - start);
     size_t outer_len = d->len;
     d->len = start + (size_t)total; /* read nothing beyond the declared end */
-    if (array) sbh_array(d->h);
-    else sbh_map(d->h);
+    rdec_begin(d, !array);
     for (uint64_t index = 0;; index++) {
         size_t at = d->pos;
         if (rdec_need(d, 1)) return -1;
@@ -223,7 +222,7 @@ static int dec_document(rdec *d, int array) {
         default: return rdec_fail(d, at, "element type 0x%02x is not supported", type);
         }
     }
-    sbh_end(d->h);
+    rdec_end(d);
     d->len = outer_len;
     rdec_leave(d);
     return 0;

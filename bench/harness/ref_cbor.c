@@ -168,8 +168,7 @@ static int dec_value(rdec *d, int as_key);
 static int dec_container(rdec *d, const head *h) {
     int map = h->major == 5;
     if (rdec_enter(d)) return -1;
-    if (map) sbh_map(d->h);
-    else sbh_array(d->h);
+    rdec_begin(d, map);
     if (h->info == INDEFINITE) {
         for (;;) {
             if (rdec_need(d, 1)) return -1;
@@ -191,7 +190,7 @@ static int dec_container(rdec *d, const head *h) {
             if (dec_value(d, 0)) return -1;
         }
     }
-    sbh_end(d->h);
+    rdec_end(d);
     rdec_leave(d);
     return 0;
 }
@@ -231,7 +230,7 @@ static int dec_value(rdec *d, int as_key) {
         size_t n = 0;
         if (string_bytes(d, &h, &p, &n)) return -1;
         if (h.major == 2) sbh_bin(d->h, p, n);
-        else if (as_key) sbh_key(d->h, (const char *)p, n);
+        else if (as_key) rdec_key(d, (const char *)p, n);
         else sbh_str(d->h, (const char *)p, n);
         return 0;
     }

@@ -47,13 +47,30 @@ void rbuf_free(rbuf *b);
 
 /* ---- decoders' input ----------------------------------------------------- */
 
+/* An open container while decoding with maps hashed without order. */
+typedef struct ref_frame {
+    sbh entry;       /* the current map entry's own hash */
+    uint64_t sum;    /* of the finished entries' hashes */
+    uint64_t count;  /* entries */
+    sbh *parent;     /* where the container itself is absorbed */
+    int is_map, open;
+} ref_frame;
+
 /* The input cursor of one decode. Decoders never read p[len] or beyond;
  * every `need` is checked against len, which a container may narrow to its
- * own declared end while its items are read (BSON, Binn). */
+ * own declared end while its items are read (BSON, Binn).
+ *
+ * Decoders absorb scalars into d->h and report containers and string keys
+ * with rdec_begin, rdec_key and rdec_end: with `frames` set (ref_decode's
+ * unordered mode) these hash every map without order (SPEC.md), moving
+ * d->h to the current entry's state; otherwise they are sbh_map/_array,
+ * sbh_key and sbh_end on d->h. */
 typedef struct rdec {
     const unsigned char *p;
     size_t len, pos;
     sbh *h;
+    ref_frame *frames; /* REF_MAX_DEPTH + 1 of them, or NULL */
+    unsigned nframes;
     char *err;
     size_t errlen;
     int failed;
@@ -68,6 +85,11 @@ int rdec_need(rdec *d, size_t n);
 /* Container nesting: rdec_enter fails past REF_MAX_DEPTH. */
 int rdec_enter(rdec *d);
 void rdec_leave(rdec *d);
+
+/* A container begins (map or array), a string map key, a container ends. */
+void rdec_begin(rdec *d, int is_map);
+void rdec_key(rdec *d, const char *p, size_t n);
+void rdec_end(rdec *d);
 
 uint64_t ref_load_be(const unsigned char *p, int nbytes);
 uint64_t ref_load_le(const unsigned char *p, int nbytes);

@@ -300,7 +300,7 @@ static int dec_string(rdec *d, int as_key) {
     if (!ref_utf8_valid(d->p + run, end - run, &bad)) return rdec_fail(d, run + bad, "invalid UTF-8 in a string");
     rbuf_put(s, d->p + run, end - run);
     if (s->failed) return rdec_fail(d, start, "out of memory");
-    if (as_key) sbh_key(d->h, s->p, s->len);
+    if (as_key) rdec_key(d, s->p, s->len);
     else sbh_str(d->h, s->p, s->len);
     return 0;
 }
@@ -318,8 +318,7 @@ static int dec_container(rdec *d, int map) {
     if (rdec_enter(d)) return -1;
     char close = map ? '}' : ']';
     d->pos++; /* the opening bracket */
-    if (map) sbh_map(d->h);
-    else sbh_array(d->h);
+    rdec_begin(d, map);
     skip_ws(d);
     if (d->pos < d->len && d->p[d->pos] == close) {
         d->pos++;
@@ -341,7 +340,7 @@ static int dec_container(rdec *d, int map) {
             if (c != ',') return rdec_fail(d, d->pos - 1, "',' or '%c' expected", close);
         }
     }
-    sbh_end(d->h);
+    rdec_end(d);
     rdec_leave(d);
     return 0;
 }

@@ -133,13 +133,12 @@ static int dec_array(rdec *d, uint64_t n, int map, size_t at) {
     if (n > left || (map && 2 * n > left))
         return rdec_fail(d, at, "%s of %llu %s cannot fit in the %llu bytes left", map ? "map" : "array",
                          (unsigned long long)n, map ? "entries" : "elements", (unsigned long long)left);
-    if (map) sbh_map(d->h);
-    else sbh_array(d->h);
+    rdec_begin(d, map);
     for (uint64_t i = 0; i < n; i++) {
         if (map && dec_value(d, 1)) return -1;
         if (dec_value(d, 0)) return -1;
     }
-    sbh_end(d->h);
+    rdec_end(d);
     rdec_leave(d);
     return 0;
 }

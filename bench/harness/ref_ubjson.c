@@ -191,8 +191,7 @@ static int dec_container(rdec *d, int map, size_t at) {
         if (empty ? (count > REF_UBJSON_MAX_EMPTY || (map && count > left)) : count > left)
             return rdec_fail(d, cat, "count %llu is more than the input can hold", (unsigned long long)count);
     }
-    if (map) sbh_map(d->h);
-    else sbh_array(d->h);
+    rdec_begin(d, map);
     if (counted) {
         for (uint64_t i = 0; i < count; i++) {
             if (map) {
@@ -225,7 +224,7 @@ static int dec_container(rdec *d, int map, size_t at) {
             if (dec_body(d, m, vat)) return -1;
         }
     }
-    sbh_end(d->h);
+    rdec_end(d);
     rdec_leave(d);
     (void)at;
     return 0;

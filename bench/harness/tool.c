@@ -11,6 +11,13 @@
  *   bench_tool info TREESPEC                 counts, depth and sizes (JSON)
  *   bench_tool tree TREESPEC OUT             write the (unadapted) tree as a tree
  *                                            file, for the benchmark programs
+ *   bench_tool strings FORMAT TREESPEC OUT   every string and key of the adapted
+ *                                            tree, concatenated in document order
+ *                                            (the UTF-8 bound's input)
+ *   bench_tool hash --unordered FORMAT TREESPEC
+ *   bench_tool verify --unordered FORMAT TREESPEC FILE
+ *                                            the same with the order-independent
+ *                                            map hash (SPEC.md)
  *
  * TREESPEC is gen:SIZE[:SEED], json:PATH or tree:PATH. Hashes are 16 lowercase hex
  * digits. Exit status: 0 success, 1 failure (bad input, mismatch), 2 usage.
@@ -33,6 +40,8 @@ static int usage(void) {
                     "       bench_tool decode-hash FORMAT FILE\n"
                     "       bench_tool info TREESPEC\n"
                     "       bench_tool tree TREESPEC OUT\n"
+                    "       bench_tool strings FORMAT TREESPEC OUT\n"
+                    "       (hash and verify take --unordered before FORMAT)\n"
                     "FORMAT: json msgpack cbor bson ubjson binn; TREESPEC: gen:SIZE[:SEED], json:PATH or "
                     "tree:PATH\n");
     return 2;
@@ -78,10 +87,14 @@ static bt_node *load_tree(const char *format, const char *spec) {
     return t;
 }
 
+/* --unordered: maps hashed without order (SPEC.md). */
+static int unordered;
+
 static uint64_t tree_hash(const bt_node *t) {
     sbh h;
     sbh_init(&h);
-    bt_hash(t, &h);
+    if (unordered) bt_hash_unordered(t, &h);
+    else bt_hash(t, &h);
     return sbh_final(&h);
 }
 
@@ -138,7 +151,8 @@ static int decode_file(const char *format, const char *path, uint64_t *hash, cha
     }
     sbh h;
     sbh_init(&h);
-    int rc = ref_decode(format, data, len, &h, err, errlen);
+    int rc = unordered ? ref_decode_unordered(format, data, len, &h, err, errlen)
+                       : ref_decode(format, data, len, &h, err, errlen);
     free(data);
     *hash = sbh_final(&h);
     return rc;
@@ -245,7 +259,52 @@ static int cmd_tree(const char *spec, const char *out) {
     return 0;
 }
 
+/* Append every string and key of n to *out in document order. */
+static void collect_strings(const bt_node *n, char **out, size_t *len, size_t *cap) {
+    const bt_node *s[2] = {NULL, NULL};
+    if (n->type == BT_STR) s[0] = n;
+    for (int k = 0; k < 2 && s[k]; k++) {
+        size_t l = s[k]->v.str.len;
+        if (*len + l > *cap) {
+            *cap = (*len + l) * 2;
+            *out = realloc(*out, *cap);
+            if (!*out) abort();
+        }
+        memcpy(*out + *len, s[k]->v.str.ptr, l);
+        *len += l;
+    }
+    if (n->type == BT_ARRAY || n->type == BT_MAP) {
+        size_t items = n->type == BT_MAP ? 2 * n->v.c.count : n->v.c.count;
+        for (size_t i = 0; i < items; i++) collect_strings(&n->v.c.items[i], out, len, cap);
+    }
+}
+
+static int cmd_strings(const char *format, const char *spec, const char *out) {
+    if (!check_format(format)) return 2;
+    bt_node *t = load_tree(format, spec);
+    if (!t) return 1;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    collect_strings(t, &text, &len, &cap);
+    bt_free(t);
+    FILE *f = fopen(out, "wb");
+    int ok = f && (len == 0 || fwrite(text, 1, len, f) == len);
+    if (f && fclose(f) != 0) ok = 0;
+    free(text);
+    if (!ok) {
+        fprintf(stderr, "bench_tool: cannot write %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[2], "--unordered") == 0 &&
+        (strcmp(argv[1], "hash") == 0 || strcmp(argv[1], "verify") == 0)) {
+        unordered = 1;
+        for (int i = 2; i + 1 < argc; i++) argv[i] = argv[i + 1];
+        argc--;
+    }
     if (argc < 2) return usage();
     const char *cmd = argv[1];
     if (strcmp(cmd, "encode") == 0 && argc == 5) return cmd_encode(argv[2], argv[3], argv[4]);
@@ -254,5 +313,6 @@ int main(int argc, char **argv) {
     if (strcmp(cmd, "decode-hash") == 0 && argc == 4) return cmd_decode_hash(argv[2], argv[3]);
     if (strcmp(cmd, "info") == 0 && argc == 3) return cmd_info(argv[2]);
     if (strcmp(cmd, "tree") == 0 && argc == 4) return cmd_tree(argv[2], argv[3]);
+    if (strcmp(cmd, "strings") == 0 && argc == 5) return cmd_strings(argv[2], argv[3], argv[4]);
     return usage();
 }

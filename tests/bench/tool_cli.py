@@ -27,6 +27,55 @@ def run(*args):
     return r.returncode, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
+class ReversedMap(dict):
+    """A JSON object whose keys json.dump writes in the order given."""
+
+    def __init__(self, pairs):
+        super().__init__()
+        self.pairs = list(pairs)
+        self.update(self.pairs)
+
+    def items(self):
+        return iter(self.pairs)
+
+    def __iter__(self):
+        return (k for k, _ in self.pairs)
+
+
+def change_first_number(v):
+    """Add 1 to the first integer found in a parsed document; True if done."""
+    if isinstance(v, ReversedMap):
+        for i, (k, x) in enumerate(v.pairs):
+            if isinstance(x, int) and not isinstance(x, bool):
+                v.pairs[i] = (k, x + 1)
+                v[k] = x + 1
+                return True
+            if change_first_number(x):
+                return True
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            if isinstance(x, int) and not isinstance(x, bool):
+                v[i] = x + 1
+                return True
+            if change_first_number(x):
+                return True
+    return False
+
+
+def collect_strings(v, out):
+    """Keys and string values of a document parsed with object_pairs_hook=list,
+    in document order."""
+    if isinstance(v, str):
+        out.append(v)
+    elif isinstance(v, list):
+        for x in v:
+            if isinstance(x, tuple):
+                out.append(x[0])
+                collect_strings(x[1], out)
+            else:
+                collect_strings(x, out)
+
+
 def main():
     global TOOL
     if len(sys.argv) != 3:
@@ -89,6 +138,48 @@ def main():
               "verify %s of a truncated file: %s" % (fmt, out))
         rc, out, err = run("decode-hash", fmt, bad)
         check(rc == 1 and out == "" and "byte " in err, "decode-hash %s of a truncated file" % fmt)
+
+    # maps without order (--unordered): the reference encoding verifies in
+    # every format; JSON with every map's keys reversed verifies only
+    # without order; a changed value fails both ways
+    for fmt in ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]:
+        rc, out, _ = run("verify", "--unordered", fmt, "gen:2", os.path.join(work, "gen2." + fmt))
+        check(rc == 0 and json.loads(out)["ok"] is True, "verify --unordered %s of the reference: %s" % (fmt, out))
+    _, ordered, _ = run("hash", "json", "gen:2")
+    rc, unordered, _ = run("hash", "--unordered", "json", "gen:2")
+    check(rc == 0 and len(unordered.strip()) == 16 and unordered != ordered, "hash --unordered differs from hash")
+    with open(os.path.join(work, "gen2.json"), "rb") as f:
+        doc = json.loads(f.read(), object_pairs_hook=lambda pairs: ReversedMap(reversed(pairs)))
+    reversed_path = os.path.join(work, "reversed.json")
+    with open(reversed_path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    rc, out, _ = run("verify", "--unordered", "json", "gen:2", reversed_path)
+    check(rc == 0 and json.loads(out)["got"] == unordered.strip(), "reordered keys verify --unordered: %s" % out)
+    rc, out, _ = run("verify", "json", "gen:2", reversed_path)
+    check(rc == 1, "reordered keys fail the ordered verify")
+    changed = change_first_number(doc)
+    with open(reversed_path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False)
+    rc, out, _ = run("verify", "--unordered", "json", "gen:2", reversed_path)
+    check(changed and rc == 1, "a changed value fails verify --unordered: %s" % out)
+
+    # strings: every string and key in document order, concatenated
+    with open(os.path.join(work, "gen2.json"), "rb") as f:
+        root = json.loads(f.read(), object_pairs_hook=list)
+    for fmt in ["json", "bson"]:
+        spath = os.path.join(work, "strings." + fmt)
+        rc, _, err = run("strings", fmt, "gen:2", spath)
+        want = []
+        if fmt == "bson" and root and not isinstance(root[0], tuple):
+            # adapted for BSON: a root array becomes a map with keys "0", "1", ...
+            for i, x in enumerate(root):
+                want.append(str(i))
+                collect_strings(x, want)
+        else:
+            collect_strings(root, want)
+        with open(spath, "rb") as f:
+            got = f.read() if rc == 0 else b""
+        check(rc == 0 and got == "".join(want).encode("utf-8"), "strings %s gen:2: %s" % (fmt, err))
 
     # a message with quotes and control characters stays valid JSON
     weird = os.path.join(work, "weird.json")

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Tests of the suite's measurement and report code: bench/stats.py (medians,
+intervals, paired ratios), bench/rounds.py (programs as servers in
+interleaved rounds) on the release build's own benchmark programs, and
+bench/report.py (tables, summary, charts, history) on the result.
+Standard library only.
+
+usage: rounds_check.py PROGRAMS_DIR WORK_DIR
+"""
+import json
+import math
+import os
+import random
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import report  # noqa: E402
+import rounds  # noqa: E402
+import stats  # noqa: E402
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL " + what)
+
+
+def coverage(n, k):
+    """P(x(k) <= median <= x(n+1-k)) = 1 - 2 P(B <= k-1), B ~ Bin(n, 1/2)."""
+    return 1 - 2 * sum(math.comb(n, i) for i in range(k)) / 2 ** n
+
+
+def test_stats():
+    check(stats.median([3, 1, 2]) == 2 and stats.median([4, 1, 3, 2]) == 2.5, "median")
+    check(stats.median([]) is None, "median of nothing")
+    # the interval's ranks: the largest k with coverage >= 95 %, for every n
+    for n in range(1, 60):
+        xs = list(range(1, n + 1))
+        random.Random(n).shuffle(xs)
+        lo, hi, cov = stats.median_interval(xs)
+        if n < 6:
+            check((lo, hi) == (1, n), "n=%d: no 95%% interval, the whole range" % n)
+            continue
+        k = max(k for k in range(1, n // 2 + 1) if coverage(n, k) >= 0.95)
+        check((lo, hi) == (k, n + 1 - k) and abs(cov - coverage(n, k)) < 1e-12,
+              "n=%d: interval x(%d)..x(%d), got %s..%s" % (n, k, n + 1 - k, lo, hi))
+    lo, hi, cov = stats.median_interval([10] * 7 + [11] * 8)
+    check(lo <= stats.median([10] * 7 + [11] * 8) <= hi, "the median lies in its interval")
+    check(stats.median_interval(list(range(1, 16)))[:2] == (4, 12), "n=15: x(4)..x(12)")
+    # paired ratios: round by round, rounds a program missed skipped
+    check(stats.paired_ratios([2, 4, 6], [1, 2, 3, 9]) == [2, 2, 2], "paired ratios")
+    s = stats.ratio_summary([1.0] * 15, [2.0] * 15)
+    check(s["ratio"] == 0.5 and s["lo"] == 0.5 and s["hi"] == 0.5 and s["rounds"] == 15, "ratio summary")
+    check(stats.ratio_summary([], [1.0]) is None, "no common rounds")
+    check(abs(stats.relative_change(1.0, 1.1) - 0.1) < 1e-12 and stats.relative_change(0, 1) is None,
+          "relative change")
+
+
+def test_rounds(programs, work):
+    """Real programs of the release build, in rounds."""
+    tool = os.path.join(programs, "bench_tool")
+    data = os.path.join(work, "gen2.json")
+    os.system("%s encode json gen:2 %s" % (tool, data))
+    mp = os.path.join(work, "gen2.msgpack")
+    os.system("%s encode msgpack gen:2 %s" % (tool, mp))
+    ref = os.popen("%s hash json gen:2" % tool).read().strip()
+    progs = [{"program": name, "library": name.split("-")[0], "format": "json", "test": "tree",
+              "path": os.path.join(programs, name)}
+             for name in ("sdx-json-tree", "sdx-msgpack-tree")]
+    verified = []
+
+    def verify(prog, info, once):
+        verified.append(prog["program"])
+        with open(once) as f:
+            got = f.read().strip()
+        return None if got == ref == info["tree_hash"] else ("verify failed", "hash %s, want %s" % (got, ref))
+
+    def argv_of(p):
+        return [p["path"], "--tree", "gen:2", "--input", data, "--dataset", "gen2"]
+
+    opts = rounds.Options(rounds=7, round_ms=2, hash_share=0.2, clock="cpu", cpu=None, seed=1, verify=verify,
+                          timeout=60, instances=2)
+    got, cell = rounds.measure_cell(progs, argv_of, opts, work)
+    r = got.get("sdx-json-tree", {})
+    check(r.get("status") == "ok", "sdx-json-tree measured: %s" % r)
+    check(len(r.get("rounds_ns", [])) == 7 and len(r.get("hash_rounds_ns", [])) == 7, "seven rounds kept")
+    check(r.get("instances") == 2 and len(r.get("iterations", [])) == 2, "two processes used in turn")
+    check(r.get("lo_ns", 0) <= r.get("median_ns", -1) <= r.get("hi_ns", 0) and r.get("min_ns", 1) <= r.get(
+        "median_ns", 0), "min <= lo <= median <= hi")
+    check(0 < r.get("hash_ns", 0) < r.get("median_ns", 0), "the hashing alone costs less than the test")
+    check(verified.count("sdx-json-tree") == 1, "only the first process of a program is verified")
+    # the MessagePack reader fed JSON: the library's own message, no rounds
+    m = got.get("sdx-msgpack-tree", {})
+    check(m.get("status") == "error" and " at byte " in m.get("message", "") and "rounds_ns" not in m,
+          "a failing program reports the library's message: %s" % m)
+    check(cell.get("elapsed_s", -1) >= 0, "cell elapsed time")
+
+    # Write with the memcpy bound in the same rounds; --clock wall works too
+    wprogs = [{"program": n, "library": n.split("-json")[0], "format": "json", "test": "write",
+               "path": os.path.join(programs, n)} for n in ("sdx-json-write", "memcpy-json-write")]
+
+    def verify_write(prog, info, once):
+        rc = os.system("%s verify json gen:2 %s > /dev/null" % (tool, once))
+        return None if rc == 0 else ("verify failed", "bench_tool verify")
+    opts = rounds.Options(rounds=5, round_ms=2, hash_share=0.2, clock="wall", cpu=None, seed=2,
+                          verify=verify_write, timeout=60)
+    wgot, _ = rounds.measure_cell(wprogs, argv_of, opts, work)
+    check(all(wgot.get(p["program"], {}).get("status") == "ok" for p in wprogs), "write cell: %s" % wgot)
+    return got, wgot, data
+
+
+def test_report(got, wgot, work):
+    """The report of a small synthetic run built from the measured results."""
+    results = []
+    for name, r in list(got.items()) + list(wgot.items()):
+        test = "tree" if name.endswith("tree") else "write"
+        lib = "memcpy" if name.startswith("memcpy") else "sdx" if name.startswith("sdx") else name
+        results.append(dict(r, program=name, library=lib, language="C", format="json", test=test, dataset="gen2",
+                            bytes=1000))
+    # a peer measured in the same rounds as sdx's write: twice as slow
+    sdx_w = next(r for r in results if r["program"] == "sdx-json-write")
+    peer = dict(sdx_w, program="peer-json-write", library="peer", language="C",
+                rounds_ns=[2 * x for x in sdx_w["rounds_ns"]], median_ns=2 * sdx_w["median_ns"],
+                min_ns=2 * sdx_w["min_ns"], lo_ns=2 * sdx_w["lo_ns"], hi_ns=2 * sdx_w["hi_ns"])
+    results.append(peer)
+    results.append({"program": "bad-json-write", "library": "bad", "language": "C", "format": "json",
+                    "test": "write", "dataset": "gen2", "status": "verify failed", "message": "decoded differs",
+                    "limit": "stores every number as a double"})
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import run as runner  # noqa: E402
+    summ = runner.summary_cells(results)
+    cell = summ.get(("gen2", "json", "write"))
+    check(cell is not None and abs(cell["ratio"] - 0.5) < 1e-9 and cell["vs"] == "peer",
+          "summary: sdx / fastest other per round: %s" % cell)
+    doc = {"date": "2026-01-01T00:00:00+00:00", "commit": "0123456789abcdef", "dirty": False,
+           "machine": {"cpu": "test", "cores": 2, "memory_bytes": 2 ** 30, "os": "test", "kernel": "test"},
+           "compilers": {}, "settings": {"mode": "quick", "rounds": 7, "round_ms": 2, "instances": 2,
+                                         "clock": "cpu", "pinned_cpu": 1},
+           "datasets": [{"id": "gen2", "name": "small (gen:2)", "spec": "gen:2:1", "bytes": {"json": 1000}}],
+           "programs": [{"program": r["program"], "library": r["library"], "format": "json", "test": r["test"],
+                         "language": "C", "status": "built", "version": "1.0", "origin": "test"} for r in results],
+           "results": results, "elapsed_s": 1.0,
+           "summary": [dict(dataset=k[0], format=k[1], test=k[2], **v) for k, v in summ.items()]}
+    out = os.path.join(work, "report")
+    history = [report.history_entry(dict(doc, commit="aaaaaaa", date="2025-12-01"))]
+    report.write_all(doc, out, history=history)
+    with open(os.path.join(out, "REPORT.md")) as f:
+        md = f.read()
+    check("0.50 [0.50–0.50]" in md and "vs peer" in md, "the summary shows ratio, interval and peer")
+    check("*memcpy of the output*" in md and "× bound" in md, "the bound row and the × bound column")
+    check("stores every number as a double" in md, "a failing row states the library's documented limit")
+    check("| 1.0 | test |" in md, "the libraries' versions and origins")
+    with open(os.path.join(out, "charts", "gen2-write.svg")) as f:
+        svg = f.read()
+    check(svg.count('stroke="black" stroke-width="1"/>') >= 3, "error bars in the chart")
+    with open(os.path.join(out, "charts", "history.svg")) as f:
+        hist = f.read()
+    check("json/write/gen2" in hist and "aaaaaaa" in hist and "0123456" in hist, "history chart: cells over runs")
+    with open(os.path.join(out, "results.json")) as f:
+        back = json.load(f)
+    check([r.get("rounds_ns") for r in back["results"]] == [r.get("rounds_ns") for r in results],
+          "results.json keeps every round")
+    path = os.path.join(work, "history.json")
+    if os.path.exists(path):
+        os.unlink(path)
+    report.append_history(doc, path)
+    report.append_history(doc, path)
+    check(len(report.read_history(path)) == 2 and "json/write/gen2" in report.read_history(path)[0]["cells"],
+          "history.json grows by one entry per recorded run")
+    rows, worst, bad = runner.stability_report(results, [dict(r, rounds_ns=[x * (1.2 if r["library"] == "sdx"
+                                                                                   else 1) for x in r["rounds_ns"]])
+                                                         if r.get("rounds_ns") else r for r in results], 0.10)
+    check(bad and abs(worst - 0.2) < 1e-9, "stability: a cell that moved 20%% fails (%s)" % worst)
+    rows, worst, bad = runner.stability_report(results, results, 0.10)
+    check(not bad and worst == 0, "stability: the same results pass")
+    check("MOVED" not in report.stability_text(rows, worst, 0.1), "stability text")
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    programs, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    os.makedirs(work, exist_ok=True)
+    test_stats()
+    got, wgot, _ = test_rounds(programs, work)
+    test_report(got, wgot, work)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
