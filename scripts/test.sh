@@ -2,8 +2,8 @@
 # Run every test: the release build, the same tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer, the aarch64 build (NEON
 # kernels) under qemu, the benchmark suite's own tests (C and Rust), a quick
-# run of the whole suite and its reproducibility check (--stability). Prints one summary line at the end; exits
-# non-zero if anything failed.
+# run of the whole suite and its reproducibility check (--stability). Prints
+# one summary line at the end; exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
