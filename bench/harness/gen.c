@@ -180,8 +180,8 @@ static void gen_value(rng *r, bt_node *out, uint64_t depth, uint64_t *values) {
         out->type = BT_INT;
         out->v.i = (int64_t)next(r);
     } else if (s < 38) {
-        out->type = BT_UINT;
-        out->v.u = next(r) | 0x8000000000000000ull;
+        out->type = BT_INT;
+        out->v.i = (int64_t)(next(r) >> 1);
     } else if (s < 50) {
         uint64_t sign = below(r, 2);
         uint64_t exponent = 1023 + below(r, 81) - 40;

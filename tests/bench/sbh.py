@@ -189,7 +189,7 @@ def generate(size, seed=1):
             v = r.next()
             return v - (1 << 64) if v >= 1 << 63 else v
         if s < 38:
-            return r.next() | (1 << 63)
+            return r.next() >> 1
         if s < 50:
             sign = r.below(2)
             exponent = 1023 + r.below(81) - 40

@@ -135,7 +135,7 @@ impl Gen {
         } else if s < 35 {
             Node::Int(r.next() as i64)
         } else if s < 38 {
-            Node::Uint(r.next() | 0x8000000000000000)
+            Node::Int((r.next() >> 1) as i64)
         } else if s < 50 {
             let sign = r.below(2);
             let exponent = 1023 + r.below(81) - 40;
