@@ -160,7 +160,7 @@ int cli_cmd_gen(int argc, char **argv) {
     if (e) rc = cli_report_sink_error(e, NULL, "gen", to, &out);
     for (uint64_t i = 0; !rc && i < count; i++) {
         uint64_t s = seed + i;
-        bt_node *tree = gen_tree((int)size, s);
+        bt_node *tree = gen_tree((int)size, s, GEN_STANDARD);
         bt_adapt(to->name, tree);
         e = emit(tree, 0, cli_writer_sink(&w));
         bt_free(tree);

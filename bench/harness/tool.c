@@ -12,8 +12,9 @@
  *   bench_tool tree TREESPEC OUT             write the (unadapted) tree as a tree
  *                                            file, for the benchmark programs
  *
- * TREESPEC is gen:SIZE[:SEED], json:PATH or tree:PATH. Hashes are 16 lowercase hex
- * digits. Exit status: 0 success, 1 failure (bad input, mismatch), 2 usage.
+ * TREESPEC is gen:SIZE[:SEED[:extended]], json:PATH or tree:PATH. Hashes are
+ * 16 lowercase hex digits. Exit status: 0 success, 1 failure (bad input,
+ * mismatch), 2 usage.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,8 +34,8 @@ static int usage(void) {
                     "       bench_tool decode-hash FORMAT FILE\n"
                     "       bench_tool info TREESPEC\n"
                     "       bench_tool tree TREESPEC OUT\n"
-                    "FORMAT: json msgpack cbor bson ubjson binn; TREESPEC: gen:SIZE[:SEED], json:PATH or "
-                    "tree:PATH\n");
+                    "FORMAT: json msgpack cbor bson ubjson binn; TREESPEC: gen:SIZE[:SEED[:extended]], "
+                    "json:PATH or tree:PATH\n");
     return 2;
 }
 
