@@ -17,19 +17,23 @@ static const char gen_help[] =
     "\n"
     "Write the benchmark suite's generated data (bench/harness/SPEC.md): a\n"
     "deterministic tree of maps, arrays, strings (some with escapes and\n"
-    "non-ASCII text), integers, doubles, booleans and nulls. The same size and\n"
-    "seed give the same data on every machine and in the suite: the values are\n"
-    "those `bench_tool encode FORMAT gen:SIZE:SEED` writes, adapted to the\n"
-    "format the same way (BSON: a root array becomes a map with keys \"0\", \"1\",\n"
-    "...; BSON and UBJSON: integers above int64 become doubles), and the same\n"
-    "bytes, except that JSON doubles are in the shortest form that reads back\n"
-    "exactly (bench_tool writes 17 significant digits) and JSON ends with a\n"
-    "newline.\n"
+    "non-ASCII text), integers, doubles, booleans and nulls. The standard data\n"
+    "has integers within int64 and finite normal doubles only; --extended adds\n"
+    "integers above INT64_MAX and extreme values (UINT64_MAX, INT64_MIN,\n"
+    "INT64_MAX, -0.0, subnormal doubles, the smallest normal double, DBL_MAX).\n"
+    "The same size, seed and variant give the same data on every machine and\n"
+    "in the suite: the values are those `bench_tool encode FORMAT gen:SIZE:SEED`\n"
+    "(with --extended: gen:SIZE:SEED:extended) writes, adapted to the format\n"
+    "the same way (BSON: a root array becomes a map with keys \"0\", \"1\", ...;\n"
+    "BSON and UBJSON: integers above int64 become doubles), and the same bytes,\n"
+    "except that JSON doubles are in the shortest form that reads back exactly\n"
+    "(bench_tool writes 17 significant digits) and JSON ends with a newline.\n"
     "\n"
     "Options:\n"
     "  --size N                 1 to 5: about 0.7 KB, 9 KB, 90 KB, 820 KB or 8 MB\n"
     "                           of minified JSON (default 2)\n"
     "  --seed S                 the seed (default 1)\n"
+    "  --extended               the extended data instead of the standard data\n"
     "  -t, --to FORMAT          output format (default: from OUT's extension, else json)\n"
     "  --seq                    write a sequence of values (newline-delimited JSON,\n"
     "                           back-to-back binary values)\n"
@@ -45,6 +49,7 @@ static const char gen_help[] =
     "Examples:\n"
     "  sdx gen --size 3 > data.json\n"
     "  sdx gen --size 4 --seed 7 data.msgpack\n"
+    "  sdx gen --extended --size 3 -t msgpack > edge.msgpack\n"
     "  sdx gen --seq --count 100000 --size 3 | sdx convert --seq -t cbor > big.cbor\n"
     "\n" CLI_HELP_EXIT_CODES;
 
@@ -116,6 +121,7 @@ int cli_cmd_gen(int argc, char **argv) {
     const char *out_path = NULL;
     uint64_t size = 2, seed = GEN_DEFAULT_SEED, count = 1;
     bool have_count = false;
+    gen_variant variant = GEN_STANDARD;
     const char *arg;
     int kind;
     while ((kind = cli_args_next(&a, &arg)) != CLI_ARG_END) {
@@ -136,6 +142,9 @@ int cli_cmd_gen(int argc, char **argv) {
             if (!(v = cli_args_value(&a))) return CLI_EXIT_USAGE;
             if (!cli_parse_u64(v, 0, UINT64_MAX, &seed))
                 return cli_usage_error("gen", "--seed takes an unsigned 64-bit integer, not '%s'", v);
+        } else if (cli_args_is(&a, "--extended", NULL)) {
+            if (!cli_args_flag(&a)) return CLI_EXIT_USAGE;
+            variant = GEN_EXTENDED;
         } else if (cli_args_is(&a, "--count", NULL)) {
             if (!(v = cli_args_value(&a))) return CLI_EXIT_USAGE;
             if (!cli_parse_u64(v, 0, UINT64_MAX, &count))
@@ -160,13 +169,14 @@ int cli_cmd_gen(int argc, char **argv) {
     if (e) rc = cli_report_sink_error(e, NULL, "gen", to, &out);
     for (uint64_t i = 0; !rc && i < count; i++) {
         uint64_t s = seed + i;
-        bt_node *tree = gen_tree((int)size, s);
+        bt_node *tree = gen_tree((int)size, s, variant);
         bt_adapt(to->name, tree);
         e = emit(tree, 0, cli_writer_sink(&w));
         bt_free(tree);
         if (e) {
             char where[64];
-            snprintf(where, sizeof where, "gen:%" PRIu64 ":%" PRIu64, size, s);
+            snprintf(where, sizeof where, "gen:%" PRIu64 ":%" PRIu64 "%s", size, s,
+                     variant == GEN_EXTENDED ? ":extended" : "");
             rc = cli_report_sink_error(e, NULL, where, to, &out);
         }
     }

@@ -145,13 +145,20 @@ static bt_node *items_add(items *it) {
     return n;
 }
 
-static void gen_value(rng *r, bt_node *out, uint64_t depth, uint64_t *values);
+/* The state of one tree's generation. */
+typedef struct gen {
+    rng r;
+    uint64_t values; /* values generated so far (SPEC.md's `values`) */
+    gen_variant variant;
+} gen;
+
+static void gen_value(gen *g, bt_node *out, uint64_t depth);
 
 /* One map entry or array element of a container being built. */
-static void gen_item(rng *r, items *it, int is_map, keyset *keys, uint64_t depth, uint64_t *values) {
-    if (is_map) gen_key(r, items_add(it), keys);
+static void gen_item(gen *g, items *it, int is_map, keyset *keys, uint64_t depth) {
+    if (is_map) gen_key(&g->r, items_add(it), keys);
     bt_node *v = items_add(it);
-    gen_value(r, v, depth, values);
+    gen_value(g, v, depth);
 }
 
 static void finish_container(bt_node *out, items *it, int is_map) {
@@ -160,14 +167,51 @@ static void finish_container(bt_node *out, items *it, int is_map) {
     out->v.c.count = is_map ? it->len / 2 : it->len;
 }
 
-static void gen_value(rng *r, bt_node *out, uint64_t depth, uint64_t *values) {
-    ++*values;
+/* The extended data's extreme values, e - 4 for e = below(12) from 4 to 11
+ * (SPEC.md), as a type and the 8 bytes of v.u, v.i or v.d. */
+static const struct {
+    uint8_t type;
+    uint64_t bits;
+} extremes[8] = {
+    {BT_UINT, 0xFFFFFFFFFFFFFFFFull},   /* UINT64_MAX */
+    {BT_INT, 0x8000000000000000ull},    /* INT64_MIN */
+    {BT_INT, 0x7FFFFFFFFFFFFFFFull},    /* INT64_MAX */
+    {BT_DOUBLE, 0x8000000000000000ull}, /* -0.0 */
+    {BT_DOUBLE, 0x0000000000000001ull}, /* the smallest subnormal */
+    {BT_DOUBLE, 0x000FFFFFFFFFFFFFull}, /* the largest subnormal */
+    {BT_DOUBLE, 0x0010000000000000ull}, /* the smallest normal */
+    {BT_DOUBLE, 0x7FEFFFFFFFFFFFFFull}, /* DBL_MAX */
+};
+
+/* The 35 <= s < 38 branch, the only one where the variants differ: a
+ * non-negative int64 in the standard data; in the extended data an integer
+ * above INT64_MAX or an extreme value. */
+static void gen_variant_branch(gen *g, bt_node *out) {
+    rng *r = &g->r;
+    if (g->variant == GEN_STANDARD) {
+        out->type = BT_INT;
+        out->v.i = (int64_t)(next(r) >> 1);
+        return;
+    }
+    uint64_t e = below(r, 12);
+    if (e < 4) {
+        out->type = BT_UINT;
+        out->v.u = next(r) | 0x8000000000000000ull;
+    } else {
+        out->type = extremes[e - 4].type;
+        memcpy(&out->v, &extremes[e - 4].bits, 8);
+    }
+}
+
+static void gen_value(gen *g, bt_node *out, uint64_t depth) {
+    rng *r = &g->r;
+    g->values++;
     if (below(r, 100) < 24 / depth) {
         int is_map = below(r, 2) == 0;
         uint64_t n = below(r, 4) == 0 ? below(r, 30) : below(r, 8);
         items it = {0};
         keyset keys = {0};
-        for (uint64_t i = 0; i < n; i++) gen_item(r, &it, is_map, &keys, depth + 1, values);
+        for (uint64_t i = 0; i < n; i++) gen_item(g, &it, is_map, &keys, depth + 1);
         free(keys.slot);
         finish_container(out, &it, is_map);
         return;
@@ -180,8 +224,7 @@ static void gen_value(rng *r, bt_node *out, uint64_t depth, uint64_t *values) {
         out->type = BT_INT;
         out->v.i = (int64_t)next(r);
     } else if (s < 38) {
-        out->type = BT_UINT;
-        out->v.u = next(r) | 0x8000000000000000ull;
+        gen_variant_branch(g, out);
     } else if (s < 50) {
         uint64_t sign = below(r, 2);
         uint64_t exponent = 1023 + below(r, 81) - 40;
@@ -199,15 +242,14 @@ static void gen_value(rng *r, bt_node *out, uint64_t depth, uint64_t *values) {
     }
 }
 
-bt_node *gen_tree(int size, uint64_t seed) {
+bt_node *gen_tree(int size, uint64_t seed, gen_variant variant) {
     uint64_t target = gen_target_values(size);
     if (!target) return NULL;
-    rng r = {seed + (uint64_t)size * 0x632BE59BD9B4E019ull};
-    int is_map = below(&r, 2) == 0;
+    gen g = {{seed + (uint64_t)size * 0x632BE59BD9B4E019ull}, 0, variant};
+    int is_map = below(&g.r, 2) == 0;
     items it = {0};
     keyset keys = {0};
-    uint64_t values = 0;
-    while (values < target) gen_item(&r, &it, is_map, &keys, 1, &values);
+    while (g.values < target) gen_item(&g, &it, is_map, &keys, 1);
     free(keys.slot);
     bt_node *root = calloc(1, sizeof *root);
     finish_container(root, &it, is_map);

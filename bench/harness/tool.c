@@ -19,8 +19,9 @@
  *                                            the same with the order-independent
  *                                            map hash (SPEC.md)
  *
- * TREESPEC is gen:SIZE[:SEED], json:PATH or tree:PATH. Hashes are 16 lowercase hex
- * digits. Exit status: 0 success, 1 failure (bad input, mismatch), 2 usage.
+ * TREESPEC is gen:SIZE[:SEED[:extended]], json:PATH or tree:PATH. Hashes are
+ * 16 lowercase hex digits. Exit status: 0 success, 1 failure (bad input,
+ * mismatch), 2 usage.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,8 +43,8 @@ static int usage(void) {
                     "       bench_tool tree TREESPEC OUT\n"
                     "       bench_tool strings FORMAT TREESPEC OUT\n"
                     "       (hash and verify take --unordered before FORMAT)\n"
-                    "FORMAT: json msgpack cbor bson ubjson binn; TREESPEC: gen:SIZE[:SEED], json:PATH or "
-                    "tree:PATH\n");
+                    "FORMAT: json msgpack cbor bson ubjson binn; TREESPEC: gen:SIZE[:SEED[:extended]], "
+                    "json:PATH or tree:PATH\n");
     return 2;
 }
 

@@ -130,9 +130,17 @@ bt_node *bt_from_spec(const char *spec) {
         char *end;
         long size = strtol(spec + 4, &end, 10);
         unsigned long long seed = GEN_DEFAULT_SEED;
-        if (*end == ':') seed = strtoull(end + 1, &end, 10);
-        if (*end == 0 && size >= GEN_MIN_SIZE && size <= GEN_MAX_SIZE) return gen_tree((int)size, seed);
+        gen_variant variant = GEN_STANDARD;
+        int ok = *end == 0;
+        if (*end == ':') {
+            char *digits = end + 1;
+            seed = strtoull(digits, &end, 10);
+            /* a seed must have digits: "gen:2:" and "gen:2::extended" are bad */
+            ok = end != digits && (*end == 0 || strcmp(end, ":extended") == 0);
+            if (ok && *end) variant = GEN_EXTENDED;
+        }
+        if (ok && size >= GEN_MIN_SIZE && size <= GEN_MAX_SIZE) return gen_tree((int)size, seed, variant);
     }
-    fprintf(stderr, "bad tree spec '%s' (want gen:SIZE[:SEED] or tree:PATH)\n", spec);
+    fprintf(stderr, "bad tree spec '%s' (want gen:SIZE[:SEED[:extended]] or tree:PATH)\n", spec);
     return NULL;
 }

@@ -64,7 +64,8 @@ void bt_hash_unordered(const bt_node *n, struct sbh *h);
  * formats: unchanged. */
 void bt_adapt(const char *format, bt_node *root);
 
-/* Load a tree from a spec: "gen:SIZE" or "gen:SIZE:SEED" (the generator) or
+/* Load a tree from a spec: "gen:SIZE", "gen:SIZE:SEED" (the generator's
+ * standard data) or "gen:SIZE:SEED:extended" (its extended data), or
  * "tree:PATH" (a tree file, treefile.h). NULL and a message on stderr if
  * the spec is bad. */
 bt_node *bt_from_spec(const char *spec);

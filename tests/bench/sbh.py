@@ -136,9 +136,26 @@ class _Rng:
         return self.next() % n
 
 
-def generate(size, seed=1):
-    """The tree of gen:SIZE:SEED as Python values (ints, floats, str, list,
-    Pairs)."""
+def _double(bits):
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+# The extended data's extreme values, number below(12) - 4.
+EXTREMES = [
+    M,  # UINT64_MAX
+    -(1 << 63),  # INT64_MIN
+    (1 << 63) - 1,  # INT64_MAX
+    _double(0x8000000000000000),  # -0.0
+    _double(0x0000000000000001),  # the smallest subnormal
+    _double(0x000FFFFFFFFFFFFF),  # the largest subnormal
+    _double(0x0010000000000000),  # the smallest normal
+    _double(0x7FEFFFFFFFFFFFFF),  # DBL_MAX
+]
+
+
+def generate(size, seed=1, extended=False):
+    """The tree of gen:SIZE:SEED (gen:SIZE:SEED:extended if `extended`) as
+    Python values (ints, floats, str, list, Pairs)."""
     r = _Rng(seed + size * 0x632BE59BD9B4E019)
     count = [0]
 
@@ -189,13 +206,15 @@ def generate(size, seed=1):
             v = r.next()
             return v - (1 << 64) if v >= 1 << 63 else v
         if s < 38:
-            return r.next() | (1 << 63)
+            if not extended:
+                return r.next() >> 1
+            e = r.below(12)
+            return r.next() | (1 << 63) if e < 4 else EXTREMES[e - 4]
         if s < 50:
             sign = r.below(2)
             exponent = 1023 + r.below(81) - 40
             mantissa = r.next() & ((1 << 52) - 1)
-            bits = sign << 63 | exponent << 52 | mantissa
-            return struct.unpack("<d", struct.pack("<Q", bits))[0]
+            return _double(sign << 63 | exponent << 52 | mantissa)
         if s < 58:
             return r.below(2) == 1
         if s < 62:
@@ -208,6 +227,23 @@ def generate(size, seed=1):
     while count[0] < TARGETS[size - 1]:
         item(root, root_is_map, used, 1)
     return root
+
+
+def adapt(fmt, v, root=True):
+    """The value v adapted to a format as SPEC.md ("Adapting to a format")
+    and bench/harness/tree.c's bt_adapt say: for bson a root array becomes a
+    map with keys "0", "1", ...; for bson and ubjson integers above
+    INT64_MAX become the nearest double."""
+    if fmt not in ("bson", "ubjson"):
+        return v
+    if isinstance(v, Pairs):
+        return Pairs((k, adapt(fmt, x, False)) for k, x in v)
+    if isinstance(v, list):
+        v = [adapt(fmt, x, False) for x in v]
+        return Pairs((str(i), x) for i, x in enumerate(v)) if root and fmt == "bson" else v
+    if isinstance(v, int) and not isinstance(v, bool) and v > (1 << 63) - 1:
+        return float(v)
+    return v
 
 
 def read_vectors(path):

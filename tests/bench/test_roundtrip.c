@@ -1,10 +1,11 @@
 /*
  * Round trips through the reference codecs: for every format, a tree (the
- * generator's gen:1 to gen:4, the corpus documents) adapted to the format,
- * encoded, then decoded gives the tree's hash. The encoding is padded with
- * 64 zero bytes and deterministic.
+ * generator's gen:1 to gen:4, standard and extended, the corpus documents)
+ * adapted to the format, encoded, then decoded gives the tree's hash: every
+ * value exactly, -0.0, subnormals and the 64-bit extremes included. The
+ * encoding is padded with 64 zero bytes and deterministic.
  *
- *   test_roundtrip generated      gen:1 .. gen:4
+ *   test_roundtrip generated      gen:1 .. gen:4, gen:2 .. gen:4 extended
  *   test_roundtrip corpus         SDX_CORPUS_DIR/{twitter,citm_catalog,canada}.json
  *                                 (always there: the build unpacks a bundled copy)
  */
@@ -50,6 +51,11 @@ TEST(generated) {
     roundtrip("gen:4");
     roundtrip("gen:2:2");
     roundtrip("gen:2:3");
+    roundtrip("gen:2:1:extended");
+    roundtrip("gen:3:1:extended");
+    roundtrip("gen:4:1:extended");
+    roundtrip("gen:2:2:extended");
+    roundtrip("gen:2:3:extended");
 }
 
 static const char *corpus_dir(void) { return getenv("SDX_CORPUS_DIR"); }

@@ -90,15 +90,22 @@ def main():
     rc, out_bson, _ = run("hash", "bson", "gen:1")
     check(rc == 0 and len(out_bson.strip()) == 16 and out_bson != out, "hash bson gen:1 (adapted) differs")
 
+    # the extended data is another tree
+    rc, out_ext, _ = run("hash", "json", "gen:2:1:extended")
+    check(rc == 0 and len(out_ext.strip()) == 16 and out_ext != run("hash", "json", "gen:2")[1],
+          "hash json gen:2:1:extended differs from gen:2")
+
     # tree files (what the benchmark programs read): the same tree back, for
-    # every format's adaptation; malformed files are rejected
-    tree = os.path.join(work, "gen3.tree")
-    rc, _, err = run("tree", "gen:3", tree)
-    check(rc == 0 and os.path.getsize(tree) > 1000, "tree gen:3: %s" % err)
-    for fmt in ["json", "bson", "ubjson"]:
-        _, want, _ = run("hash", fmt, "gen:3")
-        rc, got, _ = run("hash", fmt, "tree:" + tree)
-        check(rc == 0 and got == want, "hash %s of the tree file = of gen:3" % fmt)
+    # every format's adaptation, standard and extended data (-0.0,
+    # subnormals, the 64-bit extremes); malformed files are rejected
+    for spec in ["gen:3:1:extended", "gen:3"]:
+        tree = os.path.join(work, "gen3.tree")
+        rc, _, err = run("tree", spec, tree)
+        check(rc == 0 and os.path.getsize(tree) > 1000, "tree %s: %s" % (spec, err))
+        for fmt in ["json", "bson", "ubjson"]:
+            _, want, _ = run("hash", fmt, spec)
+            rc, got, _ = run("hash", fmt, "tree:" + tree)
+            check(rc == 0 and got == want, "hash %s of the tree file = of %s" % (fmt, spec))
     with open(tree, "rb") as f:
         good = f.read()
     bad_files = {"truncated": good[:-1], "trailing byte": good + b"\0", "magic": b"SBT2" + good[4:],
@@ -209,6 +216,8 @@ def main():
     check(run("hash", "xml", "gen:1")[0] == 2, "unknown format: exit 2")
     rc, _, err = run("hash", "json", "gen:9")
     check(rc == 1 and "spec" in err, "bad tree spec: exit 1")
+    rc, _, err = run("hash", "json", "gen:2:1:extra")
+    check(rc == 1 and "gen:SIZE[:SEED[:extended]]" in err, "bad variant in a tree spec: exit 1")
     rc, _, err = run("hash", "json", "json:/nonexistent/x.json")
     check(rc == 1, "missing JSON file: exit 1")
     rc, _, err = run("decode-hash", "json", "/nonexistent/file")

@@ -113,25 +113,6 @@ def vhash(v):
     return sbh.value_hash(v)
 
 
-def adapt(v, fmt):
-    """The tree adapted to a format as bench/harness/tree.c's bt_adapt does."""
-    def big(x):
-        if isinstance(x, bool) or x is None:
-            return x
-        if isinstance(x, int) and x > (1 << 63) - 1:
-            return float(x)
-        if isinstance(x, sbh.Pairs):
-            return sbh.Pairs((k, big(y)) for k, y in x)
-        if isinstance(x, list):
-            return [big(y) for y in x]
-        return x
-    if fmt in ("bson", "ubjson"):
-        v = big(v)
-    if fmt == "bson" and isinstance(v, list) and not isinstance(v, sbh.Pairs):
-        v = sbh.Pairs((str(i), x) for i, x in enumerate(v))
-    return v
-
-
 def no_temp_files(directory, what):
     left = [n for n in os.listdir(directory) if n.startswith(".")]
     check(not left, "%s: temporary files left behind: %r" % (what, left))
@@ -206,6 +187,7 @@ def group_basic(args):
         (["gen", "--seed", "18446744073709551616"], "--seed takes an unsigned 64-bit integer"),
         (["gen", "--count", "3"], "--count needs --seq"),
         (["gen", "--count", "x", "--seq"], "--count takes a number"),
+        (["gen", "--extended=yes"], "option --extended takes no value"),
         (["gen", "a", "b"], "too many operands: 'b'"),
         (["stat", "a", "b"], "too many operands: 'b'"),
         (["stat", "--json=1"], "option --json takes no value"),
@@ -250,15 +232,28 @@ def same_but_doubles(a, b):
     return JSON_TOKEN.sub(norm, a) == JSON_TOKEN.sub(norm, b)
 
 
+def gen_args(size, seed, extended):
+    """The arguments of `sdx gen` for a tree, and its bench_tool spec."""
+    opts = ["--size", size, "--seed", seed] + (["--extended"] if extended else [])
+    return opts, "gen:%d:%d%s" % (size, seed, ":extended" if extended else "")
+
+
 def group_gen(args):
-    for size in (1, 2, 3):
-        for seed in (1, 7, 18446744073709551615):
-            rc, out, err = run("gen", "--size", size, "--seed", seed)
-            check(rc == 0 and out.endswith(b"\n") and out.count(b"\n") == 1, "gen %d %d: %s" % (size, seed, err))
-            want = sbh.generate(size, seed)
-            check(vhash(parse_json(out)) == vhash(want), "gen --size %d --seed %d = the SPEC's tree" % (size, seed))
+    for extended in (False, True):
+        for size in (1, 2, 3):
+            for seed in (1, 7, 18446744073709551615):
+                opts, spec = gen_args(size, seed, extended)
+                rc, out, err = run("gen", *opts)
+                check(rc == 0 and out.endswith(b"\n") and out.count(b"\n") == 1, "gen %s: %s" % (spec, err))
+                want = sbh.generate(size, seed, extended)
+                check(vhash(parse_json(out)) == vhash(want), "gen %s = the SPEC's tree" % " ".join(map(str, opts)))
     rc, out, _ = run("gen")
-    check(vhash(parse_json(out)) == vhash(sbh.generate(2, 1)), "gen defaults: size 2, seed 1")
+    check(vhash(parse_json(out)) == vhash(sbh.generate(2, 1)), "gen defaults: size 2, seed 1, standard")
+    # The extended data's extreme values are written so that they read back
+    # exactly: -0.0 and subnormals as doubles, the 64-bit extremes as integers.
+    rc, out, _ = run("gen", "--size", "3", "--extended")
+    for token in (b"-0.0", b"5e-324", b"18446744073709551615", b"-9223372036854775808", b"9223372036854775807"):
+        check(token in out, "gen --size 3 --extended has %r" % token)
     rc, pretty, _ = run("gen", "--size", "1", "--pretty")
     check(rc == 0 and b"\n  " in pretty and vhash(parse_json(pretty)) == vhash(sbh.generate(1, 1)), "gen --pretty")
     # Sequences: seeds S, S+1, ...
@@ -267,6 +262,10 @@ def group_gen(args):
     check(rc == 0 and len(vals) == 4, "gen --seq --count 4: %d values %s" % (len(vals), err))
     for i, v in enumerate(vals):
         check(vhash(v) == vhash(sbh.generate(1, 5 + i)), "gen --seq value %d has seed %d" % (i, 5 + i))
+    rc, out, err = run("gen", "--size", "2", "--seed", "5", "--seq", "--count", "3", "--extended")
+    vals = parse_json_seq(out)
+    check(rc == 0 and [vhash(v) for v in vals] == [vhash(sbh.generate(2, 5 + i, True)) for i in range(3)],
+          "gen --seq --count 3 --extended: seeds 5, 6, 7 of the extended data %s" % err)
     rc, out, _ = run("gen", "--seq", "--count", "0")
     check(rc == 0 and out == b"", "gen --seq --count 0 writes nothing")
     # Every writable format; the data reads back (when sdx reads the format)
@@ -274,13 +273,14 @@ def group_gen(args):
     for name, readable, writable, exts in formats():
         if not writable:
             continue
-        for size, seed in ((1, 1), (2, 3), (3, 1)):
-            rc, out, err = run("gen", "--size", size, "--seed", seed, "-t", name)
-            check(rc == 0 and len(out) > 100, "gen -t %s: %s" % (name, err))
+        for size, seed, extended in ((1, 1, False), (2, 3, False), (3, 1, False), (2, 3, True), (3, 1, True)):
+            opts, spec = gen_args(size, seed, extended)
+            rc, out, err = run("gen", "-t", name, *opts)
+            check(rc == 0 and len(out) > 100, "gen -t %s %s: %s" % (name, spec, err))
             if readable:
                 js = to_json(out, name)
-                check(vhash(parse_json(js)) == vhash(adapt(sbh.generate(size, seed), name)),
-                      "gen -t %s --size %d --seed %d reads back as the adapted tree" % (name, size, seed))
+                check(vhash(parse_json(js)) == vhash(sbh.adapt(name, sbh.generate(size, seed, extended))),
+                      "gen -t %s %s reads back as the adapted tree" % (name, spec))
         # By the output's extension.
         p = path("gen." + exts[0])
         rc, _, err = run("gen", "--size", "1", p)
@@ -291,15 +291,16 @@ def group_gen(args):
         for name, _, writable, exts in formats():
             if not writable:
                 continue
-            for spec, size, seed in (("gen:2:1", 2, 1), ("gen:3:9", 3, 9)):
-                p = path("verify_%s_%d.%s" % (name, size, exts[0]))
-                run("gen", "--size", size, "--seed", seed, "-t", name, p)
+            for size, seed, extended in ((2, 1, False), (3, 9, False), (2, 1, True), (3, 9, True)):
+                opts, spec = gen_args(size, seed, extended)
+                p = path("verify_%s_%d_%d.%s" % (name, size, extended, exts[0]))
+                run("gen", "-t", name, p, *opts)
                 r = subprocess.run([args.bench_tool, "verify", name, spec, p], capture_output=True)
                 check(r.returncode == 0, "bench_tool verify %s %s: %s" % (name, spec, r.stdout))
                 # The bytes: identical to the suite's reference encoder, except
                 # that JSON doubles are in shortest form and JSON ends with a
                 # newline.
-                ref = path("ref_%s_%d" % (name, size))
+                ref = path("ref_%s_%d_%d" % (name, size, extended))
                 r = subprocess.run([args.bench_tool, "encode", name, spec, ref], capture_output=True)
                 mine = read(p)
                 if name == "json":
@@ -337,14 +338,14 @@ def group_roundtrip(args):
             rc, _, err = run("convert", "--bigint=double", doc, pa)
             if not check(rc == 0, "convert %s -> %s: %s" % (base, a, err)):
                 continue
-            want_a = adapt(original, a)
+            want_a = sbh.adapt(a, original)
             for b in fmts:
                 pb = path("%s.%s.%s" % (base, a, ext_of(b)))
                 rc, _, err = run("convert", "--bigint=double", pa, pb)
                 if not check(rc == 0, "convert %s: %s -> %s: %s" % (base, a, b, err)):
                     continue
                 js = to_json(read(pb), b)
-                check(vhash(parse_json(js)) == vhash(adapt(want_a, b)),
+                check(vhash(parse_json(js)) == vhash(sbh.adapt(b, want_a)),
                       "corpus %s: json -> %s -> %s -> json keeps every value" % (base, a, b))
         # JSON -> JSON is exact text-wise after one pass (a fixed point).
         rc, once, _ = run("convert", doc)
@@ -353,17 +354,19 @@ def group_roundtrip(args):
     # Generated data: B (as gen writes it) -> A -> B byte for byte, and B's
     # values are the generator's tree adapted to B.
     for b in fmts:
-        for size, seed in ((1, 1), (2, 1), (2, 2), (3, 1), (3, 5)):
-            rc, orig, err = run("gen", "--size", size, "--seed", seed, "-t", b)
-            if not check(rc == 0, "gen -t %s: %s" % (b, err)):
+        for size, seed, extended in ((1, 1, False), (2, 1, False), (2, 2, False), (3, 1, False), (3, 5, False),
+                                     (3, 1, True), (3, 5, True)):
+            opts, spec = gen_args(size, seed, extended)
+            rc, orig, err = run("gen", "-t", b, *opts)
+            if not check(rc == 0, "gen -t %s %s: %s" % (b, spec, err)):
                 continue
             for a in fmts:
                 rc, in_a, err = run("convert", "-f", b, "-t", a, stdin=orig)
-                if not check(rc == 0, "gen:%d:%d %s -> %s: %s" % (size, seed, b, a, err)):
+                if not check(rc == 0, "%s %s -> %s: %s" % (spec, b, a, err)):
                     continue
                 rc, back, err = run("convert", "-f", a, "-t", b, stdin=in_a)
                 check(rc == 0 and back == orig,
-                      "gen:%d:%d %s -> %s -> %s is byte-identical (rc %d %s)" % (size, seed, b, a, b, rc, err))
+                      "%s %s -> %s -> %s is byte-identical (rc %d %s)" % (spec, b, a, b, rc, err))
     # fmt is the JSON writer's indented output.
     for doc in corpus_docs(args)[:2]:
         rc, f, _ = run("fmt", "--no-color", doc)

@@ -10,6 +10,16 @@ pub const MIN_SIZE: i64 = 1;
 pub const MAX_SIZE: i64 = 5;
 pub const DEFAULT_SEED: u64 = 1;
 
+/// The two data sets of SPEC.md, with the same draws but for one branch:
+/// standard (integers within i64, finite normal doubles) and extended (also
+/// integers above i64::MAX, u64::MAX, i64::MIN, i64::MAX, -0.0, subnormals,
+/// the smallest normal double and f64::MAX).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Standard,
+    Extended,
+}
+
 const TARGET_VALUES: [u64; 5] = [30, 300, 3000, 30000, 300000];
 const KEY_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
 const TEXT_CHARS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789 ,.-_:!?";
@@ -56,9 +66,23 @@ impl Rng {
     }
 }
 
+/// The extended data's extreme values, e - 4 for e = below(12) from 4 to 11
+/// (SPEC.md).
+const EXTREMES: [Node; 8] = [
+    Node::Uint(u64::MAX),
+    Node::Int(i64::MIN),
+    Node::Int(i64::MAX),
+    Node::Double(f64::from_bits(0x8000000000000000)), // -0.0
+    Node::Double(f64::from_bits(0x0000000000000001)), // the smallest subnormal
+    Node::Double(f64::from_bits(0x000FFFFFFFFFFFFF)), // the largest subnormal
+    Node::Double(f64::from_bits(0x0010000000000000)), // the smallest normal
+    Node::Double(f64::from_bits(0x7FEFFFFFFFFFFFFF)), // f64::MAX
+];
+
 struct Gen {
     r: Rng,
     values: u64,
+    variant: Variant,
 }
 
 impl Gen {
@@ -116,6 +140,22 @@ impl Gen {
         }
     }
 
+    /// The 35 <= s < 38 branch, the only one where the variants differ: a
+    /// non-negative i64 in the standard data; in the extended data an
+    /// integer above i64::MAX or an extreme value.
+    fn variant_branch(&mut self) -> Node {
+        let r = &mut self.r;
+        if self.variant == Variant::Standard {
+            return Node::Int((r.next() >> 1) as i64);
+        }
+        let e = r.below(12);
+        if e < 4 {
+            Node::Uint(r.next() | 0x8000000000000000)
+        } else {
+            EXTREMES[(e - 4) as usize].clone()
+        }
+    }
+
     fn value(&mut self, depth: u64) -> Node {
         self.values += 1;
         if self.r.below(100) < 24 / depth {
@@ -135,7 +175,7 @@ impl Gen {
         } else if s < 35 {
             Node::Int(r.next() as i64)
         } else if s < 38 {
-            Node::Uint(r.next() | 0x8000000000000000)
+            self.variant_branch()
         } else if s < 50 {
             let sign = r.below(2);
             let exponent = 1023 + r.below(81) - 40;
@@ -172,13 +212,15 @@ impl Items {
     }
 }
 
-/// The tree of `size` (1 to 5) and `seed`; None if the size is out of range.
-pub fn gen_tree(size: i64, seed: u64) -> Option<Node> {
+/// The tree of `size` (1 to 5), `seed` and `variant`; None if the size is
+/// out of range.
+pub fn gen_tree(size: i64, seed: u64, variant: Variant) -> Option<Node> {
     let target = target_values(size);
     if target == 0 {
         return None;
     }
-    let mut g = Gen { r: Rng { s: seed.wrapping_add((size as u64).wrapping_mul(0x632BE59BD9B4E019)) }, values: 0 };
+    let state = seed.wrapping_add((size as u64).wrapping_mul(0x632BE59BD9B4E019));
+    let mut g = Gen { r: Rng { s: state }, values: 0, variant };
     let is_map = g.r.below(2) == 0;
     let mut items = Items::new(is_map);
     let mut keys = HashSet::new();

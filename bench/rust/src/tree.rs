@@ -299,9 +299,10 @@ impl TreeReader<'_> {
     }
 }
 
-/// A tree from a benchmark program's spec: "gen:SIZE", "gen:SIZE:SEED" or
-/// "tree:PATH" (bt_from_spec). None and a message on stderr if the spec is
-/// bad. (JSON files are turned into tree files by bench_tool, so that no
+/// A tree from a benchmark program's spec: "gen:SIZE", "gen:SIZE:SEED" (the
+/// generator's standard data), "gen:SIZE:SEED:extended" (its extended data)
+/// or "tree:PATH" (bt_from_spec). None and a message on stderr if the spec
+/// is bad. (JSON files are turned into tree files by bench_tool, so that no
 /// program carries a JSON parser of its own; tests use load_json_file.)
 pub fn from_spec(spec: &str) -> Option<Node> {
     if let Some(path) = spec.strip_prefix("tree:") {
@@ -310,18 +311,22 @@ pub fn from_spec(spec: &str) -> Option<Node> {
     if let Some(rest) = spec.strip_prefix("gen:") {
         if let (Some(size), rest) = leading_int(rest) {
             let mut seed = gen::DEFAULT_SEED;
+            let mut variant = gen::Variant::Standard;
             let mut ok = rest.is_empty();
             if let Some(s) = rest.strip_prefix(':') {
-                if let (Some(v), "") = leading_int(s) {
+                if let (Some(v), after) = leading_int(s) {
                     seed = v as u64; // strtoull wraps negative input the same way
-                    ok = true;
+                    ok = after.is_empty() || after == ":extended";
+                    if after == ":extended" {
+                        variant = gen::Variant::Extended;
+                    }
                 }
             }
             if ok && (gen::MIN_SIZE as i128..=gen::MAX_SIZE as i128).contains(&size) {
-                return gen::gen_tree(size as i64, seed);
+                return gen::gen_tree(size as i64, seed, variant);
             }
         }
     }
-    eprintln!("bad tree spec '{spec}' (want gen:SIZE[:SEED] or tree:PATH)");
+    eprintln!("bad tree spec '{spec}' (want gen:SIZE[:SEED[:extended]] or tree:PATH)");
     None
 }

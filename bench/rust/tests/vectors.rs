@@ -1,5 +1,5 @@
-//! The Rust port against the C harness: the generator's tree hashes (the
-//! pins of tests/bench/test_pins.c), the byte-hash vectors of
+//! The Rust port against the C harness: the generator's tree hashes, standard
+//! and extended (the pins of tests/bench/test_pins.c), the byte-hash vectors of
 //! tests/bench/vectors.txt, the bson/ubjson adaptation, and the hashes of
 //! the corpus documents loaded through serde_json — all must equal what the
 //! C harness computes (bench/harness/SPEC.md).
@@ -12,23 +12,36 @@
 
 use std::path::PathBuf;
 
+use sdx_bench::gen::{self, Variant};
+use sdx_bench::harness::Input;
 use sdx_bench::hash::{self, Sbh};
 use sdx_bench::tree::{self, Node};
-use sdx_bench::{gen, harness::Input};
 
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The generator pins: (size, seed, tree hash), as in test_pins.c.
+/// The generator pins: (size, seed, tree hash), as in test_pins.c: the
+/// standard data (gen_pins there) ...
 const GEN_PINS: &[(i64, u64, u64)] = &[
     (1, 1, 0xda01796d3a20cb9b),
-    (2, 1, 0x07921bfca2e87d94),
-    (3, 1, 0x36f815a799a940e7),
-    (4, 1, 0x1b4f8d9792129f9e),
-    (5, 1, 0x4bdc9cd071628212),
-    (2, 2, 0x937b3b169270b56d),
-    (2, 3, 0xaf028ad4e36223c4),
+    (2, 1, 0x06c6329dcaa51d94),
+    (3, 1, 0xf51060296b575bf9),
+    (4, 1, 0x01e1e3fc2b8990e2),
+    (5, 1, 0xbf06aa9f7e456938),
+    (2, 2, 0x4c8f65fb7f2a24cb),
+    (2, 3, 0x1a4462735ad9239a),
+];
+
+/// ... and the extended data (gen_extended_pins).
+const GEN_EXTENDED_PINS: &[(i64, u64, u64)] = &[
+    (1, 1, 0xda01796d3a20cb9b),
+    (2, 1, 0x49e270609e01950a),
+    (3, 1, 0x26efc9c574cbd913),
+    (4, 1, 0x86cab626079852f7),
+    (5, 1, 0x844f9f1421a3ccaa),
+    (2, 2, 0xae7408a7746a2ee7),
+    (2, 3, 0x7623f97fa5d4b220),
 ];
 
 /// Byte-hash vectors (N, hash of b[i] = (i * 31 + 7) mod 256), from the C
@@ -77,22 +90,38 @@ const BYTE_VECTORS: &[(usize, u64)] = &[
     (4096, 0x4cc60ee6bbdf17de),
 ];
 
-/// Tree hashes after bt_adapt, from the C harness (format, spec, hash).
+/// Tree hashes after bt_adapt, from the C harness (format, spec, hash): the
+/// standard data (where only bson's root array changes) and the extended
+/// data (whose integers above i64::MAX become doubles).
 const ADAPTED: &[(&str, &str, u64)] = &[
     ("bson", "gen:1", 0xc15c211a2ff81129),
-    ("bson", "gen:2", 0x3ed31a116293237c),
-    ("bson", "gen:3", 0xb14443aa60a3b1e3),
-    ("bson", "gen:4", 0xa73c958b4fb0d9f8),
-    ("bson", "gen:5", 0x19665a0cf8883d4c),
-    ("bson", "gen:2:2", 0x0a5b063e2afe4c8f),
-    ("bson", "gen:2:3", 0x8c6aba5ad9433a6f),
+    ("bson", "gen:2", 0x06c6329dcaa51d94),
+    ("bson", "gen:3", 0xf51060296b575bf9),
+    ("bson", "gen:4", 0x0c7fbf2a4867a102),
+    ("bson", "gen:5", 0xf701e62d5c78a75c),
+    ("bson", "gen:2:2", 0xc6ec8621241dac2d),
+    ("bson", "gen:2:3", 0x1a4462735ad9239a),
     ("ubjson", "gen:1", 0xda01796d3a20cb9b),
-    ("ubjson", "gen:2", 0x3ed31a116293237c),
-    ("ubjson", "gen:3", 0xb14443aa60a3b1e3),
-    ("ubjson", "gen:4", 0x1f3811f6ce26c8b1),
-    ("ubjson", "gen:5", 0x0e2692762b6f7234),
-    ("ubjson", "gen:2:2", 0x0e6c4f1578e3c5e8),
-    ("ubjson", "gen:2:3", 0x8c6aba5ad9433a6f),
+    ("ubjson", "gen:2", 0x06c6329dcaa51d94),
+    ("ubjson", "gen:3", 0xf51060296b575bf9),
+    ("ubjson", "gen:4", 0x01e1e3fc2b8990e2),
+    ("ubjson", "gen:5", 0xbf06aa9f7e456938),
+    ("ubjson", "gen:2:2", 0x4c8f65fb7f2a24cb),
+    ("ubjson", "gen:2:3", 0x1a4462735ad9239a),
+    ("bson", "gen:1:1:extended", 0xc15c211a2ff81129),
+    ("bson", "gen:2:1:extended", 0x6977160ac724c5b3),
+    ("bson", "gen:3:1:extended", 0x2869827e0af7dc76),
+    ("bson", "gen:4:1:extended", 0x6c906d59d126425d),
+    ("bson", "gen:5:1:extended", 0x1dbece6cb6d9752a),
+    ("bson", "gen:2:2:extended", 0x94cf8efc3fda58b8),
+    ("bson", "gen:2:3:extended", 0x8f5dd7d94b02d803),
+    ("ubjson", "gen:1:1:extended", 0xda01796d3a20cb9b),
+    ("ubjson", "gen:2:1:extended", 0x6977160ac724c5b3),
+    ("ubjson", "gen:3:1:extended", 0x2869827e0af7dc76),
+    ("ubjson", "gen:4:1:extended", 0x91b743756b7fe1ea),
+    ("ubjson", "gen:5:1:extended", 0x26718f44e806d3c9),
+    ("ubjson", "gen:2:2:extended", 0xcf01f565d195566b),
+    ("ubjson", "gen:2:3:extended", 0x8f5dd7d94b02d803),
 ];
 
 /// Corpus documents loaded by the C harness (jansson), adapted per format.
@@ -125,23 +154,45 @@ fn tree_hash(spec: &str, format: &str) -> u64 {
 #[test]
 fn generator_pins() {
     for &(size, seed, want) in GEN_PINS {
-        let t = gen::gen_tree(size, seed).unwrap();
+        let t = gen::gen_tree(size, seed, Variant::Standard).unwrap();
         assert_eq!(t.hash(), want, "gen:{size}:{seed}");
     }
-    // the default seed is 1, and gen:K:1 is gen:K
+    for &(size, seed, want) in GEN_EXTENDED_PINS {
+        let t = gen::gen_tree(size, seed, Variant::Extended).unwrap();
+        assert_eq!(t.hash(), want, "gen:{size}:{seed}:extended");
+    }
+    // the default seed is 1, and gen:K:1 is gen:K; the spec syntax is
+    // gen:SIZE[:SEED[:extended]]
     assert_eq!(tree_hash("gen:3", "json"), tree_hash("gen:3:1", "json"));
+    assert_eq!(tree_hash("gen:3:1:extended", "json"), GEN_EXTENDED_PINS[2].2);
     assert_eq!(gen::target_values(1), 30);
     assert_eq!(gen::target_values(5), 300000);
-    assert!(gen::gen_tree(0, 1).is_none());
-    assert!(gen::gen_tree(6, 1).is_none());
-    assert!(tree::from_spec("gen:6").is_none());
-    assert!(tree::from_spec("gen:2x").is_none());
+    assert!(gen::gen_tree(0, 1, Variant::Standard).is_none());
+    assert!(gen::gen_tree(6, 1, Variant::Extended).is_none());
+    for bad in [
+        "gen:6",
+        "gen:2x",
+        "gen:2:",
+        "gen:2::extended",
+        "gen:2:extended",
+        "gen:2:1:",
+        "gen:2:1:Extended",
+        "gen:2:1:ext",
+        "gen:2:1:extended:",
+        "gen:2:1:extended:1",
+        "gen:2:1:standard",
+        "gen:2:1 ",
+        "gen:6:1:extended",
+    ] {
+        assert!(tree::from_spec(bad).is_none(), "accepted {bad:?}");
+    }
 }
 
-/// The gen_pins table of tests/bench/test_pins.c, if that file is there.
-fn c_gen_pins() -> Option<Vec<(i64, u64, u64)>> {
+/// The table `name` (gen_pins or gen_extended_pins) of
+/// tests/bench/test_pins.c, if that file is there.
+fn c_gen_pins(name: &str) -> Option<Vec<(i64, u64, u64)>> {
     let text = std::fs::read_to_string(repo_root().join("tests/bench/test_pins.c")).ok()?;
-    let start = text.find("gen_pins[] = {")?;
+    let start = text.find(&format!(" {name}[] = {{"))?;
     let body = &text[start..start + text[start..].find("};")?];
     let mut pins = Vec::new();
     for entry in body.split('{').skip(2) {
@@ -157,13 +208,17 @@ fn c_gen_pins() -> Option<Vec<(i64, u64, u64)>> {
 
 #[test]
 fn generator_pins_agree_with_the_c_tests() {
-    match c_gen_pins() {
-        None => eprintln!("note: tests/bench/test_pins.c not found; C pins not compared"),
-        Some(pins) => {
-            assert!(pins.len() >= 7, "could not read the gen_pins of test_pins.c (got {pins:?})");
-            for (size, seed, want) in pins {
-                let got = gen::gen_tree(size, seed).unwrap().hash();
-                assert_eq!(got, want, "gen:{size}:{seed}: Rust {got:016x}, test_pins.c {want:016x}");
+    for (name, variant, suffix) in
+        [("gen_pins", Variant::Standard, ""), ("gen_extended_pins", Variant::Extended, ":extended")]
+    {
+        match c_gen_pins(name) {
+            None => eprintln!("note: tests/bench/test_pins.c or its {name} not found; C pins not compared"),
+            Some(pins) => {
+                assert!(pins.len() >= 7, "could not read the {name} of test_pins.c (got {pins:?})");
+                for (size, seed, want) in pins {
+                    let got = gen::gen_tree(size, seed, variant).unwrap().hash();
+                    assert_eq!(got, want, "gen:{size}:{seed}{suffix}: Rust {got:016x}, test_pins.c {want:016x}");
+                }
             }
         }
     }
@@ -271,10 +326,12 @@ fn json_loading() {
     let want: Vec<Node> = texts.iter().map(|t| Node::Double(t.parse().unwrap())).collect();
     assert_eq!(d, Node::Array(want));
     // the generator's trees survive a JSON round trip through serde_json
-    for size in 1..=3 {
-        let t = gen::gen_tree(size, 1).unwrap();
-        let text = serde_json::to_vec(&t).unwrap();
-        assert_eq!(tree::from_json_slice(&text).unwrap().hash(), t.hash());
+    for variant in [Variant::Standard, Variant::Extended] {
+        for size in 1..=3 {
+            let t = gen::gen_tree(size, 1, variant).unwrap();
+            let text = serde_json::to_vec(&t).unwrap();
+            assert_eq!(tree::from_json_slice(&text).unwrap().hash(), t.hash(), "gen:{size}:1 {variant:?}");
+        }
     }
 }
 
