@@ -1,6 +1,7 @@
 /*
- * cJSON 1.7.15 (Debian), JSON, Tree: cJSON_ParseWithLength and a walk of
- * the cJSON tree.
+ * cJSON 1.7.15 (Debian), JSON, Tree: cJSON_ParseWithLengthOpts (cJSON_Parse
+ * with a length, reporting where parsing stopped) and a walk of the cJSON
+ * tree.
  *
  * cJSON keeps every number as a double (valuedouble; valueint is a
  * saturated int copy of it) and records nothing else: no flag says whether
@@ -13,6 +14,7 @@
  * Strings and keys are NUL-terminated without a length (strlen).
  */
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "adapter.h"
@@ -38,13 +40,17 @@ static int walk(const cJSON *v, sbh *h) {
         }
         sbh_end(h);
         return 0;
-    default: return 1;
+    default: bench_error("cJSON item of unknown type %d", v->type); return 1;
     }
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
-    cJSON *doc = cJSON_ParseWithLength(data, len);
-    if (!doc) return 1;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!doc) {
+        bench_error("parse error at byte %td", end ? end - data : (ptrdiff_t)-1);
+        return 1;
+    }
     int bad = walk(doc, h);
     cJSON_Delete(doc);
     return bad;

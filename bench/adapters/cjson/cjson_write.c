@@ -61,10 +61,16 @@ static cJSON *build(const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     cJSON *doc = build(root);
-    if (!doc) return 1;
+    if (!doc) {
+        bench_error("cannot build the cJSON tree (out of memory)");
+        return 1;
+    }
     char *out = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
-    if (!out) return 1;
+    if (!out) {
+        bench_error("cJSON_PrintUnformatted failed (out of memory)");
+        return 1;
+    }
     emit(ctx, out, strlen(out));
     cJSON_free(out);
     return 0;

@@ -44,7 +44,10 @@ static void walk(const json_t *v, sbh *h) {
 static int adapter_parse(const char *data, size_t len, sbh *h) {
     json_error_t err;
     json_t *doc = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
-    if (!doc) return 1;
+    if (!doc) {
+        bench_error("%s (line %d, column %d, byte %d)", err.text, err.line, err.column, err.position);
+        return 1;
+    }
     walk(doc, h);
     json_decref(doc);
     return 0;

@@ -58,10 +58,16 @@ static json_t *build(const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     json_t *doc = build(root);
-    if (!doc) return 1;
+    if (!doc) {
+        bench_error("cannot build the json_t tree (out of memory, or an integer above INT64_MAX)");
+        return 1;
+    }
     char *out = json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY);
     json_decref(doc);
-    if (!out) return 1;
+    if (!out) {
+        bench_error("json_dumps failed");
+        return 1;
+    }
     emit(ctx, out, strlen(out));
     free(out); /* json_dumps allocates with Jansson's allocator: malloc by default */
     return 0;

@@ -65,7 +65,8 @@ static int nl_parse(const char *data, size_t len, sbh *h) {
         json j = json::NL_CAT(from_, NL_FMT)(p, p + len);
         walk(j, h);
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

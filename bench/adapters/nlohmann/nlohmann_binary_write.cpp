@@ -63,7 +63,8 @@ static int nl_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
         std::vector<std::uint8_t> out = json::NL_CAT(to_, NL_FMT)(j);
         emit(ctx, out.data(), out.size());
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

@@ -14,7 +14,10 @@
 
 static int sdx_incremental(const char *data, size_t len, sbh *h) {
     F(_reader) *r = F(_reader_new)(data, len, NULL);
-    if (!r) return 1;
+    if (!r) {
+        bench_error("%s", sdx_strerror(SDX_ERR_NOMEM));
+        return 1;
+    }
     sdx_event ev;
     while (F(_reader_next)(r, &ev)) {
         switch ((sdx_kind)ev.kind) {
@@ -32,7 +35,9 @@ static int sdx_incremental(const char *data, size_t len, sbh *h) {
         case SDX_RAW: break; /* needs an option that is not set */
         }
     }
-    int failed = F(_reader_error)(r, NULL) != SDX_OK;
+    sdx_error err;
+    int failed = F(_reader_error)(r, &err) != SDX_OK;
+    if (failed) bench_error("%s at byte %zu", err.msg ? err.msg : sdx_strerror(err.code), err.offset);
     F(_reader_free)(r);
     return failed;
 }

@@ -69,8 +69,12 @@ static void walk(sdx_node n, sbh *h) {
 }
 
 static int sdx_tree(const char *data, size_t len, sbh *h) {
-    sdx_doc *doc = F(_parse)(data, len, NULL, NULL);
-    if (!doc) return 1;
+    sdx_error err;
+    sdx_doc *doc = F(_parse)(data, len, NULL, &err);
+    if (!doc) {
+        bench_error("%s at byte %zu", err.msg ? err.msg : sdx_strerror(err.code), err.offset);
+        return 1;
+    }
     walk(sdx_doc_root(doc), h);
     sdx_doc_free(doc);
     return 0;

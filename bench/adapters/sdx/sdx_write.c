@@ -50,6 +50,7 @@ static int sdx_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     write_node(&w, root);
     sdx_err e = W(_writer_finish)(&w);
     if (!e) emit(ctx, sdx_buf_data(&b), sdx_buf_len(&b));
+    else bench_error("%s", sdx_strerror(e));
     sdx_buf_destroy(&b);
     return e != SDX_OK;
 }
