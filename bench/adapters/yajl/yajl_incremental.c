@@ -8,6 +8,7 @@
  * integer above INT64_MAX is a parse error ("integer overflow"), which this
  * adapter reports as such.
  */
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "adapter.h"
@@ -37,7 +38,9 @@ static int adapter_parse(const char *data, size_t len, sbh *h) {
               yajl_complete_parse(p) != yajl_status_ok;
     if (bad) {
         unsigned char *msg = yajl_get_error(p, 0, (const unsigned char *)data, len);
-        bench_error("%s at byte %zu", msg ? (const char *)msg : "?", yajl_get_bytes_consumed(p));
+        size_t n = msg ? strlen((const char *)msg) : 0;
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--; /* it ends with a newline */
+        bench_error("%.*s at byte %zu", (int)n, msg ? (const char *)msg : "", yajl_get_bytes_consumed(p));
         yajl_free_error(p, msg);
     }
     yajl_free(p);
