@@ -39,6 +39,4 @@ static int boost_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void boost_unload(void *doc) { delete static_cast<bj::value *>(doc); }
 
-extern "C" const bench_adapter bench_adapter_def = {"boost-json", "C++",        "json",          "serialize",
-                                                    nullptr,      nullptr,      boost_load,      boost_serialize,
-                                                    boost_unload};
+BENCH_SERIALIZE_ADAPTER("boost-json", "C++", "json", boost_load, boost_serialize, boost_unload);

@@ -30,12 +30,4 @@ static int adapter_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void adapter_unload(void *doc) { cJSON_Delete(doc); }
 
-const bench_adapter bench_adapter_def = {
-    .library = "cjson",
-    .language = "C",
-    .format = "json",
-    .test = "serialize",
-    .load = adapter_load,
-    .serialize = adapter_serialize,
-    .unload = adapter_unload,
-};
+BENCH_SERIALIZE_ADAPTER("cjson", "C", "json", adapter_load, adapter_serialize, adapter_unload);

@@ -57,12 +57,4 @@ static void adapter_unload(void *doc) {
     free(doc);
 }
 
-const bench_adapter bench_adapter_def = {
-    .library = "json-c",
-    .language = "C",
-    .format = "json",
-    .test = "serialize",
-    .load = adapter_load,
-    .serialize = adapter_serialize,
-    .unload = adapter_unload,
-};
+BENCH_SERIALIZE_ADAPTER("json-c", "C", "json", adapter_load, adapter_serialize, adapter_unload);

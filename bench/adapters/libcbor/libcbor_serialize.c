@@ -45,12 +45,4 @@ static void cb_unload(void *doc) {
     cbor_decref(&item);
 }
 
-const bench_adapter bench_adapter_def = {
-    .library = "libcbor",
-    .language = "C",
-    .format = "cbor",
-    .test = "serialize",
-    .load = cb_load,
-    .serialize = cb_serialize,
-    .unload = cb_unload,
-};
+BENCH_SERIALIZE_ADAPTER("libcbor", "C", "cbor", cb_load, cb_serialize, cb_unload);

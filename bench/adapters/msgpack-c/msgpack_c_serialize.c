@@ -40,12 +40,4 @@ static void mp_unload(void *doc) {
     free(doc);
 }
 
-const bench_adapter bench_adapter_def = {
-    .library = "msgpack-c",
-    .language = "C",
-    .format = "msgpack",
-    .test = "serialize",
-    .load = mp_load,
-    .serialize = mp_serialize,
-    .unload = mp_unload,
-};
+BENCH_SERIALIZE_ADAPTER("msgpack-c", "C", "msgpack", mp_load, mp_serialize, mp_unload);

@@ -42,5 +42,4 @@ static int mp_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void mp_unload(void *doc) { delete static_cast<msgpack::object_handle *>(doc); }
 
-extern "C" const bench_adapter bench_adapter_def = {"msgpack-cxx", "C++",   "msgpack",    "serialize", nullptr,
-                                                    nullptr,       mp_load, mp_serialize, mp_unload};
+BENCH_SERIALIZE_ADAPTER("msgpack-cxx", "C++", "msgpack", mp_load, mp_serialize, mp_unload);

@@ -54,5 +54,4 @@ static int nl_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void nl_unload(void *doc) { delete static_cast<json *>(doc); }
 
-extern "C" const bench_adapter bench_adapter_def = {"nlohmann", "C++",        NL_STR(NL_FMT), "serialize", nullptr,
-                                                    nullptr,    nl_load,      nl_serialize,   nl_unload};
+BENCH_SERIALIZE_ADAPTER("nlohmann", "C++", NL_STR(NL_FMT), nl_load, nl_serialize, nl_unload);

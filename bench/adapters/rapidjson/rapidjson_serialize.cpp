@@ -40,6 +40,4 @@ static int rapidjson_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void rapidjson_unload(void *doc) { delete static_cast<rapidjson::Document *>(doc); }
 
-extern "C" const bench_adapter bench_adapter_def = {"rapidjson",      "C++",               "json",
-                                                    "serialize",      nullptr,             nullptr,
-                                                    rapidjson_load,   rapidjson_serialize, rapidjson_unload};
+BENCH_SERIALIZE_ADAPTER("rapidjson", "C++", "json", rapidjson_load, rapidjson_serialize, rapidjson_unload);

@@ -39,12 +39,4 @@ static int sdx_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void sdx_unload(void *doc) { sdx_doc_free(doc); }
 
-const bench_adapter bench_adapter_def = {
-    .library = "sdx",
-    .language = "C",
-    .format = SDX_STR(SDX_FMT),
-    .test = "serialize",
-    .load = sdx_load,
-    .serialize = sdx_serialize,
-    .unload = sdx_unload,
-};
+BENCH_SERIALIZE_ADAPTER("sdx", "C", SDX_STR(SDX_FMT), sdx_load, sdx_serialize, sdx_unload);

@@ -51,6 +51,4 @@ static int simdjson_serialize(void *doc, bench_emit_fn emit, void *ctx) {
 
 static void simdjson_unload(void *doc) { delete static_cast<document *>(doc); }
 
-extern "C" const bench_adapter bench_adapter_def = {"simdjson", "C++",         "json",
-                                                    "serialize", nullptr,      nullptr,
-                                                    simdjson_load, simdjson_serialize, simdjson_unload};
+BENCH_SERIALIZE_ADAPTER("simdjson", "C++", "json", simdjson_load, simdjson_serialize, simdjson_unload);
