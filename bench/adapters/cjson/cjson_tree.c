@@ -13,11 +13,7 @@
  *
  * Strings and keys are NUL-terminated without a length (strlen).
  */
-#include <cjson/cJSON.h>
-#include <stddef.h>
-#include <string.h>
-
-#include "adapter.h"
+#include "cjson_common.h"
 
 static int walk(const cJSON *v, sbh *h) {
     switch (v->type & 0xFF) {
@@ -45,12 +41,8 @@ static int walk(const cJSON *v, sbh *h) {
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!doc) {
-        bench_error("parse error at byte %td", end ? end - data : (ptrdiff_t)-1);
-        return 1;
-    }
+    cJSON *doc = cjson_load(data, len);
+    if (!doc) return 1;
     int bad = walk(doc, h);
     cJSON_Delete(doc);
     return bad;

@@ -7,20 +7,7 @@
  * std::vector). Compiled once per format with -DNL_FMT=... (and -DNL_JSON
  * for JSON).
  */
-#include <nlohmann/json.hpp>
-
-#include <stdint.h>
-extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
-#include "hash.h"
-}
-#include "adapter.h"
-
-#define NL_CAT_(a, b) a##b
-#define NL_CAT(a, b) NL_CAT_(a, b)
-#define NL_STR_(x) #x
-#define NL_STR(x) NL_STR_(x)
-
-using json = nlohmann::ordered_json;
+#include "nl_common.h"
 
 static void *nl_load(const char *data, size_t len) {
     try {
