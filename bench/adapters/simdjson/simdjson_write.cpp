@@ -9,6 +9,11 @@
  *
  * The builder reports a failed allocation once, at the end: view() returns
  * an error instead of the text.
+ *
+ * Note: simdjson::builder is the builder of simdjson's "builtin"
+ * implementation, chosen at compile time, not at run time: for the suite's
+ * generic x86-64 flags (no -march) that is the portable fallback kernel, as
+ * for the On-Demand front end (simdjson_incremental.cpp).
  */
 #include <simdjson.h>
 
