@@ -31,9 +31,11 @@ build_tree() {
 }
 
 # Unpack Debian packages into PREFIX without installing them (for peers
-# whose packages conflict with others in Debian 12: libmsgpack-dev depends
-# on Boost 1.74, which conflicts with Boost.JSON's 1.81). Skips packages
-# already unpacked. Returns non-zero if any could not be fetched.
+# whose packages would drag in what nothing uses: libmsgpack-cxx-dev depends
+# on libboost-dev, Boost 1.74, which conflicts with any other Boost
+# development package). The stamp PREFIX/.unpacked-PACKAGE holds the
+# package's version (bench/CMakeLists.txt reads it for programs.tsv). Skips
+# packages already unpacked. Returns non-zero if any could not be fetched.
 extract_debian_packages() {
     local prefix="$1"
     shift
@@ -41,11 +43,12 @@ extract_debian_packages() {
     local tmp rc=0
     tmp=$(mktemp -d)
     for p in "$@"; do
-        [ -f "$prefix/.unpacked-$p" ] && continue
+        [ -s "$prefix/.unpacked-$p" ] && continue
         if (cd "$tmp" && apt-get download -q "$p" >/dev/null 2>&1) ||
             { (apt-get update -q >/dev/null 2>&1 || sudo apt-get update -q >/dev/null 2>&1) &&
               (cd "$tmp" && apt-get download -q "$p" >/dev/null 2>&1); }; then
-            dpkg-deb -x "$tmp"/"$p"_*.deb "$prefix" && touch "$prefix/.unpacked-$p" || rc=1
+            dpkg-deb -x "$tmp"/"$p"_*.deb "$prefix" &&
+                dpkg-deb -f "$tmp"/"$p"_*.deb Version >"$prefix/.unpacked-$p" || rc=1
         else
             echo "cannot download Debian package $p" >&2
             rc=1
@@ -57,9 +60,11 @@ extract_debian_packages() {
 
 # Every Debian package the benchmark suite's peers come from. msgpack's
 # development packages are unpacked into build/deps (see above); its
-# runtime library is installed normally.
-BENCH_DEBIAN_PACKAGES="cmake gcc g++ make pkg-config python3 libjansson-dev libsimdjson-dev
-    rapidjson-dev libyajl-dev libcjson-dev libjson-c-dev nlohmann-json3-dev libboost-json1.81-dev
+# runtime library is installed normally. simdjson and Boost.JSON come from
+# PyPI at pinned versions (bench/fetch-peer.py, run by CMake: pip download,
+# hence python3-pip).
+BENCH_DEBIAN_PACKAGES="cmake gcc g++ make pkg-config python3 python3-pip libjansson-dev
+    rapidjson-dev libyajl-dev libcjson-dev libjson-c-dev nlohmann-json3-dev
     libmsgpackc2 libmsgpuck-dev libcbor-dev libbson-dev"
 BENCH_UNPACKED_PACKAGES="libmsgpack-dev libmsgpack-cxx-dev"
 

@@ -80,6 +80,18 @@ void bench_error(const char *fmt, ...)
 
 #define BENCH_PADDING 64
 
+/* The definition of a Serialize adapter, in C or C++:
+ *   BENCH_SERIALIZE_ADAPTER("yyjson", "C", "json", my_load, my_serialize, my_unload);
+ */
+#ifdef __cplusplus
+#define BENCH_ADAPTER_LINKAGE extern "C"
+#else
+#define BENCH_ADAPTER_LINKAGE
+#endif
+#define BENCH_SERIALIZE_ADAPTER(library, language, format, load, serialize, unload) \
+    BENCH_ADAPTER_LINKAGE const bench_adapter bench_adapter_def = {                \
+        (library), (language), (format), "serialize", NULL, NULL, (load), (serialize), (unload), 0}
+
 #ifdef __cplusplus
 }
 #endif

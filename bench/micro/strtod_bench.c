@@ -36,8 +36,9 @@
  *   -DWITH_YYJSON -I<yyjson>/src /tmp/yyjson.o   yyjson_read_number (yyjson
  *        0.10, `bash bench/crate-source.sh yyjson-sys` finds the source;
  *        cc -O3 -c <yyjson>/src/yyjson.c -o /tmp/yyjson.o)
- *   -DWITH_SIMDJSON /tmp/simdjson_num.o -lsimdjson -lstdc++   simdjson's
- *        number parser (bench/micro/strtod_bench_simdjson.cpp; see there)
+ *   -DWITH_SIMDJSON /tmp/simdjson_num.o /tmp/simdjson.o -lstdc++   simdjson's
+ *        number parser (bench/micro/strtod_bench_simdjson.cpp; see there;
+ *        /tmp/simdjson.o: c++ -O3 -std=c++17 -c "$S/simdjson.cpp")
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>

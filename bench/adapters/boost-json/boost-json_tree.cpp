@@ -1,12 +1,14 @@
 /*
- * Boost.JSON 1.81 (Debian), JSON, Tree: boost::json::parse (error-code
- * overload, default options) into a boost::json::value, then a walk of the
- * value (objects keep insertion order).
+ * Boost.JSON (header-only, Boost headers from the PyPI wheel cmeel-boost),
+ * JSON, Tree: boost::json::parse (error-code overload) into a
+ * boost::json::value, then a walk of the value (objects keep insertion
+ * order). parse_options::numbers = number_precision::precise: Boost.JSON's
+ * default double parsing is fast but may be off in the last place; precise
+ * gives the correctly rounded double.
  *
  * The value lives on a monotonic_resource created for the call: Boost.JSON's
  * documentation recommends it for the fastest parsing of a value that is
  * inspected and then thrown away.
- * Linked with Debian's compiled libboost_json (static archive).
  */
 #include <boost/json.hpp>
 
@@ -48,9 +50,14 @@ static void walk(const bj::value &v, sbh *h) {
 
 static int boost_parse(const char *data, size_t len, sbh *h) {
     bj::monotonic_resource mr;
-    bj::error_code ec;
-    bj::value doc = bj::parse(bj::string_view(data, len), ec, &mr);
-    if (ec) return 1;
+    bj::parse_options opt;
+    opt.numbers = bj::number_precision::precise;
+    boost::system::error_code ec;
+    bj::value doc = bj::parse(bj::string_view(data, len), ec, &mr, opt);
+    if (ec) {
+        bench_error("%s", ec.message().c_str());
+        return 1;
+    }
     walk(doc, h);
     return 0;
 }

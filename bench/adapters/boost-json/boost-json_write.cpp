@@ -1,15 +1,14 @@
 /*
- * Boost.JSON 1.81 (Debian), JSON, Write: Boost.JSON serializes its own
- * boost::json::value, so the call builds one from the plain tree and
- * serializes it with boost::json::serialize (minified, into a std::string).
- * Doubles are written shortest round-trip in Boost.JSON's scientific form
- * (Ryu: "1.5E0").
+ * Boost.JSON (header-only, Boost headers from the PyPI wheel cmeel-boost),
+ * JSON, Write: Boost.JSON serializes its own boost::json::value, so the call
+ * builds one from the plain tree and serializes it with
+ * boost::json::serialize (minified, into a std::string). Doubles are written
+ * shortest round-trip in Boost.JSON's scientific form (Ryu: "1.5E0").
  *
  * The value is built on a monotonic_resource created for the call: Boost.JSON's
  * documentation recommends it for a value that is built, used once and
  * thrown away. Arrays and objects are reserved to their size (their own
- * reserve calls). Linked with Debian's compiled libboost_json
- * (static archive), not the header-only <boost/json/src.hpp>.
+ * reserve calls).
  */
 #include <boost/json.hpp>
 
@@ -54,7 +53,8 @@ static int boost_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
         std::string out = bj::serialize(doc);
         emit(ctx, out.data(), out.size());
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

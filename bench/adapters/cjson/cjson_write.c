@@ -15,10 +15,7 @@
  * the cJSON tree — the plain tree's do; both need NUL-terminated text, which
  * the harness's strings are (cJSON has no calls that take a length).
  */
-#include <cjson/cJSON.h>
-#include <string.h>
-
-#include "adapter.h"
+#include "cjson_common.h"
 
 static cJSON *build(const bt_node *n) {
     switch (n->type) {
@@ -61,13 +58,13 @@ static cJSON *build(const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     cJSON *doc = build(root);
-    if (!doc) return 1;
-    char *out = cJSON_PrintUnformatted(doc);
+    if (!doc) {
+        bench_error("cannot build the cJSON tree (out of memory)");
+        return 1;
+    }
+    int bad = cjson_print(doc, emit, ctx);
     cJSON_Delete(doc);
-    if (!out) return 1;
-    emit(ctx, out, strlen(out));
-    cJSON_free(out);
-    return 0;
+    return bad;
 }
 
 const bench_adapter bench_adapter_def = {"cjson", "C", "json", "write", adapter_write, NULL};

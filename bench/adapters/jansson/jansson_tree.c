@@ -7,9 +7,7 @@
  * Jansson's integers are json_int_t (long long): it rejects an integer
  * above INT64_MAX ("too big integer"), which shows as a failed parse.
  */
-#include <jansson.h>
-
-#include "adapter.h"
+#include "jansson_common.h"
 
 static void walk(const json_t *v, sbh *h) {
     switch (json_typeof(v)) {
@@ -42,8 +40,7 @@ static void walk(const json_t *v, sbh *h) {
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
-    json_error_t err;
-    json_t *doc = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &err);
+    json_t *doc = jansson_load(data, len);
     if (!doc) return 1;
     walk(doc, h);
     json_decref(doc);

@@ -1,8 +1,7 @@
 /*
  * Jansson 2.14 (Debian), JSON, Write: Jansson serializes its own json_t
  * tree, so the call builds one from the plain tree and dumps it with
- * json_dumps(JSON_COMPACT) — Jansson's call for "give me the text" (it
- * collects the output in a growable buffer and returns a malloc'd copy).
+ * json_dumps(JSON_COMPACT) (jansson_common.h).
  *
  * Strings and keys are created with the *_nocheck variants, which Jansson
  * documents for text already known to be valid UTF-8 (the plain tree's is);
@@ -13,11 +12,7 @@
  * INT64_MAX has no representation, and the call reports an error instead of
  * writing a wrong number.
  */
-#include <jansson.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "adapter.h"
+#include "jansson_common.h"
 
 static json_t *build(const bt_node *n) {
     switch (n->type) {
@@ -58,13 +53,13 @@ static json_t *build(const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     json_t *doc = build(root);
-    if (!doc) return 1;
-    char *out = json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!doc) {
+        bench_error("cannot build the json_t tree (out of memory, or an integer above INT64_MAX)");
+        return 1;
+    }
+    int bad = jansson_dump(doc, emit, ctx);
     json_decref(doc);
-    if (!out) return 1;
-    emit(ctx, out, strlen(out));
-    free(out); /* json_dumps allocates with Jansson's allocator: malloc by default */
-    return 0;
+    return bad;
 }
 
 const bench_adapter bench_adapter_def = {"jansson", "C", "json", "write", adapter_write, NULL};

@@ -46,15 +46,23 @@ static void walk(json_object *v, sbh *h) {
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
-    if (len > (size_t)INT32_MAX) return 1; /* json-c takes an int length */
+    if (len > (size_t)INT32_MAX) {
+        bench_error("input longer than json-c's int length");
+        return 1;
+    }
     json_tokener *tok = json_tokener_new();
-    if (!tok) return 1;
+    if (!tok) {
+        bench_error("json_tokener_new: out of memory");
+        return 1;
+    }
     json_object *doc = json_tokener_parse_ex(tok, data, (int)len);
-    int bad = json_tokener_get_error(tok) != json_tokener_success;
+    enum json_tokener_error e = json_tokener_get_error(tok);
+    if (e != json_tokener_success)
+        bench_error("%s at byte %zu", json_tokener_error_desc(e), json_tokener_get_parse_end(tok));
     json_tokener_free(tok);
-    if (!bad) walk(doc, h);
+    if (e == json_tokener_success) walk(doc, h);
     json_object_put(doc);
-    return bad;
+    return e != json_tokener_success;
 }
 
 const bench_adapter bench_adapter_def = {"json-c", "C", "json", "tree", NULL, adapter_parse};

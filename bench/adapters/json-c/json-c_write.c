@@ -63,13 +63,16 @@ static int build(const bt_node *n, json_object **out) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     json_object *doc;
-    if (build(root, &doc)) return 1;
+    if (build(root, &doc)) {
+        bench_error("cannot build the json_object tree (out of memory)");
+        return 1;
+    }
     size_t len;
     const char *out = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &len);
-    int bad = out == NULL;
-    if (!bad) emit(ctx, out, len);
+    if (out) emit(ctx, out, len);
+    else bench_error("json_object_to_json_string_length failed (out of memory)");
     json_object_put(doc);
-    return bad;
+    return out == NULL;
 }
 
 const bench_adapter bench_adapter_def = {"json-c", "C", "json", "write", adapter_write, NULL};

@@ -34,7 +34,10 @@ static int walk(bson_iter_t *it, sbh *h, bool is_array) {
         case BSON_TYPE_ARRAY: {
             bool arr = bson_iter_type(it) == BSON_TYPE_ARRAY;
             bson_iter_t child;
-            if (!bson_iter_recurse(it, &child)) return -1;
+            if (!bson_iter_recurse(it, &child)) {
+                bench_error("bson_iter_recurse failed (corrupt nested document)");
+                return -1;
+            }
             if (arr) sbh_array(h);
             else sbh_map(h);
             if (walk(&child, h, arr)) return -1;
@@ -53,16 +56,25 @@ static int walk(bson_iter_t *it, sbh *h, bool is_array) {
         case BSON_TYPE_NULL: sbh_null(h); break;
         case BSON_TYPE_INT32: sbh_int(h, bson_iter_int32(it)); break;
         case BSON_TYPE_INT64: sbh_int(h, bson_iter_int64(it)); break;
-        default: return -1; /* other BSON types: not in the benchmark's data */
+        default: /* other BSON types: not in the benchmark's data */
+            bench_error("BSON type 0x%02x", (unsigned)bson_iter_type(it));
+            return -1;
         }
     }
-    return it->err_off != 0 ? -1 : 0; /* stopped on corruption */
+    if (it->err_off != 0) { /* bson_iter_next stopped on corruption */
+        bench_error("corrupt BSON at byte %u", (unsigned)it->err_off);
+        return -1;
+    }
+    return 0;
 }
 
 static int bs_parse(const char *data, size_t len, sbh *h) {
     bson_t b;
     bson_iter_t it;
-    if (!bson_init_static(&b, (const uint8_t *)data, len) || !bson_iter_init(&it, &b)) return 1;
+    if (!bson_init_static(&b, (const uint8_t *)data, len) || !bson_iter_init(&it, &b)) {
+        bench_error("bson_init_static/bson_iter_init rejected the document (bad length or terminator)");
+        return 1;
+    }
     sbh_map(h);
     if (walk(&it, h, false)) return 1;
     sbh_end(h);

@@ -62,11 +62,15 @@ static bool append_node(bson_t *b, const char *key, int kl, const bt_node *n) {
 }
 
 static int bs_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
-    if (root->type != BT_MAP) return 1; /* a BSON document is a map */
+    if (root->type != BT_MAP) { /* a BSON document is a map */
+        bench_error("the root is not a map");
+        return 1;
+    }
     bson_t doc;
     bson_init(&doc);
     bool ok = append_children(&doc, root);
     if (ok) emit(ctx, bson_get_data(&doc), doc.len);
+    else bench_error("a bson_append_* call failed (document over BSON's size limit, or a key with a NUL)");
     bson_destroy(&doc);
     return !ok;
 }

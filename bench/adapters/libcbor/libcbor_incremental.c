@@ -45,10 +45,16 @@ static inline void item_done(state *s) {
     s->done = 1;
 }
 
+/* The adapter's own checks of the event stream. */
+static void fail(state *s, const char *why) {
+    if (!s->err) bench_error("%s", why);
+    s->err = 1;
+}
+
 /* A value that may not be a map key. */
 static inline int value_ok(state *s) {
     if (s->done || at_key(s)) {
-        s->err = 1;
+        fail(s, s->done ? "a second value after the root" : "a map key that is not a text string");
         return 0;
     }
     return 1;
@@ -73,7 +79,7 @@ static void on_uint64(void *c, uint64_t v) {
 static void negint(state *s, uint64_t n) {
     if (!value_ok(s)) return;
     if (n > (uint64_t)INT64_MAX) {
-        s->err = 1;
+        fail(s, "a negative integer below INT64_MIN");
         return;
     }
     sbh_int(s->h, -1 - (int64_t)n);
@@ -87,7 +93,7 @@ static void on_negint64(void *c, uint64_t v) { negint(c, v); }
 static void on_string(void *c, cbor_data p, size_t n) {
     state *s = c;
     if (s->done) {
-        s->err = 1;
+        fail(s, "a second value after the root");
         return;
     }
     if (at_key(s)) sbh_key(s->h, (const char *)p, n);
@@ -109,7 +115,7 @@ static void open_container(state *s, size_t items, int map) {
         return;
     }
     if (s->depth == MAX_DEPTH) {
-        s->err = 1;
+        fail(s, "nested deeper than the adapter's stack");
         return;
     }
     s->stack[s->depth].left = items;
@@ -119,7 +125,7 @@ static void open_container(state *s, size_t items, int map) {
 static void on_array(void *c, size_t n) { open_container(c, n, 0); }
 static void on_map(void *c, size_t n) {
     if (n > SIZE_MAX / 2) {
-        ((state *)c)->err = 1;
+        fail(c, "a map with more entries than size_t holds twice");
         return;
     }
     open_container(c, 2 * n, 1);
@@ -143,10 +149,10 @@ static void on_bool(void *c, bool v) {
 }
 
 /* Indefinite-length items, tags, undefined: not in the benchmark's data. */
-static void on_unsupported(void *c) { ((state *)c)->err = 1; }
+static void on_unsupported(void *c) { fail(c, "an indefinite-length item or undefined"); }
 static void on_tag(void *c, uint64_t v) {
     (void)v;
-    ((state *)c)->err = 1;
+    fail(c, "a tag");
 }
 
 static const struct cbor_callbacks callbacks = {
@@ -184,9 +190,17 @@ static int cb_parse(const char *data, size_t len, sbh *h) {
     while (off < len) {
         struct cbor_decoder_result r =
             cbor_stream_decode((cbor_data)data + off, len - off, &callbacks, &s);
-        if (r.status != CBOR_DECODER_FINISHED || s.err) return 1;
+        if (s.err) return 1;
+        if (r.status != CBOR_DECODER_FINISHED) {
+            bench_error("cbor_stream_decode: %s at byte %zu",
+                        r.status == CBOR_DECODER_NEDATA ? "CBOR_DECODER_NEDATA (the input ends inside an item)"
+                                                        : "CBOR_DECODER_ERROR (malformed)",
+                        off);
+            return 1;
+        }
         off += r.read;
     }
+    if (!s.done) bench_error("the input ends inside a container");
     return !s.done;
 }
 

@@ -18,16 +18,17 @@ static int walk(const cbor_item_t *it, sbh *h) {
     case CBOR_TYPE_UINT: sbh_uint(h, cbor_get_int(it)); return 0;
     case CBOR_TYPE_NEGINT: {
         uint64_t n = cbor_get_int(it);
-        if (n > (uint64_t)INT64_MAX) return -1;
+        if (n > (uint64_t)INT64_MAX) return bench_error("a negative integer below INT64_MIN"), -1;
         sbh_int(h, -1 - (int64_t)n);
         return 0;
     }
     case CBOR_TYPE_STRING:
-        if (!cbor_string_is_definite(it)) return -1; /* chunked: not in the data */
+        if (!cbor_string_is_definite(it)) /* chunked: not in the data */
+            return bench_error("an indefinite-length text string"), -1;
         sbh_str(h, (const char *)cbor_string_handle(it), cbor_string_length(it));
         return 0;
     case CBOR_TYPE_BYTESTRING:
-        if (!cbor_bytestring_is_definite(it)) return -1;
+        if (!cbor_bytestring_is_definite(it)) return bench_error("an indefinite-length byte string"), -1;
         sbh_bin(h, cbor_bytestring_handle(it), cbor_bytestring_length(it));
         return 0;
     case CBOR_TYPE_ARRAY: {
@@ -45,7 +46,8 @@ static int walk(const cbor_item_t *it, sbh *h) {
         sbh_map(h);
         for (size_t i = 0; i < n; i++) {
             const cbor_item_t *k = pairs[i].key;
-            if (!cbor_isa_string(k) || !cbor_string_is_definite(k)) return -1;
+            if (!cbor_isa_string(k) || !cbor_string_is_definite(k))
+                return bench_error("a map key that is not a definite text string"), -1;
             sbh_key(h, (const char *)cbor_string_handle(k), cbor_string_length(k));
             if (walk(pairs[i].value, h)) return -1;
         }
@@ -65,16 +67,31 @@ static int walk(const cbor_item_t *it, sbh *h) {
             sbh_bool(h, cbor_get_bool(it));
             return 0;
         }
-        return -1; /* undefined, other simple values */
-    default: return -1; /* tags: not in the benchmark's data */
+        return bench_error("undefined or another simple value"), -1;
+    default: return bench_error("a tag"), -1; /* not in the benchmark's data */
     }
+}
+
+/* cbor_load's error: its code (cbor/data.h) and position. */
+static void cbor_load_error(const struct cbor_load_result *res) {
+    static const char *const names[] = {"CBOR_ERR_NONE", "CBOR_ERR_NOTENOUGHDATA", "CBOR_ERR_NODATA",
+                                        "CBOR_ERR_MALFORMATED", "CBOR_ERR_MEMERROR", "CBOR_ERR_SYNTAXERROR"};
+    unsigned c = (unsigned)res->error.code;
+    bench_error("cbor_load: %s at byte %zu", c < sizeof names / sizeof *names ? names[c] : "unknown error",
+                res->error.position);
 }
 
 static int cb_parse(const char *data, size_t len, sbh *h) {
     struct cbor_load_result res;
     cbor_item_t *item = cbor_load((cbor_data)data, len, &res);
-    if (!item) return 1;
-    int r = res.error.code != CBOR_ERR_NONE || res.read != len || walk(item, h);
+    if (!item) {
+        cbor_load_error(&res);
+        return 1;
+    }
+    int r = 1;
+    if (res.error.code != CBOR_ERR_NONE) cbor_load_error(&res);
+    else if (res.read != len) bench_error("%zu bytes after the item", len - res.read);
+    else r = walk(item, h) != 0;
     cbor_decref(&item);
     return r;
 }

@@ -85,6 +85,7 @@ static int cb_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     obuf b = {NULL, 0, 0};
     int r = encode_node(&b, root);
     if (!r) emit(ctx, b.base, b.len);
+    else bench_error("an encoder failed (out of memory)");
     free(b.base);
     return r != 0;
 }

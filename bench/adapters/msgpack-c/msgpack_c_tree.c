@@ -30,15 +30,32 @@ static int walk(const msgpack_object *o, sbh *h) {
         sbh_map(h);
         const msgpack_object_kv *kv = o->via.map.ptr;
         for (uint32_t i = 0; i < o->via.map.size; i++) {
-            if (kv[i].key.type != MSGPACK_OBJECT_STR) return -1;
+            if (kv[i].key.type != MSGPACK_OBJECT_STR) {
+                bench_error("a map key of msgpack_object type %d (not a string)", (int)kv[i].key.type);
+                return -1;
+            }
             sbh_key(h, kv[i].key.via.str.ptr, kv[i].key.via.str.size);
             if (walk(&kv[i].val, h)) return -1;
         }
         sbh_end(h);
         return 0;
     }
-    default: return -1; /* ext: not in the benchmark's data */
+    default: /* ext: not in the benchmark's data */
+        bench_error("msgpack_object type %d (ext)", (int)o->type);
+        return -1;
     }
+}
+
+/* The names of msgpack_unpack_return (msgpack/unpack.h). */
+static const char *unpack_return_name(msgpack_unpack_return r) {
+    switch (r) {
+    case MSGPACK_UNPACK_SUCCESS: return "MSGPACK_UNPACK_SUCCESS";
+    case MSGPACK_UNPACK_EXTRA_BYTES: return "MSGPACK_UNPACK_EXTRA_BYTES";
+    case MSGPACK_UNPACK_CONTINUE: return "MSGPACK_UNPACK_CONTINUE: the input ends inside a value";
+    case MSGPACK_UNPACK_PARSE_ERROR: return "MSGPACK_UNPACK_PARSE_ERROR";
+    case MSGPACK_UNPACK_NOMEM_ERROR: return "MSGPACK_UNPACK_NOMEM_ERROR";
+    }
+    return "unknown";
 }
 
 static int mp_parse(const char *data, size_t len, sbh *h) {
@@ -46,7 +63,10 @@ static int mp_parse(const char *data, size_t len, sbh *h) {
     msgpack_unpacked_init(&result);
     size_t off = 0;
     msgpack_unpack_return ret = msgpack_unpack_next(&result, data, len, &off);
-    int r = ret == MSGPACK_UNPACK_SUCCESS && off == len ? walk(&result.data, h) : -1;
+    int r = -1;
+    if (ret != MSGPACK_UNPACK_SUCCESS) bench_error("msgpack_unpack_next returned %d (%s)", (int)ret, unpack_return_name(ret));
+    else if (off != len) bench_error("%zu bytes after the value", len - off);
+    else r = walk(&result.data, h);
     msgpack_unpacked_destroy(&result);
     return r != 0;
 }

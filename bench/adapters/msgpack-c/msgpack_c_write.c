@@ -42,6 +42,7 @@ static int mp_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     msgpack_packer_init(&pk, &sbuf, msgpack_sbuffer_write);
     int r = pack_node(&pk, root);
     if (!r) emit(ctx, sbuf.data, sbuf.size);
+    else bench_error("msgpack_pack_* returned %d", r);
     msgpack_sbuffer_destroy(&sbuf);
     return r != 0;
 }

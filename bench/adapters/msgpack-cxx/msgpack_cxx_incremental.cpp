@@ -35,13 +35,22 @@ struct hash_visitor : msgpack::null_visitor {
         return true;
     }
     bool visit_bin(const char *p, uint32_t n) { sbh_bin(h, p, n); return value(); }
-    bool visit_ext(const char *, uint32_t) { return false; } /* not in the benchmark's data */
+    bool visit_ext(const char *, uint32_t) { /* not in the benchmark's data */
+        bench_error("an ext value");
+        return false;
+    }
     bool start_array(uint32_t) { sbh_array(h); return value(); }
     bool end_array() { sbh_end(h); return true; }
     bool start_map(uint32_t) { sbh_map(h); return value(); }
     bool start_map_key() { in_key = true; return true; }
     bool end_map_key() { in_key = false; return true; }
     bool end_map() { sbh_end(h); return true; }
+    void parse_error(size_t parsed, size_t error) {
+        bench_error("parse error at byte %zu (parsed up to byte %zu)", error, parsed);
+    }
+    void insufficient_bytes(size_t parsed, size_t error) {
+        bench_error("the input ends inside a value (byte %zu; parsed up to byte %zu)", error, parsed);
+    }
 };
 
 } // namespace
@@ -51,8 +60,10 @@ static int mp_parse(const char *data, size_t len, sbh *h) {
         hash_visitor v(h);
         std::size_t off = 0;
         bool ok = msgpack::parse(data, len, off, v);
+        if (ok && off != len) bench_error("%zu bytes after the value", len - off);
         return ok && off == len ? 0 : 1;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

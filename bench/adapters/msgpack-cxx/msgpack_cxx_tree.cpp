@@ -39,14 +39,19 @@ static bool walk(const msgpack::object &o, sbh *h) {
         sbh_map(h);
         const msgpack::object_kv *kv = o.via.map.ptr;
         for (uint32_t i = 0; i < o.via.map.size; i++) {
-            if (kv[i].key.type != msgpack::type::STR) return false;
+            if (kv[i].key.type != msgpack::type::STR) {
+                bench_error("a map key of msgpack::type %d (not a string)", (int)kv[i].key.type);
+                return false;
+            }
             sbh_key(h, kv[i].key.via.str.ptr, kv[i].key.via.str.size);
             if (!walk(kv[i].val, h)) return false;
         }
         sbh_end(h);
         return true;
     }
-    default: return false; /* ext: not in the benchmark's data */
+    default: /* ext: not in the benchmark's data */
+        bench_error("msgpack::type %d (ext)", (int)o.type);
+        return false;
     }
 }
 
@@ -56,9 +61,13 @@ static int mp_parse(const char *data, size_t len, sbh *h) {
     try {
         std::size_t off = 0;
         msgpack::object_handle oh = msgpack::unpack(data, len, off, reference_all);
-        if (off != len) return 1;
+        if (off != len) {
+            bench_error("%zu bytes after the value", len - off);
+            return 1;
+        }
         return walk(oh.get(), h) ? 0 : 1;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) { /* msgpack::unpack_error and its kinds */
+        bench_error("%s", e.what());
         return 1;
     }
 }

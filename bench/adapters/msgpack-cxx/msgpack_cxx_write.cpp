@@ -50,7 +50,8 @@ static int mp_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
         pack_node(pk, root);
         emit(ctx, sbuf.data(), sbuf.size());
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

@@ -42,20 +42,32 @@ static int walk(const char **p, sbh *h) {
         sbh_map(h);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t kl;
-            if (mp_typeof(**p) != MP_STR) return -1;
+            if (mp_typeof(**p) != MP_STR) {
+                bench_error("a map key that is not a string");
+                return -1;
+            }
             s = mp_decode_str(p, &kl);
             sbh_key(h, s, kl);
             if (walk(p, h)) return -1;
         }
         sbh_end(h);
         return 0;
-    default: return -1; /* ext: not in the benchmark's data */
+    default: /* ext: not in the benchmark's data */
+        bench_error("an ext value");
+        return -1;
     }
 }
 
 static int mp_parse(const char *data, size_t len, sbh *h) {
     const char *end = data + len, *c = data;
-    if (len == 0 || mp_check(&c, end) != 0 || c != end) return 1;
+    if (len == 0 || mp_check(&c, end) != 0) { /* mp_check says only that it failed */
+        bench_error("mp_check: invalid MessagePack at byte %td", c - data);
+        return 1;
+    }
+    if (c != end) {
+        bench_error("%td bytes after the value", end - c);
+        return 1;
+    }
     const char *p = data;
     return walk(&p, h) != 0 || p != end;
 }

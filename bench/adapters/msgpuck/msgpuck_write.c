@@ -86,6 +86,7 @@ static int mp_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     obuf b = {NULL, NULL, NULL};
     int r = encode_node(&b, root);
     if (!r) emit(ctx, b.base, (size_t)(b.w - b.base));
+    else bench_error("out of memory");
     free(b.base);
     return r != 0;
 }

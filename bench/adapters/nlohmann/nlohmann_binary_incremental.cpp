@@ -36,7 +36,10 @@ struct hash_sax {
     bool end_object() { sbh_end(h); return true; }
     bool start_array(std::size_t) { sbh_array(h); return true; }
     bool end_array() { sbh_end(h); return true; }
-    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) {
+        bench_error("%s", e.what());
+        return false;
+    }
 };
 
 } // namespace
@@ -47,7 +50,8 @@ static int nl_parse(const char *data, size_t len, sbh *h) {
         const std::uint8_t *p = reinterpret_cast<const std::uint8_t *>(data);
         bool ok = json::sax_parse(p, p + len, &sax, json::input_format_t::NL_FMT, true);
         return ok ? 0 : 1;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

@@ -8,22 +8,7 @@
  * unsigned types) or number_integer; both hash by value. BSON arrays are
  * read as arrays.
  */
-#include <nlohmann/json.hpp>
-
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
-#include "hash.h"
-}
-#include "adapter.h"
-
-#define NL_CAT_(a, b) a##b
-#define NL_CAT(a, b) NL_CAT_(a, b)
-#define NL_STR_(x) #x
-#define NL_STR(x) NL_STR_(x)
-
-using json = nlohmann::ordered_json;
+#include "nl_common.h"
 
 static void walk(const json &j, sbh *h) {
     switch (j.type()) {
@@ -65,7 +50,8 @@ static int nl_parse(const char *data, size_t len, sbh *h) {
         json j = json::NL_CAT(from_, NL_FMT)(p, p + len);
         walk(j, h);
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

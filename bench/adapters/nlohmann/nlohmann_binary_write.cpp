@@ -11,22 +11,7 @@
  * — same value; to_bson writes int32 where an integer fits, else int64, and
  * throws on a uint64 above INT64_MAX (the harness adapts those away).
  */
-#include <nlohmann/json.hpp>
-
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
-extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
-#include "hash.h"
-}
-#include "adapter.h"
-
-#define NL_CAT_(a, b) a##b
-#define NL_CAT(a, b) NL_CAT_(a, b)
-#define NL_STR_(x) #x
-#define NL_STR(x) NL_STR_(x)
-
-using json = nlohmann::ordered_json;
+#include "nl_common.h"
 
 static json build(const bt_node *n) {
     switch (n->type) {
@@ -63,7 +48,8 @@ static int nl_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
         std::vector<std::uint8_t> out = json::NL_CAT(to_, NL_FMT)(j);
         emit(ctx, out.data(), out.size());
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

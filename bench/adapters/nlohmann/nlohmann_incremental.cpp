@@ -2,8 +2,8 @@
  * nlohmann/json 3.11.2 (Debian), JSON, Incremental: json::sax_parse with a
  * SAX handler implementing nlohmann::json_sax<json>. The handler class is
  * final and sax_parse is a template on its type, so its events are direct
- * calls. A parse error ends the parse (parse_error returns false; no
- * exceptions).
+ * calls. A parse error ends the parse (parse_error records nlohmann's
+ * message and returns false; no exceptions).
  */
 #include <nlohmann/json.hpp>
 
@@ -37,7 +37,8 @@ struct handler final : nlohmann::json_sax<json> {
     bool end_object() override { return sbh_end(h), true; }
     bool start_array(std::size_t) override { return sbh_array(h), true; }
     bool end_array() override { return sbh_end(h), true; }
-    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) override {
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &e) override {
+        bench_error("%s", e.what());
         return false;
     }
 };

@@ -54,7 +54,8 @@ static int nlohmann_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
         std::string out = build(root).dump();
         emit(ctx, out.data(), out.size());
         return 0;
-    } catch (const std::exception &) {
+    } catch (const std::exception &e) {
+        bench_error("%s", e.what());
         return 1;
     }
 }

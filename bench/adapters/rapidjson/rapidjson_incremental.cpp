@@ -7,6 +7,7 @@
  * bytes after the data; StringStream is the stream with RapidJSON's SIMD
  * string scanning, enabled by RAPIDJSON_SSE2).
  */
+#include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
 extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
@@ -41,7 +42,12 @@ static int rapidjson_parse(const char *data, size_t len, sbh *h) {
     rapidjson::Reader reader;
     rapidjson::StringStream in(data);
     handler hd(h);
-    return reader.Parse<rapidjson::kParseFullPrecisionFlag>(in, hd).IsError() ? 1 : 0;
+    rapidjson::ParseResult r = reader.Parse<rapidjson::kParseFullPrecisionFlag>(in, hd);
+    if (r.IsError()) {
+        bench_error("%s at byte %zu", rapidjson::GetParseError_En(r.Code()), r.Offset());
+        return 1;
+    }
+    return 0;
 }
 
 extern "C" const bench_adapter bench_adapter_def = {"rapidjson", "C++", "json", "incremental", nullptr,

@@ -15,6 +15,7 @@
  * which the harness hands out read-only.
  */
 #include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
 
 extern "C" { /* hash.h declares sbh_bytes without C linkage of its own */
 #include "hash.h"
@@ -52,7 +53,10 @@ static int rapidjson_parse(const char *data, size_t len, sbh *h) {
     (void)len; /* data[len] == 0: see above */
     rapidjson::Document doc;
     doc.Parse<rapidjson::kParseFullPrecisionFlag>(data);
-    if (doc.HasParseError()) return 1;
+    if (doc.HasParseError()) {
+        bench_error("%s at byte %zu", rapidjson::GetParseError_En(doc.GetParseError()), doc.GetErrorOffset());
+        return 1;
+    }
     walk(doc, h);
     return 0;
 }

@@ -45,7 +45,11 @@ static bool write_node(Writer &w, const bt_node *n) {
 static int rapidjson_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     rapidjson::StringBuffer sb;
     Writer w(sb);
-    if (!write_node(w, root) || !w.IsComplete()) return 1;
+    if (!write_node(w, root) || !w.IsComplete()) {
+        /* Writer refuses only what JSON cannot hold (NaN, infinity) */
+        bench_error("the Writer refused a value (a NaN or an infinity?)");
+        return 1;
+    }
     emit(ctx, sb.GetString(), sb.GetSize());
     return 0;
 }

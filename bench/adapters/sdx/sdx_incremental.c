@@ -15,7 +15,7 @@
 static int sdx_incremental(const char *data, size_t len, sbh *h) {
     F(_reader) *r = F(_reader_new)(data, len, NULL);
     if (!r) {
-        bench_error("out of memory");
+        bench_error("%s", sdx_strerror(SDX_ERR_NOMEM));
         return 1;
     }
     sdx_event ev;
@@ -37,7 +37,7 @@ static int sdx_incremental(const char *data, size_t len, sbh *h) {
     }
     sdx_error err;
     int failed = F(_reader_error)(r, &err) != SDX_OK;
-    if (failed) bench_error("%s at byte %zu", err.msg, err.offset);
+    if (failed) bench_error("%s at byte %zu", err.msg ? err.msg : sdx_strerror(err.code), err.offset);
     F(_reader_free)(r);
     return failed;
 }

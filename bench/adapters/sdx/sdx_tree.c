@@ -72,7 +72,7 @@ static int sdx_tree(const char *data, size_t len, sbh *h) {
     sdx_error err;
     sdx_doc *doc = F(_parse)(data, len, NULL, &err);
     if (!doc) {
-        bench_error("%s at byte %zu", err.msg, err.offset);
+        bench_error("%s at byte %zu", err.msg ? err.msg : sdx_strerror(err.code), err.offset);
         return 1;
     }
     walk(sdx_doc_root(doc), h);

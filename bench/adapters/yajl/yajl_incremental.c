@@ -8,6 +8,7 @@
  * integer above INT64_MAX is a parse error ("integer overflow"), which this
  * adapter reports as such.
  */
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "adapter.h"
@@ -29,9 +30,19 @@ static const yajl_callbacks callbacks = {
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
     yajl_handle p = yajl_alloc(&callbacks, NULL, h);
-    if (!p) return 1;
+    if (!p) {
+        bench_error("yajl_alloc: out of memory");
+        return 1;
+    }
     int bad = yajl_parse(p, (const unsigned char *)data, len) != yajl_status_ok ||
               yajl_complete_parse(p) != yajl_status_ok;
+    if (bad) {
+        unsigned char *msg = yajl_get_error(p, 0, (const unsigned char *)data, len);
+        size_t n = msg ? strlen((const char *)msg) : 0;
+        while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--; /* it ends with a newline */
+        bench_error("%.*s at byte %zu", (int)n, msg ? (const char *)msg : "", yajl_get_bytes_consumed(p));
+        yajl_free_error(p, msg);
+    }
     yajl_free(p);
     return bad;
 }

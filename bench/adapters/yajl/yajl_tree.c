@@ -23,7 +23,7 @@ static int walk(yajl_val v, sbh *h) {
     case yajl_t_number:
         if (YAJL_IS_INTEGER(v)) sbh_int(h, YAJL_GET_INTEGER(v));
         else if (YAJL_IS_DOUBLE(v)) sbh_double(h, YAJL_GET_DOUBLE(v));
-        else return 1; /* neither fits */
+        else return bench_error("a number that is neither YAJL_IS_INTEGER nor YAJL_IS_DOUBLE"), 1;
         return 0;
     case yajl_t_string: sbh_str(h, v->u.string, strlen(v->u.string)); return 0;
     case yajl_t_array:
@@ -41,14 +41,19 @@ static int walk(yajl_val v, sbh *h) {
         }
         sbh_end(h);
         return 0;
-    default: return 1;
+    default: return bench_error("yajl_val of unknown type %d", (int)v->type), 1;
     }
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
     (void)len; /* data[len] == 0: see above */
-    yajl_val root = yajl_tree_parse(data, NULL, 0);
-    if (!root) return 1;
+    char err[256];
+    err[0] = 0;
+    yajl_val root = yajl_tree_parse(data, err, sizeof err);
+    if (!root) {
+        bench_error("%s", err[0] ? err : "yajl_tree_parse failed");
+        return 1;
+    }
     int bad = walk(root, h);
     yajl_tree_free(root);
     return bad;

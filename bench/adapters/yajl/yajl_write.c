@@ -48,14 +48,19 @@ static yajl_gen_status gen_node(yajl_gen g, const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     yajl_gen g = yajl_gen_alloc(NULL);
-    if (!g) return 1;
-    int bad = gen_node(g, root) != yajl_gen_status_ok;
-    if (!bad) {
+    if (!g) {
+        bench_error("yajl_gen_alloc: out of memory");
+        return 1;
+    }
+    yajl_gen_status st = gen_node(g, root);
+    if (st == yajl_gen_status_ok) {
         const unsigned char *buf;
         size_t len;
-        bad = yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok;
-        if (!bad) emit(ctx, buf, len);
+        st = yajl_gen_get_buf(g, &buf, &len);
+        if (st == yajl_gen_status_ok) emit(ctx, buf, len);
     }
+    int bad = st != yajl_gen_status_ok;
+    if (bad) bench_error("yajl_gen_status %d", (int)st); /* yajl_gen.h: the status enum, no message text */
     yajl_gen_free(g);
     return bad;
 }

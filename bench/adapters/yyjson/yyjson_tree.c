@@ -1,6 +1,7 @@
 /*
- * yyjson 0.10.0, JSON, Tree: yyjson_read (immutable document, default
- * flags: standard JSON, full-precision doubles) and a walk of the document.
+ * yyjson (the yyjson-sys crate's C source), JSON, Tree: yyjson_read_opts
+ * (immutable document, default flags: standard JSON, full-precision doubles;
+ * yyjson_read with the error report) and a walk of the document.
  * YYJSON_READ_INSITU would be faster but modifies the input, which the
  * harness hands out read-only (it is parsed again on the next call).
  */
@@ -43,8 +44,13 @@ static void walk(yyjson_val *v, sbh *h) {
 }
 
 static int adapter_parse(const char *data, size_t len, sbh *h) {
-    yyjson_doc *doc = yyjson_read(data, len, YYJSON_READ_NOFLAG);
-    if (!doc) return 1;
+    yyjson_read_err err;
+    /* without YYJSON_READ_INSITU the input is not written to */
+    yyjson_doc *doc = yyjson_read_opts((char *)data, len, YYJSON_READ_NOFLAG, NULL, &err);
+    if (!doc) {
+        bench_error("%s at byte %zu", err.msg, err.pos);
+        return 1;
+    }
     walk(yyjson_doc_get_root(doc), h);
     yyjson_doc_free(doc);
     return 0;

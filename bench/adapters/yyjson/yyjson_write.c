@@ -1,7 +1,8 @@
 /*
- * yyjson 0.10.0, JSON, Write: yyjson's writer serializes its mutable
+ * yyjson (the yyjson-sys crate's C source), JSON, Write: yyjson's writer serializes its mutable
  * document, so the call builds a yyjson_mut_doc from the plain tree and
- * writes it with yyjson_mut_write (minified, into a buffer it allocates).
+ * writes it with yyjson_mut_write_opts (minified, into a buffer it
+ * allocates; yyjson_mut_write without the error report).
  *
  * Strings and keys are added with yyjson_mut_strn, which references the
  * caller's bytes instead of copying them (documented: the bytes must outlive
@@ -47,17 +48,25 @@ static yyjson_mut_val *build(yyjson_mut_doc *doc, const bt_node *n) {
 
 static int adapter_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     yyjson_mut_doc *doc = yyjson_mut_doc_new(NULL);
-    if (!doc) return 1;
+    if (!doc) {
+        bench_error("yyjson_mut_doc_new: out of memory");
+        return 1;
+    }
     yyjson_mut_val *r = build(doc, root);
     int bad = 1;
-    if (r) {
+    if (!r) {
+        bench_error("building the document: out of memory");
+    } else {
         yyjson_mut_doc_set_root(doc, r);
         size_t len;
-        char *out = yyjson_mut_write(doc, YYJSON_WRITE_NOFLAG, &len);
+        yyjson_write_err err;
+        char *out = yyjson_mut_write_opts(doc, YYJSON_WRITE_NOFLAG, NULL, &len, &err);
         if (out) {
             emit(ctx, out, len);
-            free(out); /* yyjson_mut_write allocates with the default allocator (malloc) */
+            free(out); /* allocated with the default allocator (malloc) */
             bad = 0;
+        } else {
+            bench_error("%s (code %u)", err.msg, (unsigned)err.code);
         }
     }
     yyjson_mut_doc_free(doc);
