@@ -8,6 +8,7 @@ pub mod harness;
 pub mod hash;
 pub mod serde_support;
 pub mod tree;
+pub mod unordered;
 
 pub use harness::{Adapter, Input, Res, Test};
 pub use hash::Sbh;
