@@ -3,6 +3,7 @@
 //! and the shared glue of the Rust adapters (one program per library, format
 //! and test in src/bin/).
 
+pub mod binn_support;
 pub mod gen;
 pub mod harness;
 pub mod hash;
