@@ -56,3 +56,31 @@ fn programs_tsv_matches_the_binaries_and_the_lock() {
         .collect();
     assert_eq!(built, bins);
 }
+
+/// limits.tsv states the documented limits of libraries that programs.tsv
+/// lists: library, format, test (or * for all of them) and the reason.
+#[test]
+fn limits_tsv_names_listed_programs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let programs = std::fs::read_to_string(dir.join("programs.tsv")).unwrap();
+    let listed: BTreeSet<(String, String, String)> = programs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[1].to_string(), f[2].to_string(), f[3].to_string())
+        })
+        .collect();
+    let text = std::fs::read_to_string(dir.join("limits.tsv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("library\tformat\ttest\treason"));
+    for line in lines {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 4, "{line:?}");
+        assert!(!f[3].is_empty(), "{line:?}");
+        assert!(
+            listed.iter().any(|(l, fm, t)| l == f[0] && fm == f[1] && (f[2] == "*" || t == f[2])),
+            "no such program: {line:?}"
+        );
+    }
+}
