@@ -3,11 +3,13 @@
 //! and the shared glue of the Rust adapters (one program per library, format
 //! and test in src/bin/).
 
+pub mod binn_support;
 pub mod gen;
 pub mod harness;
 pub mod hash;
 pub mod serde_support;
 pub mod tree;
+pub mod unordered;
 
 pub use harness::{Adapter, Input, Res, Test};
 pub use hash::Sbh;

@@ -16,7 +16,9 @@ fn to_bson(n: &Node) -> Result<Bson, Failure> {
         },
         Node::Uint(u) => match i64::try_from(*u) {
             Ok(v) => Bson::Int64(v),
-            Err(_) => return Err(Failure("integer above INT64_MAX".into())),
+            Err(_) => {
+                return Err(Failure(format!("integer {u} is above INT64_MAX: BSON has no unsigned 64-bit integer")))
+            }
         },
         Node::Double(d) => Bson::Double(*d),
         Node::Str(s) => Bson::String(s.clone()),

@@ -13,6 +13,8 @@ use sdx_bench::{harness, Adapter, Input, Res, Sbh, Test};
 
 type Dec<'a> = Decoder<&'a [u8]>;
 
+/// The library's error as it describes itself (ciborium-ll's Error
+/// implements Debug only).
 fn err<E: std::fmt::Debug>(e: E) -> Failure {
     Failure(format!("{e:?}"))
 }
@@ -55,7 +57,7 @@ impl Walker {
             Header::Positive(u) => h.uint(u),
             Header::Negative(n) => match i64::try_from(n) {
                 Ok(n) => h.int(-1 - n),
-                Err(_) => return Err(Failure("negative integer out of range".into())),
+                Err(_) => return Err(Failure(format!("integer -1-{n} is out of the 64-bit range"))),
             },
             Header::Float(f) => h.double(f),
             Header::Simple(20) => h.bool(false),
@@ -105,7 +107,7 @@ impl Walker {
                             self.text_or_bytes(d, true, klen)?;
                             h.key(&self.acc);
                         }
-                        _ => return Err(Failure("map key is not a text string".into())),
+                        other => return Err(Failure(format!("map key {other:?} is not a text string"))),
                     }
                     let next = d.pull().map_err(err)?;
                     self.value(d, h, next)?;
@@ -129,7 +131,7 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
     let first = d.pull().map_err(err)?;
     w.value(&mut d, h, first)?;
     if d.offset() != input.len() {
-        return Err(Failure("trailing bytes".into()));
+        return Err(Failure(format!("{} bytes after the value", input.len() - d.offset())));
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ fn walk(v: &Value, h: &mut Sbh) -> Res {
             } else if let Ok(s) = i64::try_from(i) {
                 h.int(s)
             } else {
-                return Err(Failure("integer out of range".into()));
+                return Err(Failure(format!("integer {i} is out of the 64-bit range")));
             }
         }
         Value::Float(d) => h.double(*d),
@@ -35,13 +35,13 @@ fn walk(v: &Value, h: &mut Sbh) -> Res {
             for (k, x) in m {
                 match k {
                     Value::Text(s) => h.key(s.as_bytes()),
-                    _ => return Err(Failure("map key is not a text string".into())),
+                    _ => return Err(Failure(format!("map key {k:?} is not a text string"))),
                 }
                 walk(x, h)?;
             }
             h.end();
         }
-        _ => return Err(Failure("unsupported value".into())),
+        other => return Err(Failure(format!("ciborium value {other:?} has no plain meaning in the hash"))),
     }
     Ok(())
 }

@@ -32,7 +32,7 @@ fn walk(d: &mut Decoder, h: &mut Sbh) -> Res {
             let i = i128::from(d.int()?);
             match i64::try_from(i) {
                 Ok(v) => h.int(v),
-                Err(_) => return Err(Failure("integer out of range".into())),
+                Err(_) => return Err(Failure(format!("integer {i} is out of the 64-bit range"))),
             }
         }
         Type::F16 => h.double(d.f16()? as f64),
@@ -99,7 +99,7 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
     let mut d = Decoder::new(input.bytes());
     walk(&mut d, h)?;
     if d.position() != input.len() {
-        return Err(Failure("trailing bytes".into()));
+        return Err(Failure(format!("{} bytes after the value", input.len() - d.position())));
     }
     Ok(())
 }

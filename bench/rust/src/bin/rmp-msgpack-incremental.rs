@@ -16,7 +16,7 @@ type Rd<'a> = &'a [u8];
 
 fn take<'a>(rd: &mut Rd<'a>, n: usize) -> Result<&'a [u8], Failure> {
     if rd.len() < n {
-        return Err(Failure("unexpected end of input".into()));
+        return Err(Failure(format!("{n} bytes announced, {} left", rd.len())));
     }
     let (a, b) = rd.split_at(n);
     *rd = b;
@@ -89,7 +89,9 @@ fn walk(rd: &mut Rd, h: &mut Sbh) -> Res {
             h.map();
             for _ in 0..n {
                 let km = marker(rd)?;
-                let Some(kn) = str_len(km, rd)? else { return Err(Failure("map key is not a string".into())) };
+                let Some(kn) = str_len(km, rd)? else {
+                    return Err(Failure(format!("map key with marker {km:?} is not a string")));
+                };
                 h.key(text(rd, kn)?.as_bytes());
                 walk(rd, h)?;
             }
@@ -104,7 +106,7 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
     let mut rd = input.bytes();
     walk(&mut rd, h)?;
     if !rd.is_empty() {
-        return Err(Failure("trailing bytes".into()));
+        return Err(Failure(format!("{} bytes after the value", rd.len())));
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ fn walk(v: &Value, h: &mut Sbh) -> Res {
             } else if let Some(s) = i.as_i64() {
                 h.int(s)
             } else {
-                return Err(Failure("integer out of range".into()));
+                return Err(Failure(format!("integer {i} is out of the 64-bit range")));
             }
         }
         Value::F32(f) => h.double(*f as f64),
@@ -33,13 +33,13 @@ fn walk(v: &Value, h: &mut Sbh) -> Res {
             for (k, x) in m {
                 match k {
                     Value::String(s) => h.key(s.as_bytes()),
-                    _ => return Err(Failure("map key is not a string".into())),
+                    _ => return Err(Failure(format!("map key {k:?} is not a string"))),
                 }
                 walk(x, h)?;
             }
             h.end();
         }
-        Value::Ext(..) => return Err(Failure("ext value".into())),
+        Value::Ext(t, _) => return Err(Failure(format!("ext type {t} has no plain meaning in the hash"))),
     }
     Ok(())
 }
@@ -48,7 +48,7 @@ fn parse(input: &Input, h: &mut Sbh) -> Res {
     let mut rd = input.bytes();
     let v = rmpv::decode::read_value(&mut rd)?;
     if !rd.is_empty() {
-        return Err(Failure("trailing bytes".into()));
+        return Err(Failure(format!("{} bytes after the value", rd.len())));
     }
     walk(&v, h)
 }
