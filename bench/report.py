@@ -132,7 +132,7 @@ def table_md(doc, dataset, test):
         lines.append("| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |" % (
             num, name, r["format"], r["language"] if not is_bound(r) else "", fmt_time(r["median_ns"]),
             fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)), interval_pct(r), times_bound(doc, r), size_txt,
-            "bound" if is_bound(r) else "ok"))
+            "bound" if is_bound(r) else "ok, maps without order" if r.get("unordered") else "ok"))
     for r in bad:
         msg = failure_text(r).replace("|", "/").replace("\n", " ")
         if len(msg) > 240:
@@ -384,7 +384,8 @@ def markdown(doc, chart_names, history_chart):
            "kernel (Tree, Incremental; for binary formats the input's strings and keys); `× bound` is a "
            "library's time − hash as a multiple of the bound's. Code size is the stripped program, and in "
            "brackets what it adds to the empty harness. Every row marked ok was verified by hash before it "
-           "was timed. Methodology: [bench/README.md](../README.md).",
+           "was timed; \"maps without order\" marks a library whose maps lose the document's key order, "
+           "checked with the order-independent map hash (SPEC.md). Methodology: [bench/README.md](../README.md).",
            "", "## Summary: sdx time / fastest other library", "",
            "The median over rounds of sdx's time divided by the fastest other library's time in the same "
            "round, with its 95 % interval; below 1.00 (bold) sdx is faster. The fastest other library is the "
