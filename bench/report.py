@@ -195,44 +195,50 @@ def summary_md(doc):
 
 
 def chart_svg(doc, dataset, test):
-    """Bars of MB/s at the median, error bars over the 95 % interval."""
+    """Bars of MB/s at the median with error bars over the 95 % interval,
+    fastest first; the bounds, far beyond any library, as lines of text."""
     ok, _ = rows_for(doc, dataset, test)
-    if not ok:
+    libs = sorted([r for r in ok if not is_bound(r)], key=lambda r: -mbps(r))
+    bounds = [r for r in ok if is_bound(r)]
+    if not libs:
         return None
-    bar_h, gap, left, width = 18, 4, 300, 520
-    top = 34
-    height = top + len(ok) * (bar_h + gap) + 30
-    best = max(mbps(r, r.get("lo_ns") or r["median_ns"]) for r in ok)
+    bar_h, gap, left, width = 18, 4, 260, 520
+    top = 34 + 16 * len(bounds) + (8 if bounds else 0)
+    height = top + len(libs) * (bar_h + gap) + 30
+    best = max(mbps(r, r.get("lo_ns") or r["median_ns"]) for r in libs)
     ds_name = next((d["name"] for d in doc["datasets"] if d["id"] == dataset), dataset)
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
              'font-size="12">' % (left + width + 90, height),
              '<rect width="100%" height="100%" fill="white"/>',
              '<text x="10" y="20" font-size="14" font-weight="bold">%s — %s (MB/s at the median, bars: 95%% '
              'interval; higher is better)</text>' % (html.escape(test.capitalize()), html.escape(ds_name))]
-    for i, r in enumerate(ok):
+    for i, r in enumerate(sorted(bounds, key=lambda r: FORMATS.index(r["format"]))):
+        parts.append('<text x="10" y="%d" font-style="italic" fill="#555">bound: %s (%s): %.0f MB/s</text>' % (
+            40 + 16 * i, html.escape(label(r)), r["format"], mbps(r)))
+    for i, r in enumerate(libs):
         y = top + i * (bar_h + gap)
         v = mbps(r)
         w = max(1.0, width * v / best)
-        text = "%s (%s%s)" % (label(r), r["format"], "" if is_bound(r) else ", " + r["language"])
-        weight = ' font-weight="bold"' if r["library"] == "sdx" else ' font-style="italic"' if is_bound(r) else ""
+        text = "%s (%s, %s)" % (label(r), r["format"], r["language"])
+        weight = ' font-weight="bold"' if r["library"] == "sdx" else ""
         parts.append('<text x="%d" y="%d" text-anchor="end"%s>%s</text>' % (left - 6, y + 13, weight,
                                                                               html.escape(text)))
-        fill = "#dddddd" if is_bound(r) else FORMAT_COLORS.get(r["format"], "#999")
         parts.append('<rect x="%d" y="%d" width="%.1f" height="%d" fill="%s"%s/>' % (
-            left, y, w, bar_h, fill, ' stroke="black" stroke-width="1.5"' if r["library"] == "sdx" else ""))
+            left, y, w, bar_h, FORMAT_COLORS.get(r["format"], "#999"),
+            ' stroke="black" stroke-width="1.5"' if r["library"] == "sdx" else ""))
+        end = w
         if r.get("lo_ns") and r.get("hi_ns"):
             x0 = left + width * mbps(r, r["hi_ns"]) / best
             x1 = left + width * mbps(r, r["lo_ns"]) / best
             ym = y + bar_h / 2.0
             parts.append('<path d="M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f" stroke="black" '
                          'stroke-width="1"/>' % (x0, ym, x1, x0, ym - 4, ym + 4, x1, ym - 4, ym + 4))
-        parts.append('<text x="%.1f" y="%d">%.0f</text>' % (left + max(w, width * mbps(r, r.get("lo_ns") or
-                                                                                       r["median_ns"]) / best) + 4,
-                                                             y + 13, v))
+            end = max(end, x1 - left)
+        parts.append('<text x="%.1f" y="%d">%.0f</text>' % (left + end + 4, y + 13, v))
     y = height - 10
     x = 10
     for f in FORMATS:
-        if any(r["format"] == f for r in ok):
+        if any(r["format"] == f for r in libs):
             parts.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>' % (x, y - 9, FORMAT_COLORS[f]))
             parts.append('<text x="%d" y="%d">%s</text>' % (x + 14, y, f))
             x += 80
@@ -250,16 +256,17 @@ def history_points(doc, history):
     return points
 
 
-def history_svg(points):
-    """sdx / fastest other per cell over the recorded runs: one line per
-    cell, log scale, the 1.0 line marked."""
-    keys = sorted({k for p in points for k in p["cells"]})
+def history_svg(points, prefix):
+    """sdx / fastest other over the recorded runs for the cells whose key
+    starts with `prefix` ("json/write/"): one line per data set, log scale,
+    the 1.0 line marked."""
+    keys = sorted({k for p in points for k in p["cells"] if k.startswith(prefix)})
     if len(points) < 1 or not keys:
         return None
     import math
-    vals = [v[0] for p in points for v in p["cells"].values() if v and v[0]]
+    vals = [v[0] for p in points for k, v in p["cells"].items() if k in keys and v and v[0]]
     lo, hi = min(vals + [0.5]), max(vals + [2.0])
-    left, top, w, h = 60, 30, 640, 320
+    left, top, w, h = 60, 30, 480, 200
     n = len(points)
 
     def xy(i, v):
@@ -271,8 +278,8 @@ def history_svg(points):
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
              'font-size="11">' % (left + w + 260, top + h + 60),
              '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="10" y="18" font-size="14" font-weight="bold">sdx time / fastest other, per cell, over '
-             'recorded runs (log scale; below 1: sdx first)</text>']
+             '<text x="10" y="18" font-size="14" font-weight="bold">%s: sdx time / fastest other over the '
+             'recorded runs (log scale; below 1: sdx first)</text>' % html.escape(prefix.strip("/"))]
     for v in (0.5, 0.75, 1.0, 1.5, 2.0):
         if lo <= v <= hi:
             _, y = xy(0, v)
@@ -297,7 +304,7 @@ def history_svg(points):
         if ly < top + h + 40:
             parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2"%s/>' % (
                 left + w + 10, left + w + 30, ly - 4, ly - 4, color, dash))
-            parts.append('<text x="%d" y="%d">%s</text>' % (left + w + 34, ly, html.escape(key)))
+            parts.append('<text x="%d" y="%d">%s</text>' % (left + w + 34, ly, html.escape(key[len(prefix):])))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -355,7 +362,7 @@ def missing_md(doc):
     return "| library | format | test | lang | why not run |\n|---|---|---|---|---|\n" + "\n".join(lines)
 
 
-def markdown(doc, chart_names, history_chart):
+def markdown(doc, chart_names, history_charts):
     m = doc["machine"]
     c = doc["compilers"]
     st = doc["settings"]
@@ -391,9 +398,9 @@ def markdown(doc, chart_names, history_chart):
            "round, with its 95 % interval; below 1.00 (bold) sdx is faster. The fastest other library is the "
            "one with the lowest median in the cell.", "",
            summary_md(doc)]
-    if history_chart:
-        out += ["", "Over the recorded runs (`bench/results/history.json`):", "",
-                "![history](charts/%s)" % history_chart]
+    if history_charts:
+        out += ["", "Over the recorded runs (`bench/results/history.json`), per format and test:", ""]
+        out += ["![%s](charts/%s)" % (name[8:-4], name) for name in history_charts]
     out += ["", "## Data sets", "",
             "| data set | spec | " + " | ".join(FORMATS) + " |", "|---|---|" + "---:|" * len(FORMATS)]
     for d in doc["datasets"]:
@@ -439,14 +446,17 @@ def write_all(doc, out_dir, history=None):
                 with open(os.path.join(out_dir, "charts", name), "w") as f:
                     f.write(svg)
                 names[(d["id"], test)] = name
-    hist = history_svg(history_points(doc, read_history() if history is None else history))
-    hist_name = None
-    if hist:
-        hist_name = "history.svg"
-        with open(os.path.join(out_dir, "charts", hist_name), "w") as f:
-            f.write(hist)
+    points = history_points(doc, read_history() if history is None else history)
+    hist_names = []
+    for fmt in FORMATS:
+        for test in TESTS:
+            svg = history_svg(points, "%s/%s/" % (fmt, test))
+            if svg:
+                hist_names.append("history-%s-%s.svg" % (fmt, test))
+                with open(os.path.join(out_dir, "charts", hist_names[-1]), "w") as f:
+                    f.write(svg)
     with open(os.path.join(out_dir, "REPORT.md"), "w") as f:
-        f.write(markdown(doc, names, hist_name))
+        f.write(markdown(doc, names, hist_names))
 
 
 def text_tables(doc):

@@ -32,8 +32,9 @@ class Server:
         self.stderr_path = stderr_path
         self._buf = b""
         with open(stderr_path, "wb") as err:
+            env = dict(os.environ, RUST_BACKTRACE="0")
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                                         bufsize=0)
+                                         bufsize=0, env=env)
 
     def readline(self, timeout):
         """The next line of output, or None on timeout or end of output."""
@@ -62,11 +63,17 @@ class Server:
         return self.readline(timeout)
 
     def stderr_tail(self, n=300):
+        """What the program said on stderr: from a Rust panic's message on,
+        else the end."""
         try:
             with open(self.stderr_path, "rb") as f:
-                return f.read().decode("utf-8", "replace").strip()[-n:]
+                text = f.read().decode("utf-8", "replace").strip()
         except OSError:
             return ""
+        at = text.find("panicked at")
+        if at >= 0:
+            return " ".join(text[at:].split("stack backtrace:")[0].split())[:n]
+        return text[-n:]
 
     def pin(self, cpu):
         if cpu is None:

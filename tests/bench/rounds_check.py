@@ -158,10 +158,11 @@ def test_report(got, wgot, work):
     check("| 1.0 | test |" in md, "the libraries' versions and origins")
     with open(os.path.join(out, "charts", "gen2-write.svg")) as f:
         svg = f.read()
-    check(svg.count('stroke="black" stroke-width="1"/>') >= 3, "error bars in the chart")
-    with open(os.path.join(out, "charts", "history.svg")) as f:
+    check(svg.count('stroke="black" stroke-width="1"/>') == 2 and "bound: memcpy of the output" in svg,
+          "error bars for both libraries, the bound as text")
+    with open(os.path.join(out, "charts", "history-json-write.svg")) as f:
         hist = f.read()
-    check("json/write/gen2" in hist and "aaaaaaa" in hist and "0123456" in hist, "history chart: cells over runs")
+    check("gen2" in hist and "json/write" in hist and "aaaaaaa" in hist and "0123456" in hist, "history chart: cells over runs")
     with open(os.path.join(out, "results.json")) as f:
         back = json.load(f)
     check([r.get("rounds_ns") for r in back["results"]] == [r.get("rounds_ns") for r in results],
