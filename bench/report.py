@@ -368,12 +368,13 @@ def markdown(doc, chart_names, history_charts):
     st = doc["settings"]
     empty = empty_sizes(doc)
     out = ["# sdx benchmark report", "",
-           "Run of %s, commit `%s`%s, %s mode: %d interleaved rounds per cell, turns of about %.0f ms, %s clock%s; "
-           "%.0f s in all." % (doc["date"], (doc["commit"] or "?")[:12], " (with local changes)" if doc["dirty"] else "",
-                               st["mode"], st["rounds"], st["round_ms"],
-                               "thread CPU" if st["clock"] == "cpu" else "wall",
-                               ", programs pinned to CPU %s" % st["pinned_cpu"] if st.get("pinned_cpu") is not None
-                               else "", doc["elapsed_s"]),
+           "Run of %s, commit `%s`%s, %s mode: %d interleaved rounds per cell, turns of about %.0f ms, %s processes "
+           "per program, %s clock%s; %.0f s in all." % (
+               doc["date"], (doc["commit"] or "?")[:12], " (with local changes)" if doc["dirty"] else "",
+               st["mode"], st["rounds"], st["round_ms"], st.get("instances", 1),
+               "thread CPU" if st["clock"] == "cpu" else "wall",
+               ", programs pinned to CPU %s" % st["pinned_cpu"] if st.get("pinned_cpu") is not None else "",
+               doc["elapsed_s"]),
            "",
            "Machine: %s, %s cores, %.0f GiB, %s, kernel %s." % (
                m["cpu"], m["cores"], (m["memory_bytes"] or 0) / 2 ** 30, m["os"], m["kernel"]),
@@ -396,7 +397,11 @@ def markdown(doc, chart_names, history_charts):
            "", "## Summary: sdx time / fastest other library", "",
            "The median over rounds of sdx's time divided by the fastest other library's time in the same "
            "round, with its 95 % interval; below 1.00 (bold) sdx is faster. The fastest other library is the "
-           "one with the lowest median in the cell.", "",
+           "one with the lowest median in the cell. On the shared 2-core VM the core the programs run on is "
+           "slowed down 1.2–1.8x for long stretches when its SMT sibling is busy, and not every library by "
+           "the same factor, so a cell's ratio depends on how much of its time the machine spent in that "
+           "state ([bench/README.md](../README.md#reproducibility)); `results.json` gives that share per "
+           "cell (`slowed_share`).", "",
            summary_md(doc)]
     if history_charts:
         out += ["", "Over the recorded runs (`bench/results/history.json`), per format and test:", ""]

@@ -24,6 +24,22 @@ import time
 import stats
 
 
+# glibc malloc's thresholds, fixed for every program (C, C++ and Rust all
+# use it). Left alone, glibc adapts them as a program runs: a large buffer
+# is first mmap'ed, and page-faulted anew in every iteration, until a free()
+# raises the mmap threshold; trimming the heap can bring the faults back.
+# On canada a program then flips between two speeds 40 % apart from turn to
+# turn, which no interleaving cancels. Fixed thresholds give every library
+# the steady state of a long-running program: large buffers come from the
+# heap and stay mapped.
+MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=536870912"
+
+
+# Programs slower than this per iteration get no untimed warm-up iteration
+# before their turns.
+WARM_LIMIT_NS = 2e6
+
+
 class Server:
     """One benchmark program in --serve mode."""
 
@@ -33,6 +49,7 @@ class Server:
         self._buf = b""
         with open(stderr_path, "wb") as err:
             env = dict(os.environ, RUST_BACKTRACE="0")
+            env.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          bufsize=0, env=env)
 
@@ -205,10 +222,14 @@ def measure_cell(programs, argv_of, opts, tmp_dir, log=None):
         s.failed = None
 
     def turn(s, n, h):
-        """One `time N H`; returns (ns per iteration, hash ns per iteration)."""
+        """One `time N H W`; returns (ns per iteration, hash ns per iteration).
+        The untimed warm-up iteration is left out for programs slower than
+        WARM_LIMIT_NS per iteration, whose data the caches cannot keep
+        anyway: for them it would double the turn."""
         per = s.per_iter if hasattr(s, "per_iter") else 1e6
         limit = 30 + 20 * (n + 1) * per / 1e9
-        reply = s.command("time %d %d" % (n, h), limit)
+        warm = 0 if hasattr(s, "per_iter") and per > WARM_LIMIT_NS else 1
+        reply = s.command("time %d %d %d" % (n, h, warm), limit)
         f = (reply or "").split()
         if len(f) != 4 or f[0] != "ok":
             s.failed = (reply[6:] if reply and reply.startswith("error ") else reply) or (
@@ -277,6 +298,9 @@ def measure_cell(programs, argv_of, opts, tmp_dir, log=None):
             "coverage": cov, "hash_ns": stats.median(hashes) if s.h else 0.0,
         }
     cell = {"elapsed_s": round(elapsed, 2)}
+    share = stats.slowed_share([series[n][0] for n in by_program if n not in failed])
+    if share is not None:
+        cell["slowed_share"] = round(share, 3)
     if steal0 is not None and steal1 is not None:
         hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         cell["steal_share"] = round((steal1 - steal0) / hz / elapsed, 4) if elapsed > 0 else None

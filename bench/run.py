@@ -463,8 +463,8 @@ def main():
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="smoke run: small data, few short rounds")
     mode.add_argument("--full", action="store_true", help="all sizes 1-5, the extended set and the corpus")
-    ap.add_argument("--rounds", type=int, help="rounds per cell (default 15; quick 5; full 31)")
-    ap.add_argument("--round-ms", type=float, help="milliseconds of one program's turn (default 20; quick 3; full 40)")
+    ap.add_argument("--rounds", type=int, help="rounds per cell (default 31; quick 5; full 61)")
+    ap.add_argument("--round-ms", type=float, help="milliseconds of one program's turn (default 10; quick 3; full 20)")
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                     help="the thread's CPU time (default) or the wall clock")
     ap.add_argument("--instances", type=int,
@@ -484,8 +484,8 @@ def main():
                     help="measure the sdx cells twice and fail if a ratio moves more than --threshold")
     ap.add_argument("--threshold", type=float, default=0.10, help="--stability's limit (default 0.10)")
     args = ap.parse_args()
-    n_rounds = args.rounds or (5 if args.quick and not args.stability else 31 if args.full else 15)
-    round_ms = args.round_ms or (3.0 if args.quick and not args.stability else 40.0 if args.full else 20.0)
+    n_rounds = args.rounds or (5 if args.quick and not args.stability else 61 if args.full else 31)
+    round_ms = args.round_ms or (3.0 if args.quick and not args.stability else 20.0 if args.full else 10.0)
     instances = args.instances or (1 if args.quick and not args.stability else 3)
     out_dir = args.out or os.path.join(args.build, "results")
     started = time.time()

@@ -46,20 +46,33 @@ def median_interval(xs, level=LEVEL):
     return s[k - 1], s[n - k], coverage
 
 
-def paired_ratios(a, b):
-    """Per-round ratios a[i] / b[i] of two programs measured in the same
-    rounds (rounds a program missed are skipped)."""
-    return [x / y for x, y in zip(a, b) if x and y]
+# A turn counts as slowed down when it is more than this factor above the
+# program's fastest turn in the cell (slowed_share).
+SLOWED = 1.15
 
 
 def ratio_summary(sdx_rounds, other_rounds):
-    """The summary cell: the median over rounds of sdx / other, with its
-    interval. None if there are no common rounds."""
-    r = paired_ratios(sdx_rounds, other_rounds)
+    """The summary cell: the median over rounds of sdx / other (the two
+    programs' turns of the same round), with its interval. None if there
+    are no common rounds."""
+    r = [x / y for x, y in zip(sdx_rounds, other_rounds) if x and y]
     if not r:
         return None
     lo, hi, cov = median_interval(r)
     return {"ratio": median(r), "lo": lo, "hi": hi, "coverage": cov, "rounds": len(r)}
+
+
+def slowed_share(series):
+    """The share of turns, over the programs of a cell, that ran more than
+    SLOWED above that program's fastest turn: how much of the cell the
+    machine spent in its slow state (bench/README.md, Reproducibility)."""
+    n = slow = 0
+    for xs in series:
+        if xs:
+            m = min(xs)
+            n += len(xs)
+            slow += sum(1 for x in xs if x > SLOWED * m)
+    return slow / n if n else None
 
 
 def relative_change(a, b):

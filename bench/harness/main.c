@@ -19,11 +19,12 @@
  * programs of one data set, format and test in interleaved rounds. It reads
  * commands on stdin, one per line, and answers each with one line:
  *
- *   time N H   one untimed iteration of the test, then N timed ones; then,
- *              if H > 0, one untimed iteration of the hashing alone and H
- *              timed ones. Answer: "ok TEST_NS HASH_NS RESULT" — the total
- *              nanoseconds of the N and of the H iterations and the result
- *              hash of the last iteration (16 hex digits) — or "error MSG".
+ *   time N H [W]  one untimed iteration of the test (none if W is 0), then
+ *              N timed ones; then, if H > 0, one untimed iteration of the
+ *              hashing alone and H timed ones. Answer: "ok TEST_NS HASH_NS
+ *              RESULT" — the total nanoseconds of the N and of the H
+ *              iterations and the result hash of the last iteration (16 hex
+ *              digits) — or "error MSG".
  *   quit       (or end of input) exit.
  *
  * Without --once or --serve the program times itself: calibrated rounds of
@@ -131,11 +132,11 @@ static void run_hash_only(state *s) {
     else s->result = hash_tree(s->tree, s->unordered);
 }
 
-/* Nanoseconds for n iterations of fn, after one untimed iteration (which
- * brings code and data back into the caches after another program ran). */
-static uint64_t time_iterations(void (*fn)(state *), state *s, long n) {
+/* Nanoseconds for n iterations of fn, after one untimed iteration if warm
+ * (it brings code and data back into the caches after another program ran). */
+static uint64_t time_iterations(void (*fn)(state *), state *s, long n, int warm) {
     if (n <= 0) return 0;
-    fn(s);
+    if (warm) fn(s);
     uint64_t t0 = now_ns();
     for (long i = 0; i < n; i++) fn(s);
     return now_ns() - t0;
@@ -219,21 +220,21 @@ static int usage(void) {
 static int serve(state *s, uint64_t expect) {
     char line[256];
     while (fgets(line, sizeof line, stdin)) {
-        long n = 0, h = 0;
+        long n = 0, h = 0, warm = 1;
         if (strncmp(line, "quit", 4) == 0) break;
-        if (sscanf(line, "time %ld %ld", &n, &h) != 2 || n < 0 || h < 0) {
+        if (sscanf(line, "time %ld %ld %ld", &n, &h, &warm) < 2 || n < 0 || h < 0) {
             printf("error bad command\n");
             fflush(stdout);
             return 1;
         }
-        uint64_t t = time_iterations(run_test, s, n);
+        uint64_t t = time_iterations(run_test, s, n, warm != 0);
         if (s->failed || (n > 0 && s->result != expect)) {
             printf("error %s\n", s->failed ? "the library reported an error" : "results differ between iterations");
             fflush(stdout);
             return 1;
         }
         state hs = *s;
-        uint64_t th = time_iterations(run_hash_only, &hs, h);
+        uint64_t th = time_iterations(run_hash_only, &hs, h, warm != 0);
         printf("ok %" PRIu64 " %" PRIu64 " %016" PRIx64 "\n", t, th, s->result);
         fflush(stdout);
     }
@@ -255,7 +256,7 @@ static double median(double *v, int n) {
 static long calibrate(void (*fn)(state *), state *s, double ms) {
     long n = 1;
     for (;;) {
-        uint64_t t = time_iterations(fn, s, n);
+        uint64_t t = time_iterations(fn, s, n, 1);
         if (t >= 2000000 || n >= (1L << 40)) {
             double per = (double)t / (double)n;
             long want = (long)(ms * 1e6 / (per > 0 ? per : 1));
@@ -275,8 +276,8 @@ static int self_timed(state *s, const char *dataset, uint64_t tree_hash, size_t 
     if (!t) abort();
     double *th = t + rounds;
     for (int r = 0; r < rounds; r++) {
-        t[r] = (double)time_iterations(run_test, s, n) / (double)n;
-        th[r] = (double)time_iterations(run_hash_only, &hs, nh) / (double)nh;
+        t[r] = (double)time_iterations(run_test, s, n, 1) / (double)n;
+        th[r] = (double)time_iterations(run_hash_only, &hs, nh, 1) / (double)nh;
     }
     if (s->failed || s->result != first) return fail(dataset, "results differ between iterations");
     print_identity(dataset);

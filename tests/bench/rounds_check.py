@@ -53,11 +53,17 @@ def test_stats():
     lo, hi, cov = stats.median_interval([10] * 7 + [11] * 8)
     check(lo <= stats.median([10] * 7 + [11] * 8) <= hi, "the median lies in its interval")
     check(stats.median_interval(list(range(1, 16)))[:2] == (4, 12), "n=15: x(4)..x(12)")
-    # paired ratios: round by round, rounds a program missed skipped
-    check(stats.paired_ratios([2, 4, 6], [1, 2, 3, 9]) == [2, 2, 2], "paired ratios")
+    # the summary: per-round ratios, paired round by round, over all rounds
     s = stats.ratio_summary([1.0] * 15, [2.0] * 15)
     check(s["ratio"] == 0.5 and s["lo"] == 0.5 and s["hi"] == 0.5 and s["rounds"] == 15, "ratio summary")
     check(stats.ratio_summary([], [1.0]) is None, "no common rounds")
+    s = stats.ratio_summary([2, 4, 6], [1, 2, 3, 9])
+    check(s["ratio"] == 2 and s["rounds"] == 3, "rounds a program missed are skipped")
+    check(stats.ratio_summary([1.0] * 7 + [1.8] * 9, [2.0] * 7 + [2.2] * 9)["ratio"] == 1.8 / 2.2,
+          "the median over every round, slowed-down ones included")
+    # the share of slowed-down turns (> 15 % above the program's fastest)
+    check(stats.slowed_share([[1.0, 1.1, 1.2, 2.0], [5.0, 5.0]]) == 2 / 6 and stats.slowed_share([]) is None,
+          "slowed share")
     check(abs(stats.relative_change(1.0, 1.1) - 0.1) < 1e-12 and stats.relative_change(0, 1) is None,
           "relative change")
 
@@ -84,6 +90,19 @@ def test_rounds(programs, work):
     def argv_of(p):
         return [p["path"], "--tree", "gen:2", "--input", data, "--dataset", "gen2"]
 
+    # the protocol itself: ready line, `time N H [W]`, errors, quit
+    srv = rounds.Server(progs[0], argv_of(progs[0]) + ["--once", os.path.join(work, "p.out"), "--serve"],
+                        os.path.join(work, "p.err"))
+    ready = rounds.parse_json_line(srv.readline(30)) or {}
+    check(ready.get("status") == "ready" and ready.get("result_hash") == ref, "ready line: %s" % ready)
+    for cmd in ("time 3 2", "time 3 2 0", "time 0 2 1", "time 3 0 1"):
+        f = (srv.command(cmd, 30) or "").split()
+        check(len(f) == 4 and f[0] == "ok" and (int(f[1]) > 0) == (cmd[5] != "0") and (int(f[2]) > 0) ==
+              (cmd[7] != "0") and f[3] == ref, "%s -> %s" % (cmd, f))
+    check((srv.command("time x", 30) or "").startswith("error"), "a bad command is an error")
+    srv.close()
+    check(srv.proc.returncode == 1, "the server exits after a bad command")
+
     opts = rounds.Options(rounds=7, round_ms=2, hash_share=0.2, clock="cpu", cpu=None, seed=1, verify=verify,
                           timeout=60, instances=2)
     got, cell = rounds.measure_cell(progs, argv_of, opts, work)
@@ -99,7 +118,7 @@ def test_rounds(programs, work):
     m = got.get("sdx-msgpack-tree", {})
     check(m.get("status") == "error" and " at byte " in m.get("message", "") and "rounds_ns" not in m,
           "a failing program reports the library's message: %s" % m)
-    check(cell.get("elapsed_s", -1) >= 0, "cell elapsed time")
+    check(cell.get("elapsed_s", -1) >= 0 and 0 <= cell.get("slowed_share", -1) <= 1, "cell time and slowed share")
 
     # Write with the memcpy bound in the same rounds; --clock wall works too
     wprogs = [{"program": n, "library": n.split("-json")[0], "format": "json", "test": "write",

@@ -10,7 +10,8 @@
 //! --once runs the test once and writes its result to OUT (the output bytes
 //! of a Write or Serialize test, or the value hash as 16 hex digits and a
 //! newline); with --serve the program then answers `time N H` commands on
-//! stdin with `ok TEST_NS HASH_NS RESULT` lines until `quit`. Without either
+//! stdin (`time N H W`: W = 0 skips the untimed warm-up iteration) with
+//! `ok TEST_NS HASH_NS RESULT` lines until `quit`. Without either
 //! it times itself in calibrated rounds and prints them. Times are the
 //! thread's CPU time unless --clock wall.
 
@@ -190,12 +191,14 @@ fn now_ns(clock: Clock) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Nanoseconds for n iterations of f, after one untimed iteration.
-fn time_iterations(f: fn(&mut State), s: &mut State, n: i64, clock: Clock) -> u64 {
+/// Nanoseconds for n iterations of f, after one untimed iteration if `warm`.
+fn time_iterations(f: fn(&mut State), s: &mut State, n: i64, warm: bool, clock: Clock) -> u64 {
     if n <= 0 {
         return 0;
     }
-    f(s);
+    if warm {
+        f(s);
+    }
     let t0 = now_ns(clock);
     for _ in 0..n {
         f(s);
@@ -207,7 +210,7 @@ fn time_iterations(f: fn(&mut State), s: &mut State, n: i64, clock: Clock) -> u6
 fn calibrate(f: fn(&mut State), s: &mut State, ms: f64, clock: Clock) -> i64 {
     let mut n: i64 = 1;
     loop {
-        let t = time_iterations(f, s, n, clock);
+        let t = time_iterations(f, s, n, true, clock);
         if t >= 2_000_000 || n >= 1 << 40 {
             let per = (t as f64 / n as f64).max(1.0);
             return ((ms * 1e6 / per) as i64).max(1);
@@ -316,15 +319,18 @@ fn serve(s: &mut State, expect: u64, clock: Clock) -> i32 {
         }
         let f: Vec<&str> = line.split_whitespace().collect();
         let parsed = match f.as_slice() {
-            ["time", n, h] => n.parse::<i64>().ok().zip(h.parse::<i64>().ok()),
+            ["time", n, h] => n.parse::<i64>().ok().zip(h.parse::<i64>().ok()).map(|(n, h)| (n, h, 1)),
+            ["time", n, h, w] => {
+                n.parse::<i64>().ok().zip(h.parse::<i64>().ok()).zip(w.parse::<i64>().ok()).map(|((n, h), w)| (n, h, w))
+            }
             _ => None,
         };
-        let Some((n, h)) = parsed.filter(|&(n, h)| n >= 0 && h >= 0) else {
+        let Some((n, h, w)) = parsed.filter(|&(n, h, _)| n >= 0 && h >= 0) else {
             let _ = writeln!(out, "error bad command");
             let _ = out.flush();
             return 1;
         };
-        let t = time_iterations(run_test, s, n, clock);
+        let t = time_iterations(run_test, s, n, w != 0, clock);
         if let Some(e) = &s.failure {
             let _ = writeln!(out, "error the library reported an error: {}", e.replace('\n', " "));
             let _ = out.flush();
@@ -336,7 +342,7 @@ fn serve(s: &mut State, expect: u64, clock: Clock) -> i32 {
             return 1;
         }
         let result = s.result;
-        let th = time_iterations(run_hash_only, s, h, clock);
+        let th = time_iterations(run_hash_only, s, h, w != 0, clock);
         s.result = result;
         let _ = writeln!(out, "ok {t} {th} {result:016x}");
         let _ = out.flush();
@@ -367,9 +373,9 @@ fn self_timed(s: &mut State, dataset: &str, th: u64, bytes: usize, rounds: i64, 
     let mut t = Vec::new();
     let mut h = Vec::new();
     for _ in 0..rounds {
-        t.push(time_iterations(run_test, s, n, clock) as f64 / n as f64);
+        t.push(time_iterations(run_test, s, n, true, clock) as f64 / n as f64);
         let r = s.result;
-        h.push(time_iterations(run_hash_only, s, nh, clock) as f64 / nh as f64);
+        h.push(time_iterations(run_hash_only, s, nh, true, clock) as f64 / nh as f64);
         s.result = r;
     }
     if s.failure.is_some() || s.result != first {
