@@ -160,68 +160,77 @@ class Options:
         self.instances = instances    # processes per program, used in turn
 
 
-def measure_cell(programs, argv_of, opts, tmp_dir, log=None):
-    """Start, verify and time the programs of one cell in interleaved
-    rounds. Returns {program name: result dict}."""
-    results = {}
-    servers = []
-    for i, p in enumerate(programs):
-        for k in range(opts.instances):
-            once = os.path.join(tmp_dir, "once-%d-%d.out" % (i, k))
-            argv = argv_of(p) + ["--once", once, "--serve", "--clock", opts.clock]
-            try:
-                s = Server(p, argv, os.path.join(tmp_dir, "stderr-%d-%d.txt" % (i, k)))
-            except OSError as e:
-                results[p["program"]] = {"status": "error", "message": str(e)}
-                break
-            s.once, s.instance = once, k
-            servers.append(s)
+class Cell:
+    """The programs of one cell (data set, format, test) as servers: started
+    and loaded (start), verified, calibrated, then timed one round at a time
+    (run_round), so that the rounds of several cells can be interleaved
+    (measure_cells)."""
 
-    # Loading (the tree, the input, the Serialize document) and the verified
-    # run: the first instance's result is verified, the others must equal it.
-    live = []
-    first = {}
-    for s in servers:
-        line = s.readline(opts.timeout)
-        info = parse_json_line(line)
-        name = s.prog["program"]
-        if name in results:
-            s.close()
-            continue
-        if not info or info.get("status") != "ready":
-            msg = (info or {}).get("message") or s.stderr_tail() or (
-                "no answer within %d s" % opts.timeout if line is None else "exit status %s" % s.proc.poll())
-            results[name] = {"status": "error", "message": msg}
-            s.close()
-            continue
-        if name not in first or info.get("unordered"):
-            # a library whose maps lose key order may write them in another
-            # order in every process: each process is verified
-            bad = opts.verify(s.prog, info, s.once)
-            if bad:
-                results[name] = {"status": bad[0], "message": bad[1]}
+    def __init__(self, programs, argv_of, opts, tmp_dir):
+        self.opts = opts
+        self.results = {}
+        self.servers = []
+        self.live = []
+        self.failed = {}
+        self.elapsed = 0.0
+        self.steal = 0 if opts.cpu is not None else None
+        for i, p in enumerate(programs):
+            for k in range(opts.instances):
+                once = os.path.join(tmp_dir, "once-%d-%d.out" % (i, k))
+                argv = argv_of(p) + ["--once", once, "--serve", "--clock", opts.clock]
+                try:
+                    s = Server(p, argv, os.path.join(tmp_dir, "stderr-%d-%d.txt" % (i, k)))
+                except OSError as e:
+                    self.results[p["program"]] = {"status": "error", "message": str(e)}
+                    break
+                s.once, s.instance = once, k
+                self.servers.append(s)
+
+    def load(self):
+        """Loading (the tree, the input, the Serialize document) and the
+        verified run: the first instance's result is verified, the others
+        must equal it."""
+        opts, results = self.opts, self.results
+        live = []
+        first = {}
+        for s in self.servers:
+            line = s.readline(opts.timeout)
+            info = parse_json_line(line)
+            name = s.prog["program"]
+            if name in results:
                 s.close()
                 continue
-            first.setdefault(name, info)
-        elif (info.get("result_hash"), info.get("tree_hash")) != (first[name].get("result_hash"),
-                                                                  first[name].get("tree_hash")):
-            results[name] = {"status": "error", "message": "two processes of the program gave different results"}
-            s.close()
-            continue
-        s.info = info
-        live.append(s)
-    live = [s for s in live if s.prog["program"] not in results]
-    for s in servers:
-        if s not in live:
-            s.close()
+            if not info or info.get("status") != "ready":
+                msg = (info or {}).get("message") or s.stderr_tail() or (
+                    "no answer within %d s" % opts.timeout if line is None else "exit status %s" % s.proc.poll())
+                results[name] = {"status": "error", "message": msg}
+                s.close()
+                continue
+            if name not in first or info.get("unordered"):
+                # a library whose maps lose key order may write them in another
+                # order in every process: each process is verified
+                bad = opts.verify(s.prog, info, s.once)
+                if bad:
+                    results[name] = {"status": bad[0], "message": bad[1]}
+                    s.close()
+                    continue
+                first.setdefault(name, info)
+            elif (info.get("result_hash"), info.get("tree_hash")) != (first[name].get("result_hash"),
+                                                                      first[name].get("tree_hash")):
+                results[name] = {"status": "error", "message": "two processes of the program gave different results"}
+                s.close()
+                continue
+            s.info = info
+            live.append(s)
+        self.live = [s for s in live if s.prog["program"] not in results]
+        for s in self.servers:
+            if s not in self.live:
+                s.close()
+        for s in self.live:
+            s.pin(opts.cpu)
+            s.failed = None
 
-    steal0 = cpu_steal(opts.cpu)
-    started = time.monotonic()
-    for s in live:
-        s.pin(opts.cpu)
-        s.failed = None
-
-    def turn(s, n, h):
+    def turn(self, s, n, h):
         """One `time N H W`; returns (ns per iteration, hash ns per iteration).
         The untimed warm-up iteration is left out for programs slower than
         WARM_LIMIT_NS per iteration, whose data the caches cannot keep
@@ -241,67 +250,104 @@ def measure_cell(programs, argv_of, opts, tmp_dir, log=None):
         t, th = int(f[1]), int(f[2])
         return t / n if n else 0.0, th / h if h else 0.0
 
-    # Calibration: N iterations take about round_ms, H of the hashing about
-    # hash_share of it. Two steps, the second from a warm program.
-    def size_turns(s, got):
-        per, per_hash = got
-        s.per_iter = max(per, 1.0)
-        s.n = max(1, int(round(opts.round_ms * 1e6 / s.per_iter)))
-        s.h = max(1, int(round(opts.hash_share * opts.round_ms * 1e6 / max(per_hash, 1.0)))) if s.h else 0
+    def calibrate(self):
+        """N iterations take about round_ms, H of the hashing about
+        hash_share of it. Two steps, the second from a warm program."""
+        opts = self.opts
 
-    for s in live:
-        s.h = 1 if s.prog.get("hash", True) else 0
-        got = turn(s, 1, s.h)
-        if got:
-            size_turns(s, got)
-            got = turn(s, s.n, s.h)
-        if got:
-            size_turns(s, got)
+        def size_turns(s, got):
+            per, per_hash = got
+            s.per_iter = max(per, 1.0)
+            s.n = max(1, int(round(opts.round_ms * 1e6 / s.per_iter)))
+            s.h = max(1, int(round(opts.hash_share * opts.round_ms * 1e6 / max(per_hash, 1.0)))) if s.h else 0
 
-    # The rounds: every program once per round, in a new order; round r uses
-    # each program's instance r mod instances.
-    by_program = {}
-    for s in live:
-        by_program.setdefault(s.prog["program"], []).append(s)
-    failed = {}
-    series = {name: ([], []) for name in by_program}
-    rng = random.Random(opts.seed)
-    for r in range(opts.rounds):
-        order = [name for name in by_program if name not in failed]
-        rng.shuffle(order)
-        for name in order:
-            group = by_program[name]
-            s = group[r % len(group)]
-            got = turn(s, s.n, s.h)
+        for s in self.live:
+            s.h = 1 if s.prog.get("hash", True) else 0
+            got = self.turn(s, 1, s.h)
             if got:
-                series[name][0].append(got[0])
-                series[name][1].append(got[1])
-            else:
-                failed[name] = s.failed
-    elapsed = time.monotonic() - started
-    steal1 = cpu_steal(opts.cpu)
+                size_turns(s, got)
+                got = self.turn(s, s.n, s.h)
+            if got:
+                size_turns(s, got)
+        self.by_program = {}
+        for s in self.live:
+            self.by_program.setdefault(s.prog["program"], []).append(s)
+        self.series = {name: ([], []) for name in self.by_program}
+        self.rng = random.Random(self.opts.seed)
 
-    for s in live:
-        s.close()
-    for name, group in by_program.items():
-        if name in failed:
-            results[name] = {"status": "error", "message": failed[name]}
-            continue
-        times, hashes = series[name]
-        s = group[0]
-        lo, hi, cov = stats.median_interval(times)
-        results[name] = {
-            "status": "ok", "bytes": s.info.get("bytes"), "unordered": s.info.get("unordered", False),
-            "instances": len(group), "iterations": [g.n for g in group], "hash_iterations": [g.h for g in group],
-            "rounds_ns": [round(x, 1) for x in times], "hash_rounds_ns": [round(x, 1) for x in hashes],
-            "median_ns": stats.median(times), "min_ns": min(times), "lo_ns": lo, "hi_ns": hi,
-            "coverage": cov, "hash_ns": stats.median(hashes) if s.h else 0.0,
-        }
-    cell = {"elapsed_s": round(elapsed, 2)}
-    share = stats.slowed_share([series[n][0] for n in by_program if n not in failed])
-    if share is not None:
-        cell["slowed_share"] = round(share, 3)
-    if steal0 is not None and steal1 is not None:
-        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-        cell["steal_share"] = round((steal1 - steal0) / hz / elapsed, 4) if elapsed > 0 else None
-    return results, cell
+    def run_round(self, r):
+        """Round r: every program once, in a new order; round r uses each
+        program's instance r mod instances."""
+        t0, steal0 = time.monotonic(), cpu_steal(self.opts.cpu)
+        order = [name for name in self.by_program if name not in self.failed]
+        self.rng.shuffle(order)
+        for name in order:
+            group = self.by_program[name]
+            s = group[r % len(group)]
+            got = self.turn(s, s.n, s.h)
+            if got:
+                self.series[name][0].append(got[0])
+                self.series[name][1].append(got[1])
+            else:
+                self.failed[name] = s.failed
+        self.elapsed += time.monotonic() - t0
+        steal1 = cpu_steal(self.opts.cpu)
+        if self.steal is not None and steal0 is not None and steal1 is not None:
+            self.steal += steal1 - steal0
+        else:
+            self.steal = None
+
+    def finish(self):
+        """Stop the servers; ({program name: result dict}, cell info)."""
+        results, series = self.results, self.series
+        for s in self.live:
+            s.close()
+        for name, group in self.by_program.items():
+            if name in self.failed:
+                results[name] = {"status": "error", "message": self.failed[name]}
+                continue
+            times, hashes = series[name]
+            s = group[0]
+            lo, hi, cov = stats.median_interval(times)
+            results[name] = {
+                "status": "ok", "bytes": s.info.get("bytes"), "unordered": s.info.get("unordered", False),
+                "instances": len(group), "iterations": [g.n for g in group], "hash_iterations": [g.h for g in group],
+                "rounds_ns": [round(x, 1) for x in times], "hash_rounds_ns": [round(x, 1) for x in hashes],
+                "median_ns": stats.median(times), "min_ns": min(times), "lo_ns": lo, "hi_ns": hi,
+                "coverage": cov, "hash_ns": stats.median(hashes) if s.h else 0.0,
+            }
+        cell = {"elapsed_s": round(self.elapsed, 2)}
+        share = stats.slowed_share([series[n][0] for n in self.by_program if n not in self.failed])
+        if share is not None:
+            cell["slowed_share"] = round(share, 3)
+        if self.steal is not None:
+            hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+            cell["steal_share"] = round(self.steal / hz / self.elapsed, 4) if self.elapsed > 0 else None
+        return results, cell
+
+
+def measure_cells(specs, rounds, seed):
+    """Measure several cells, [(programs, argv_of, opts, tmp_dir)], with
+    their rounds interleaved: round r of every cell, cells in a new shuffled
+    order, then round r + 1. A cell's rounds are then spread over the time
+    of all of them, and see the same mix of the shared machine's fast and
+    slow periods as the other cells, rather than the few that happened to
+    fall into its own few seconds. Returns [(results, cell info)]."""
+    cells = [Cell(*spec) for spec in specs]
+    for c in cells:
+        c.load()
+    for c in cells:
+        c.calibrate()
+    rng = random.Random(seed)
+    for r in range(rounds):
+        order = list(cells)
+        rng.shuffle(order)
+        for c in order:
+            c.run_round(r)
+    return [c.finish() for c in cells]
+
+
+def measure_cell(programs, argv_of, opts, tmp_dir):
+    """Start, verify and time the programs of one cell in interleaved
+    rounds. Returns ({program name: result dict}, cell info)."""
+    return measure_cells([(programs, argv_of, opts, tmp_dir)], opts.rounds, opts.seed)[0]

@@ -306,37 +306,64 @@ def cells_of(runnable, ds):
     return cells
 
 
+# At most this many benchmark processes alive at once (a group of cells
+# measured together; each holds its data set, in memory, while it waits).
+MAX_PROCESSES = 360
+
+
 def measure(runnable, datasets, tool, opts_for, limits, only_sdx_cells=False, label=""):
-    """Measure every cell of every data set; returns (results, cells)."""
+    """Measure every cell of every data set; returns (results, cells). The
+    cells are measured in groups (consecutive cells up to MAX_PROCESSES
+    processes) whose rounds are interleaved (rounds.measure_cells)."""
     results, cell_info = [], []
     work = [(ds, fmt, test, progs) for ds in datasets for fmt, test, progs in cells_of(runnable, ds)
             if not only_sdx_cells or any(p["library"] == "sdx" for p in progs)]
-    for n, (ds, fmt, test, progs) in enumerate(work, 1):
-        def argv_of(p, ds=ds, fmt=fmt):
-            inp = ds["text"].get(fmt) if p["library"] == "utf8-validate" else ds["files"][fmt]
-            return [p["path"], "--tree", ds["spec"], "--input", inp or ds["files"][fmt], "--dataset", ds["id"]]
-        for p in progs:
-            p["hash"] = p["library"] != "utf8-validate"
+    sizes = [len(w[3]) * opts_for(w[0], None).instances for w in work]
+    target = sum(sizes) / max(1, -(-sum(sizes) // MAX_PROCESSES))  # groups of about equal size
+    groups, procs = [], 0
+    for w, n in zip(work, sizes):
+        if not groups or (procs + n > MAX_PROCESSES or procs >= target - n / 2):
+            groups.append([])
+            procs = 0
+        groups[-1].append(w)
+        procs += n
+    done = 0
+    for group in groups:
         t0 = time.monotonic()
         with tempfile.TemporaryDirectory() as tmp:
-            got, cell = rounds.measure_cell(progs, argv_of, opts_for(ds, make_verifier(tool, ds, 300)), tmp)
-        cell.update(dataset=ds["id"], format=fmt, test=test)
-        cell_info.append(cell)
-        oks = 0
-        for p in progs:
-            r = {"program": p["program"], "library": p["library"], "language": p["language"], "format": fmt,
-                 "test": test, "dataset": ds["id"], "bytes": ds["bytes"].get(fmt)}
-            r.update(got.get(p["program"], {"status": "error", "message": "not run"}))
-            r["bytes"] = ds["bytes"].get(fmt)
-            if r["status"] != "ok":
-                reason = limit_for(limits, p)
-                if reason:
-                    r["limit"] = reason
-            else:
-                oks += 1
-            results.append(r)
-        log("%s[%d/%d] %-14s %-8s %-12s %2d programs, %d ok, %.1f s" % (
-            label, n, len(work), ds["id"], fmt, test, len(progs), oks, time.monotonic() - t0))
+            specs = []
+            for k, (ds, fmt, test, progs) in enumerate(group):
+                def argv_of(p, ds=ds, fmt=fmt):
+                    inp = ds["text"].get(fmt) if p["library"] == "utf8-validate" else ds["files"][fmt]
+                    return [p["path"], "--tree", ds["spec"], "--input", inp or ds["files"][fmt],
+                            "--dataset", ds["id"]]
+                for p in progs:
+                    p["hash"] = p["library"] != "utf8-validate"
+                cell_tmp = os.path.join(tmp, str(k))
+                os.makedirs(cell_tmp)
+                specs.append((progs, argv_of, opts_for(ds, make_verifier(tool, ds, 300)), cell_tmp))
+            opts0 = specs[0][2]
+            measured = rounds.measure_cells(specs, opts0.rounds, opts0.seed)
+        for (ds, fmt, test, progs), (got, cell) in zip(group, measured):
+            done += 1
+            cell.update(dataset=ds["id"], format=fmt, test=test)
+            cell_info.append(cell)
+            oks = 0
+            for p in progs:
+                r = {"program": p["program"], "library": p["library"], "language": p["language"], "format": fmt,
+                     "test": test, "dataset": ds["id"], "bytes": ds["bytes"].get(fmt)}
+                r.update(got.get(p["program"], {"status": "error", "message": "not run"}))
+                r["bytes"] = ds["bytes"].get(fmt)
+                if r["status"] != "ok":
+                    reason = limit_for(limits, p)
+                    if reason:
+                        r["limit"] = reason
+                else:
+                    oks += 1
+                results.append(r)
+            log("%s[%d/%d] %-14s %-8s %-12s %2d programs, %d ok, %.1f s timed" % (
+                label, done, len(work), ds["id"], fmt, test, len(progs), oks, cell["elapsed_s"]))
+        log("%s%d cells measured together in %.0f s" % (label, len(group), time.monotonic() - t0))
     return results, cell_info
 
 

