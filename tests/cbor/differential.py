@@ -48,7 +48,6 @@ installs requirements.txt into it with pip and runs itself there.
 """
 
 import argparse
-import io
 import json
 import math
 import os
