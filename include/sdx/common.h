@@ -114,10 +114,21 @@ typedef enum sdx_kind {
     SDX_MAP,    /* begin a map of v.count entries (or SDX_COUNT_UNKNOWN) */
     SDX_KEY,    /* v.str: a string map key */
     SDX_END,    /* end the innermost array or map */
-    SDX_RAW     /* v.str: a number kept as its JSON text (readers do this only
+    SDX_RAW,    /* v.str: a number kept as its JSON text (readers do this only
                    when asked to, for numbers beyond 64 bits); the JSON writer
                    writes it as is after checking its grammar, other formats
                    reject it with SDX_ERR_UNSUPPORTED */
+    SDX_NINT,   /* v.u = n: the integer -1 - n, for integers below INT64_MIN
+                   (-2^64 .. -2^63 - 1; CBOR major type 1). Readers use it
+                   only there. CBOR writes it as is, JSON as exact decimal
+                   text; formats that cannot hold it: SDX_ERR_RANGE */
+    SDX_TAG     /* one more tag on the next item, in tag_kind and tag. An
+                   item's own event carries at most one tag; a format that
+                   allows several on one item (CBOR) delivers the outer ones
+                   first as SDX_TAG events, outermost first, and the
+                   innermost on the item's event. SDX_TAG is not an item (it
+                   does not count towards a container's count); writers of
+                   formats without such tags ignore it */
 } sdx_kind;
 
 /* The count of a container whose size is not known when it begins. */
@@ -130,7 +141,10 @@ typedef enum sdx_tag_kind {
     SDX_TAG_MSGPACK_EXT, /* MessagePack extension type; tag holds the int8
                             type (as a two's complement value) */
     SDX_TAG_CBOR,        /* CBOR tag number (RFC 8949 section 3.4) */
-    SDX_TAG_BSON         /* BSON element type or binary subtype */
+    SDX_TAG_BSON,        /* BSON element type or binary subtype */
+    SDX_TAG_CBOR_SIMPLE  /* on SDX_NULL: the CBOR simple value tag (0..19,
+                            32..255; 23 is undefined). false, true and null
+                            are plain SDX_BOOL and SDX_NULL events */
 } sdx_tag_kind;
 
 /* Details of an event's value that the value itself does not carry. */
@@ -138,7 +152,10 @@ typedef enum sdx_event_flag {
     /* On SDX_DOUBLE: the value was read from a 32-bit float (MessagePack
      * float 32), so v.d converts to float exactly; a writer of a format
      * with 32-bit floats writes it as one again. */
-    SDX_EVENT_FLOAT32 = 1u << 0
+    SDX_EVENT_FLOAT32 = 1u << 0,
+    /* On SDX_DOUBLE: the value was read from a 16-bit float (CBOR half
+     * precision), so it converts to a half exactly. */
+    SDX_EVENT_FLOAT16 = 1u << 1
 } sdx_event_flag;
 
 /* One event: what readers produce and writers consume. A zero-initialized
