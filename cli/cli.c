@@ -104,17 +104,22 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
     return true;
 }
 
-/* One mapping option: --NAME=error|ON_VALUE. */
+/* One mapping option: --NAME=error|VALUE|VALUE2; each value sets its bit,
+ * "error" none. */
 typedef struct mapping_option {
     const char *name;
-    const char *on_value;
-    unsigned bit;
+    const char *values[2]; /* the second may be NULL */
+    unsigned bits[2];
 } mapping_option;
 
 static const mapping_option mapping_options[] = {
-    {"--bin", "base64", CLI_MAP_BIN_BASE64},     {"--keys", "stringify", CLI_MAP_KEYS_STRINGIFY},
-    {"--nan", "null", CLI_MAP_NAN_NULL},         {"--bigint", "double", CLI_MAP_BIGINT_DOUBLE},
-    {"--utf8", "replace", CLI_MAP_UTF8_REPLACE}, {"--ext", "map", CLI_MAP_EXT_MAP},
+    {"--bin", {"base64", NULL}, {CLI_MAP_BIN_BASE64, 0}},
+    {"--keys", {"stringify", NULL}, {CLI_MAP_KEYS_STRINGIFY, 0}},
+    {"--nan", {"null", NULL}, {CLI_MAP_NAN_NULL, 0}},
+    {"--bigint", {"double", NULL}, {CLI_MAP_BIGINT_DOUBLE, 0}},
+    {"--utf8", {"replace", NULL}, {CLI_MAP_UTF8_REPLACE, 0}},
+    {"--tags", {"drop", "wrap"}, {CLI_MAP_TAGS_DROP, CLI_MAP_TAGS_WRAP}},
+    {"--undefined", {"null", NULL}, {CLI_MAP_UNDEFINED_NULL, 0}},
 };
 
 static int parse_mapping(cli_args *a, cli_opts *o) {
@@ -123,14 +128,22 @@ static int parse_mapping(cli_args *a, cli_opts *o) {
         if (!cli_args_is(a, m->name, NULL)) continue;
         const char *v = cli_args_value(a);
         if (!v) return -1;
-        if (strcmp(v, m->on_value) == 0) {
-            o->write.map |= m->bit;
-        } else if (strcmp(v, "error") == 0) {
-            o->write.map &= ~m->bit;
-        } else {
-            cli_usage_error(a->cmd, "%s takes 'error' or '%s', not '%s'", m->name, m->on_value, v);
+        unsigned set = 0;
+        bool known = strcmp(v, "error") == 0;
+        for (int k = 0; k < 2 && m->values[k]; k++)
+            if (strcmp(v, m->values[k]) == 0) {
+                set = m->bits[k];
+                known = true;
+            }
+        if (!known) {
+            if (m->values[1])
+                cli_usage_error(a->cmd, "%s takes 'error', '%s' or '%s', not '%s'", m->name, m->values[0],
+                                m->values[1], v);
+            else
+                cli_usage_error(a->cmd, "%s takes 'error' or '%s', not '%s'", m->name, m->values[0], v);
             return -1;
         }
+        o->write.map = (o->write.map & ~(m->bits[0] | m->bits[1])) | set;
         o->read.map = o->write.map;
         return 1;
     }

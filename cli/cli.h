@@ -95,7 +95,7 @@ enum cli_opt_set {
     CLI_OPT_TO = 1u << 1,       /* -t, --to FORMAT (writable) */
     CLI_OPT_SEQ = 1u << 2,      /* --seq */
     CLI_OPT_INDENT = 1u << 3,   /* --indent N, --pretty */
-    CLI_OPT_MAPPINGS = 1u << 4, /* --bin, --keys, --nan, --bigint, --utf8, --ext */
+    CLI_OPT_MAPPINGS = 1u << 4, /* --bin, --keys, --nan, --bigint, --utf8, --tags, --undefined */
     CLI_OPT_COLOR = 1u << 5     /* --color[=WHEN], --no-color */
 };
 
@@ -132,9 +132,19 @@ const cli_format *cli_target_format(const char *cmd, const cli_opts *o, const ch
     "  --utf8=error|replace     strings that are not UTF-8: error, or read anyway and\n"        \
     "                           written as JSON with U+FFFD for each bad sequence\n"            \
     "                           (binary formats keep the bytes as they are)\n"                  \
-    "  --ext=error|map          MessagePack extension values in JSON: error, or\n"              \
-    "                           {\"$ext\": TYPE, \"$data\": \"BASE64\"} (timestamps as RFC 3339\n"  \
-    "                           strings)\n"
+    "  --tags=error|drop|wrap   tagged values JSON has no form for (CBOR tags other\n"          \
+    "                           than those below, MessagePack ext types other than\n"           \
+    "                           the timestamp, CBOR simple values): error; drop the\n"          \
+    "                           tag (an ext payload as binary, a simple value as\n"            \
+    "                           null); or wrap: {\"$tag\": N, \"$value\": V},\n"                \
+    "                           {\"$ext\": TYPE, \"$data\": \"BASE64\"}, {\"$simple\": N} (and\n"  \
+    "                           from JSON into CBOR or MessagePack, read them back)\n"         \
+    "  --undefined=error|null   CBOR undefined in JSON: error, or null\n"                        \
+    "Always converted: dates (CBOR tags 0 and 1, MessagePack timestamps) to RFC\n"            \
+    "3339 strings; CBOR bignums, decimal fractions and bigfloats to exact JSON\n"             \
+    "numbers, and back: JSON numbers beyond 64 bits into CBOR as bignums or\n"                \
+    "decimal fractions (at most 4300 digits); CBOR tags 21-23 to base64url,\n"               \
+    "base64 and base16 strings; tags 24 and 55799 dropped.\n"
 
 #define CLI_HELP_COLOR                                                                            \
     "  --color=auto|always|never  colour the output (auto: when writing to a\n"                  \

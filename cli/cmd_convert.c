@@ -44,6 +44,7 @@ static const char convert_help[] =
     "  curl -s URL | sdx convert -t cbor > out.cbor\n"
     "  sdx convert --seq -t msgpack log.ndjson log.mpk\n"
     "  sdx convert --bin=base64 --pretty data.msgpack data.json\n"
+    "  sdx convert --tags=wrap data.cbor data.json   unknown tags as {\"$tag\": ...}\n"
     "\n" CLI_HELP_EXIT_CODES;
 
 int cli_cmd_convert(int argc, char **argv) {

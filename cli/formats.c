@@ -23,7 +23,19 @@ static void *json_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *o
 static sdx_source json_reader_source(void *r) { return sdx_json_reader_source((sdx_json_reader *)r); }
 static void json_reader_free(void *r) { sdx_json_reader_free((sdx_json_reader *)r); }
 
-static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+/* JSON is written through the mapping layer (map.h), which gives tagged
+ * and special values of every format their JSON forms. */
+typedef struct json_out {
+    sdx_json_writer writer;
+    sdx_map_to_json map;
+} json_out;
+
+static sdx_err json_writer_init(void *mem, sdx_buf *out, const cli_write_opts *opts) {
+    json_out *j = mem;
+    sdx_map_opts mo = {0, 0, 0, NULL};
+    if (opts->map & CLI_MAP_TAGS_DROP) mo.flags |= SDX_MAP_TAGS_DROP;
+    if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
+    if (opts->map & CLI_MAP_UNDEFINED_NULL) mo.flags |= SDX_MAP_UNDEFINED_NULL;
     sdx_json_write_opts wo = {0, 0, NULL};
     /* SEQUENCE: every value ends with a newline, as a text file should. */
     wo.flags = SDX_JSON_WRITE_SEQUENCE;
@@ -31,12 +43,13 @@ static sdx_err json_writer_init(void *w, sdx_buf *out, const cli_write_opts *opt
     if (opts->map & CLI_MAP_NAN_NULL) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
     if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_JSON_WRITE_REPLACE_INVALID_UTF8;
     if (opts->map & CLI_MAP_KEYS_STRINGIFY) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
-    if (opts->map & CLI_MAP_EXT_MAP) wo.flags |= SDX_JSON_WRITE_MSGPACK_EXT;
     wo.indent = opts->indent;
-    return sdx_json_writer_init((sdx_json_writer *)w, out, &wo);
+    sdx_err e = sdx_json_writer_init(&j->writer, out, &wo);
+    sdx_err m = sdx_map_to_json_init(&j->map, sdx_json_writer_sink(&j->writer), &mo);
+    return e ? e : m;
 }
 
-static sdx_sink json_writer_sink(void *w) { return sdx_json_writer_sink((sdx_json_writer *)w); }
+static sdx_sink json_writer_sink(void *mem) { return sdx_map_to_json_sink(&((json_out *)mem)->map); }
 
 static const char *const json_extensions[] = {"json", "ndjson", "jsonl", NULL};
 
@@ -46,15 +59,17 @@ static const cli_format json_format = {
     json_extensions,
     true,
     " \t\r\n,:",
-    CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_EXT_MAP,
+    CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_TAGS_DROP |
+        CLI_MAP_TAGS_WRAP | CLI_MAP_UNDEFINED_NULL,
     false,
     false,
     json_reader_new,
     json_reader_source,
     json_reader_free,
-    sizeof(sdx_json_writer),
+    sizeof(json_out),
     json_writer_init,
     json_writer_sink,
+    0,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -96,6 +111,7 @@ static const cli_format msgpack_format = {
     sizeof(sdx_msgpack_writer),
     msgpack_writer_init,
     msgpack_writer_sink,
+    SDX_MAP_TARGET_MSGPACK_EXT,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -141,7 +157,9 @@ const char *cli_mapping_option(unsigned mapping) {
     case CLI_MAP_NAN_NULL: return "--nan=null";
     case CLI_MAP_BIGINT_DOUBLE: return "--bigint=double";
     case CLI_MAP_UTF8_REPLACE: return "--utf8=replace";
-    case CLI_MAP_EXT_MAP: return "--ext=map";
+    case CLI_MAP_TAGS_DROP: return "--tags=drop";
+    case CLI_MAP_TAGS_WRAP: return "--tags=wrap";
+    case CLI_MAP_UNDEFINED_NULL: return "--undefined=null";
     default: return "";
     }
 }

@@ -27,9 +27,12 @@ enum cli_mapping {
     CLI_MAP_UTF8_REPLACE = 1u << 4,   /* --utf8=replace: strings that are not UTF-8
                                          are read anyway, and written as JSON
                                          with U+FFFD for each bad sequence */
-    CLI_MAP_EXT_MAP = 1u << 5         /* --ext=map: MessagePack extension values
-                                         as {"$ext": type, "$data": base64}
-                                         (timestamps as RFC 3339 strings) */
+    CLI_MAP_TAGS_DROP = 1u << 5,      /* --tags=drop: tagged values JSON has no
+                                         form for written without the tag */
+    CLI_MAP_TAGS_WRAP = 1u << 6,      /* --tags=wrap: ... written wrapped,
+                                         {"$tag": N, "$value": V} and the like
+                                         (map.h), and read back from JSON */
+    CLI_MAP_UNDEFINED_NULL = 1u << 7  /* --undefined=null: CBOR undefined as null */
 };
 
 /* How a reader is asked to read. */
@@ -87,6 +90,12 @@ typedef struct cli_format {
     size_t writer_size;
     sdx_err (*writer_init)(void *writer, sdx_buf *out, const cli_write_opts *opts);
     sdx_sink (*writer_sink)(void *writer);
+
+    /* The types the writer has beyond JSON's (sdx_map_target bits): JSON
+     * converted into this format goes through the mapping layer's reverse
+     * direction (sdx_map_from_json) with them, e.g. numbers beyond 64 bits
+     * to CBOR bignums. 0: JSON's events go to the writer unchanged. */
+    unsigned map_target;
 } cli_format;
 
 /* The formats, in the order detection tries them; NULL-terminated. */

@@ -47,7 +47,9 @@ static sdx_err writer_put(void *ctx, const sdx_event *ev) {
     }
     if (ev->kind == SDX_ARRAY || ev->kind == SDX_MAP) w->depth++;
     else if (ev->kind == SDX_END && w->depth) w->depth--;
-    if (w->depth == 0 && ev->kind != SDX_KEY) return end_value(w);
+    /* A key, or a tag (SDX_TAG: one more tag on the item that follows),
+     * does not complete a value. */
+    if (w->depth == 0 && ev->kind != SDX_KEY && ev->kind != SDX_TAG) return end_value(w);
     return SDX_OK;
 }
 
@@ -90,7 +92,8 @@ const char *cli_kind_name(const sdx_event *ev) {
     case SDX_NULL: return "null";
     case SDX_BOOL: return "boolean";
     case SDX_INT:
-    case SDX_UINT: return "integer";
+    case SDX_UINT:
+    case SDX_NINT: return "integer";
     case SDX_DOUBLE: return "floating-point number";
     case SDX_STR: return "string";
     case SDX_BIN: return "binary";
@@ -99,6 +102,7 @@ const char *cli_kind_name(const sdx_event *ev) {
     case SDX_KEY: return "key";
     case SDX_END: return "end of a container";
     case SDX_RAW: return "number";
+    case SDX_TAG: return "tag";
     }
     return "value";
 }
@@ -113,7 +117,9 @@ static const char *hint(const cli_format *target, unsigned mapping, char *buf, s
     case CLI_MAP_NAN_NULL: effect = "writes it as null"; break;
     case CLI_MAP_BIGINT_DOUBLE: effect = "writes the nearest double"; break;
     case CLI_MAP_UTF8_REPLACE: effect = "replaces bad bytes with U+FFFD"; break;
-    case CLI_MAP_EXT_MAP: effect = "writes it as {\"$ext\": type, \"$data\": base64}"; break;
+    case CLI_MAP_TAGS_DROP: effect = "writes it without the tag"; break;
+    case CLI_MAP_TAGS_WRAP: effect = "writes it wrapped"; break;
+    case CLI_MAP_UNDEFINED_NULL: effect = "writes it as null"; break;
     }
     snprintf(buf, cap, " (%s %s)", cli_mapping_option(mapping), effect);
     return buf;
@@ -140,7 +146,24 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
     } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN && ev->tag_kind == SDX_TAG_MSGPACK_EXT) {
         snprintf(what, sizeof what, "a MessagePack extension value (type %d, %zu bytes) cannot be written as %s",
                  (int)(int8_t)(uint8_t)ev->tag, ev->v.str.len, fmt);
-        hn = hint(target, CLI_MAP_EXT_MAP, h, sizeof h);
+        hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_NULL && ev->tag_kind == SDX_TAG_CBOR_SIMPLE) {
+        if (ev->tag == 23) {
+            snprintf(what, sizeof what, "CBOR undefined cannot be written as %s", fmt);
+            hn = hint(target, CLI_MAP_UNDEFINED_NULL, h, sizeof h);
+        } else {
+            snprintf(what, sizeof what, "the CBOR simple value %u cannot be written as %s", (unsigned)ev->tag, fmt);
+            hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+        }
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->tag_kind == SDX_TAG_CBOR) {
+        /* the item's innermost tag; the refused tag may be one around it */
+        snprintf(what, sizeof what, "a %s with CBOR tag %llu (or a tag around it) cannot be written as %s",
+                 cli_kind_name(ev), (unsigned long long)ev->tag, fmt);
+        hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+    } else if (err == SDX_ERR_LIMIT) {
+        snprintf(what, sizeof what,
+                 "a number of more than %u digits, or more than %d tags on one value, cannot be written as %s",
+                 SDX_MAP_DEFAULT_MAX_DIGITS, SDX_MAP_MAX_TAGS, fmt);
     } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN) {
         snprintf(what, sizeof what, "binary data (%zu bytes) cannot be written as %s", ev->v.str.len, fmt);
         hn = hint(target, CLI_MAP_BIN_BASE64, h, sizeof h);
@@ -158,6 +181,12 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         snprintf(what, sizeof what, "%s cannot be written as %s",
                  isnan(ev->v.d) ? "NaN" : ev->v.d > 0 ? "Infinity" : "-Infinity", fmt);
         hn = hint(target, CLI_MAP_NAN_NULL, h, sizeof h);
+    } else if (err == SDX_ERR_RANGE && ev->kind == SDX_NINT) {
+        if (ev->v.u == UINT64_MAX)
+            snprintf(what, sizeof what, "the integer -18446744073709551616 is out of range for %s", fmt);
+        else
+            snprintf(what, sizeof what, "the integer -%" PRIu64 " is out of range for %s", ev->v.u + 1, fmt);
+        hn = hint(target, CLI_MAP_BIGINT_DOUBLE, h, sizeof h);
     } else if (err == SDX_ERR_RANGE && (ev->kind == SDX_UINT || ev->kind == SDX_INT)) {
         if (ev->kind == SDX_UINT)
             snprintf(what, sizeof what, "the integer %" PRIu64 " is out of range for %s", ev->v.u, fmt);
@@ -219,6 +248,14 @@ int cli_pump_to(cli_input *in, cli_output *out, const cli_format *to, const cli_
     if (cli_writer_init(&w, to, opts, cli_output_buf(out)) != SDX_OK) {
         cli_message("out of memory");
         rc = CLI_EXIT_IO;
+    } else if (to->map_target && in->fmt && strcmp(in->fmt->name, "json") == 0) {
+        /* JSON into a format with more types: through the mapping layer's
+         * reverse direction (big numbers, wrapped forms with --tags=wrap). */
+        sdx_map_from_json m;
+        sdx_map_opts mo = {0, to->map_target, 0, NULL};
+        if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
+        sdx_map_from_json_init(&m, cli_writer_sink(&w), &mo);
+        rc = cli_pump(in, sdx_map_from_json_sink(&m), to, out);
     } else {
         rc = cli_pump(in, cli_writer_sink(&w), to, out);
     }

@@ -65,16 +65,10 @@ enum sdx_json_write_flag {
      * (MessagePack and CBOR allow any key) and write their JSON text as the
      * key string: 1 -> "1", -2.5 -> "-2.5", true -> "true", null -> "null".
      * Without it they are SDX_ERR_KEY; other kinds always are. */
-    SDX_JSON_WRITE_STRINGIFY_KEYS = 1u << 6,
-    /* Write MessagePack extension values (SDX_BIN events tagged
-     * SDX_TAG_MSGPACK_EXT) instead of failing with SDX_ERR_UNSUPPORTED: a
-     * timestamp (type -1) in years 0000 to 9999 as an RFC 3339 string in
-     * UTC with as many fraction digits as it needs, none to nine
-     * ("2018-01-02T03:04:05.678901234Z", "1970-01-01T00:00:00Z"); every
-     * other ext value, and timestamps outside those years, as the object
-     * {"$ext":<type>,"$data":"<payload in base64>"}. An ext value as a map
-     * key is SDX_ERR_KEY. Tags of other kinds are ignored (plain values). */
-    SDX_JSON_WRITE_MSGPACK_EXT = 1u << 7
+    SDX_JSON_WRITE_STRINGIFY_KEYS = 1u << 6
+    /* (1u << 7 is reserved.) Tagged values — MessagePack ext types, CBOR
+     * tags and simple values — get their JSON forms from the mapping layer
+     * (map.h), not from a writer flag. */
 };
 
 /* Writer options; a NULL pointer means all defaults (zeros). */
@@ -162,10 +156,16 @@ SDX_API sdx_err sdx_json_writer_end(sdx_json_writer *w);
 SDX_API sdx_err sdx_json_writer_end_array(sdx_json_writer *w);
 SDX_API sdx_err sdx_json_writer_end_map(sdx_json_writer *w);
 
-/* Write one event (see sdx_event). Tags are ignored (JSON has none), except
- * MessagePack ext values (SDX_JSON_WRITE_MSGPACK_EXT; without it they are
- * SDX_ERR_UNSUPPORTED). A non-KEY event where a key is due is SDX_ERR_KEY,
- * unless SDX_JSON_WRITE_STRINGIFY_KEYS allows it. */
+/* Write one event (see sdx_event). JSON has no tags: an event's tag is
+ * ignored (the plain value is written) and SDX_TAG events write nothing,
+ * except that a MessagePack ext value (SDX_BIN tagged SDX_TAG_MSGPACK_EXT)
+ * is SDX_ERR_UNSUPPORTED, since its payload alone would lose its type.
+ * SDX_NINT is written as its exact decimal text (-18446744073709551616 ..
+ * -9223372036854775809), like an integer (also as a key with
+ * SDX_JSON_WRITE_STRINGIFY_KEYS). To give tagged values their JSON forms
+ * (dates, bignums, ext values, ...), put the mapping layer in front:
+ * sdx_map_to_json (map.h). A non-KEY event where a key is due is
+ * SDX_ERR_KEY, unless SDX_JSON_WRITE_STRINGIFY_KEYS allows it. */
 SDX_API sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev);
 
 /* The writer as a format-independent sink (valid while `w` is). */

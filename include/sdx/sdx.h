@@ -8,6 +8,7 @@
 #include "common.h"
 #include "doc.h"
 #include "json.h"
+#include "map.h"
 #include "msgpack.h"
 #include "sink.h"
 #include "source.h"

@@ -15,7 +15,6 @@
 #include "core/alloc.h"
 #include "core/platform.h"
 #include "core/utf8.h"
-#include "msgpack/msgpack_internal.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
@@ -65,7 +64,7 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
     const uint32_t known = SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_ESCAPE_UNICODE |
                            SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_NAN_AS_NULL |
                            SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_SEQUENCE |
-                           SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_MSGPACK_EXT;
+                           SDX_JSON_WRITE_STRINGIFY_KEYS;
     w->out = out;
     w->err = SDX_OK;
     w->flags = opts->flags;
@@ -629,28 +628,15 @@ sdx_err sdx_json_writer_raw_number(sdx_json_writer *w, const char *s, size_t n) 
 /* Events, sink, finish                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* A MessagePack extension value (SDX_BIN tagged SDX_TAG_MSGPACK_EXT): with
- * SDX_JSON_WRITE_MSGPACK_EXT a timestamp of years 0000-9999 is its RFC 3339
- * string, anything else {"$ext":type,"$data":"<base64>"}; without it,
- * SDX_ERR_UNSUPPORTED. Never a key (SDX_ERR_KEY). */
-static SDX_NOINLINE sdx_err ext_value(sdx_json_writer *w, const sdx_event *ev) {
-    if (w->err) return w->err;
-    if (!(w->flags & SDX_JSON_WRITE_MSGPACK_EXT)) return fail(w, SDX_ERR_UNSUPPORTED);
-    if (KEY_POS >> w->pos & 1) return fail(w, SDX_ERR_KEY);
-    int64_t sec;
-    uint32_t nsec;
-    char text[SDX_RFC3339_MAX], *end;
-    if ((int64_t)ev->tag == -1 &&
-        sdx_msgpack_ts_decode((const uint8_t *)ev->v.str.ptr, ev->v.str.len, &sec, &nsec) &&
-        (end = sdx_rfc3339(text, sec, nsec)) != NULL)
-        return sdx_json_writer_string(w, text, (size_t)(end - text));
-    sdx_json_writer_begin_map(w, 2);
-    sdx_json_writer_key(w, "$ext", 4);
-    sdx_json_writer_int(w, (int64_t)ev->tag);
-    sdx_json_writer_key(w, "$data", 5);
-    if (w->err) return w->err;
-    base64_value(w, ev->v.str.ptr, ev->v.str.len);
-    return sdx_json_writer_end(w);
+/* An integer below INT64_MIN (SDX_NINT: -1 - n) as its exact decimal text. */
+static SDX_NOINLINE sdx_err nint_value(sdx_json_writer *w, uint64_t n) {
+    char text[SDX_ITOA_RESERVE + 2];
+    text[0] = '-';
+    if (n == UINT64_MAX) { /* -2^64: n + 1 does not fit */
+        memcpy(text + 1, "18446744073709551616", 20);
+        return scalar_slow(w, text, 21);
+    }
+    return scalar_slow(w, text, (size_t)(sdx_u64_to_dec(text + 1, n + 1) - text));
 }
 
 sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
@@ -662,13 +648,20 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
     case SDX_DOUBLE: return sdx_json_writer_double(w, ev->v.d);
     case SDX_STR: return sdx_json_writer_string(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_BIN:
-        if (SDX_UNLIKELY(ev->tag_kind == SDX_TAG_MSGPACK_EXT)) return ext_value(w, ev);
+        /* An ext value is not a binary: writing its payload alone would
+         * lose its type. The mapping layer (map.h) gives it a JSON form. */
+        if (SDX_UNLIKELY(ev->tag_kind == SDX_TAG_MSGPACK_EXT)) {
+            if (w->err) return w->err;
+            return fail(w, SDX_ERR_UNSUPPORTED);
+        }
         return sdx_json_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_ARRAY: return sdx_json_writer_begin_array(w, ev->v.count);
     case SDX_MAP: return sdx_json_writer_begin_map(w, ev->v.count);
     case SDX_KEY: return sdx_json_writer_key(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_json_writer_end(w);
     case SDX_RAW: return sdx_json_writer_raw_number(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_NINT: return nint_value(w, ev->v.u);
+    case SDX_TAG: return w->err; /* JSON has no tags (map.h gives them a form) */
     }
     if (w->err) return w->err;
     return fail(w, SDX_ERR_INVALID_ARG);

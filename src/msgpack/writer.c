@@ -692,6 +692,10 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
     case SDX_RAW:
         if (w->err) return w->err;
         return fail(w, SDX_ERR_UNSUPPORTED);
+    case SDX_NINT: /* below INT64_MIN: MessagePack's integers stop there */
+        if (w->err) return w->err;
+        return fail(w, SDX_ERR_RANGE);
+    case SDX_TAG: return w->err; /* MessagePack has no such tags (common.h) */
     }
     if (w->err) return w->err;
     return fail(w, SDX_ERR_INVALID_ARG);

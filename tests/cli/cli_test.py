@@ -153,7 +153,8 @@ def group_basic(args):
     rc, out, _ = run("view", "--help")
     for token in (b"b64'", b"_f32", b"ext(", b"/3 bytes/"):
         check(token in out, "view --help defines the notation: %r" % token)
-    for opt in (b"--bin=error|base64", b"--keys=error|stringify", b"--nan=error|null", b"--bigint=error|double"):
+    for opt in (b"--bin=error|base64", b"--keys=error|stringify", b"--nan=error|null", b"--bigint=error|double",
+                b"--tags=error|drop|wrap", b"--undefined=error|null"):
         rc, out, _ = run("convert", "--help")
         check(opt in out, "convert --help documents %r" % opt)
     rc, out, _ = run("--formats")
@@ -174,6 +175,9 @@ def group_basic(args):
         (["convert", "--nan=zero"], "--nan takes 'error' or 'null'"),
         (["convert", "--bigint=int"], "--bigint takes 'error' or 'double'"),
         (["convert", "--utf8=drop"], "--utf8 takes 'error' or 'replace'"),
+        (["convert", "--tags=maybe"], "--tags takes 'error', 'drop' or 'wrap', not 'maybe'"),
+        (["convert", "--undefined=zero"], "--undefined takes 'error' or 'null'"),
+        (["convert", "--ext=map"], "unknown option '--ext'"),
         (["convert", "--indent", "17"], "--indent takes 0 to 16"),
         (["convert", "--seq=yes"], "option --seq takes no value"),
         (["convert", "a", "b", "c"], "too many operands: 'c'"),
@@ -778,7 +782,7 @@ def mp_errors(args):
         ("badutf.msgpack", "91 a3 61 ff 62", "byte 1: error:", "--utf8=replace", '["a\ufffdb"]\n'.encode()),
         # [ext(-2, 01 02)]
         ("ext.msgpack", "91 d5 fe 0102",
-         "byte 1: error: a MessagePack extension value (type -2, 2 bytes) cannot be written as json", "--ext=map",
+         "byte 1: error: a MessagePack extension value (type -2, 2 bytes) cannot be written as json", "--tags=wrap",
          b'[{"$ext":-2,"$data":"AQI="}]\n'),
     ]
     for name, hexstr, msg, option, want in cases:
@@ -787,6 +791,7 @@ def mp_errors(args):
         check(rc == 1 and name + ": " + msg in err and option in err, "%s to JSON: %d %r" % (name, rc, err))
         rc, out, err = run("convert", option, p, "-t", "json")
         check(rc == 0 and out == want, "%s with %s: %r %s" % (name, option, out, err))
+    tags_mapping(mp)
     with_bin = path("bin.msgpack")
     # Malformed and truncated binary input: byte offsets.
     rc, out, err = run("convert", write("trunc.msgpack", mp("93 01 02")), "-t", "json")
@@ -804,6 +809,50 @@ def mp_errors(args):
 # ---------------------------------------------------------------------------
 
 SGR = re.compile(rb"\x1b\[[0-9;]*m")
+
+
+def tags_mapping(mp):
+    """The mapping layer through the command: MessagePack ext values both
+    ways, and CBOR bignums both ways once the CBOR format is registered."""
+    # A timestamp has a JSON form without any option; other ext types need
+    # --tags (wrap: the object; drop: the payload as a binary).
+    p = write("ts.msgpack", mp("92 d6 ff 5a4af6a5 d5 fe 0102"))
+    rc, out, err = run("convert", p, "-t", "json")
+    check(rc == 1 and "byte 7: error: a MessagePack extension value (type -2, 2 bytes)" in err and
+          "--tags=wrap writes it wrapped" in err, "ext after a timestamp: %d %r" % (rc, err))
+    rc, out, err = run("convert", "--tags=drop", p, "-t", "json")
+    check(rc == 1 and "byte 7: error: " in err, "--tags=drop leaves a binary: %r" % err)
+    rc, out, err = run("convert", "--tags=drop", "--bin=base64", p, "-t", "json")
+    check(rc == 0 and out == b'["2018-01-02T03:04:05Z","AQI="]\n', "--tags=drop --bin=base64: %r %s" % (out, err))
+    rc, out, err = run("convert", "--tags=wrap", "--tags=error", p, "-t", "json")
+    check(rc == 1, "the last --tags wins: %d" % rc)
+    # JSON -> MessagePack reads the wrapped form back with --tags=wrap, so
+    # MessagePack -> JSON -> MessagePack keeps every ext value.
+    data = mp("93 d5 fe 0102 c7 03 07 616263 d6 ff 5a4af6a5")
+    p = write("exts.msgpack", data)
+    rc, js, err = run("convert", "--tags=wrap", p, "-t", "json")
+    check(rc == 0 and js == b'[{"$ext":-2,"$data":"AQI="},{"$ext":7,"$data":"YWJj"},"2018-01-02T03:04:05Z"]\n',
+          "ext values wrapped: %r %s" % (js, err))
+    pj = write("exts.json", js)
+    rc, back, err = run("convert", "--tags=wrap", pj, "-t", "msgpack")
+    # the timestamp stays the string it became
+    check(rc == 0 and back == mp("93 d5 fe 0102 c7 03 07 616263 b4") + b"2018-01-02T03:04:05Z",
+          "wrapped ext values back to MessagePack: %r %s" % (back, err))
+    rc, back, err = run("convert", pj, "-t", "msgpack")
+    check(rc == 0 and back.startswith(mp("93 82 a4") + b"$ext"), "without --tags=wrap a map stays a map: %r" % back)
+    # Numbers beyond 64 bits: an error for MessagePack, exact in JSON.
+    big = write("big.json", b"[18446744073709551616,-18446744073709551617,-18446744073709551616,1e400]\n")
+    rc, out, err = run("convert", big, "-t", "msgpack")
+    check(rc == 1 and "the number 18446744073709551616 is beyond 64 bits" in err, "bignum to msgpack: %r" % err)
+    if any(f[0] == "cbor" and f[1] and f[2] for f in formats()):
+        rc, cb, err = run("convert", big, "-t", "cbor")
+        want = mp("84 c2 49 010000000000000000 c3 49 010000000000000000 3b ffffffffffffffff c4 82 19 0190 01")
+        check(rc == 0 and cb == want, "JSON big numbers to CBOR bignums: %r %s" % (cb, err))
+        rc, out, err = run("convert", "-f", "cbor", "-", "-t", "json", stdin=cb)
+        check(rc == 0 and out == b"[18446744073709551616,-18446744073709551617,-18446744073709551616,1e400]\n",
+              "CBOR bignums to JSON: %r %s" % (out, err))
+    else:
+        print("note: cbor not registered: the CBOR bignum conversions of the command are not run")
 
 
 def run_tty(*args, env=None):
@@ -903,12 +952,12 @@ def view_msgpack():
     rc, out, err = run("view", "--indent", "0", q)
     check(out == b"[0.1_f32,ext(-2, b64'AQI=' /2 bytes/),ext(-1, b64'Wkr2pQ==' /4 bytes/),[],{}]\n",
           "view float32 0.1, ext -2, timestamp: %r %s" % (out, err))
-    rc, out, err = run("convert", "--ext=map", q)
+    rc, out, err = run("convert", "--tags=wrap", q)
     check(rc == 0 and out == b'[0.10000000149011612,{"$ext":-2,"$data":"AQI="},"2018-01-02T03:04:05Z",[],{}]\n',
-          "--ext=map: %r %s" % (out, err))
+          "--tags=wrap: %r %s" % (out, err))
     rc, out, err = run("convert", q, "-t", "json")
     check(rc == 1 and "diag2.msgpack: byte 6: error: a MessagePack extension value (type -2, 2 bytes) cannot be"
-          in err and "--ext=map" in err, "ext to JSON: %r" % err)
+          in err and "--tags=wrap" in err, "ext to JSON: %r" % err)
     # fmt of the same data is JSON, with the mappings.
     rc, out, err = run("fmt", p)
     check(rc == 1 and "--bin=base64" in err, "fmt of binary data needs --bin: %r" % err)

@@ -11,9 +11,9 @@
  *   again.
  * Generated documents (every type, ext values, float 32, keys of every
  *   type): MessagePack -> document -> MessagePack byte for byte, and JSON
- *   written from them with SDX_JSON_WRITE_STRINGIFY_KEYS |
- *   SDX_JSON_WRITE_MSGPACK_EXT | SDX_JSON_WRITE_BIN_BASE64 parses back as
- *   JSON.
+ *   written from them through the mapping layer (SDX_MAP_TAGS_WRAP: ext
+ *   values as timestamps or {"$ext":...}) with SDX_JSON_WRITE_STRINGIFY_KEYS
+ *   | SDX_JSON_WRITE_BIN_BASE64 parses back as JSON.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,13 +162,16 @@ static void generated(int count) {
              * keys that are containers, bins or ext values stay errors */
             sdx_buf_clear(&out);
             sdx_json_writer jw;
-            sdx_json_write_opts o = {SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_MSGPACK_EXT |
-                                         SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_NAN_AS_NULL |
-                                         SDX_JSON_WRITE_REPLACE_INVALID_UTF8,
+            sdx_json_write_opts o = {SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_BIN_BASE64 |
+                                         SDX_JSON_WRITE_NAN_AS_NULL | SDX_JSON_WRITE_REPLACE_INVALID_UTF8,
                                      0, NULL};
             sdx_json_writer_init(&jw, &out, &o);
-            sdx_err e = sdx_node_emit(sdx_doc_root(doc), sdx_json_writer_sink(&jw));
-            e = e ? e : sdx_json_writer_finish(&jw);
+            sdx_map_to_json map;
+            sdx_map_opts mo = {SDX_MAP_TAGS_WRAP, 0, 0, NULL};
+            sdx_map_to_json_init(&map, sdx_json_writer_sink(&jw), &mo);
+            sdx_err e = sdx_node_emit(sdx_doc_root(doc), sdx_map_to_json_sink(&map));
+            sdx_err f = sdx_map_to_json_finish(&map); /* finishes jw too */
+            e = e ? e : f;
             if (e == SDX_OK) {
                 sdx_doc *j = sdx_json_parse(sdx_buf_data(&out), sdx_buf_len(&out), NULL, NULL);
                 json_ok += j != NULL;
