@@ -669,6 +669,10 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
     case SDX_KEY: return sdx_json_writer_key(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_json_writer_end(w);
     case SDX_RAW: return sdx_json_writer_raw_number(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_NINT: /* below INT64_MIN: its exact text is the mapping layer's */
+        if (w->err) return w->err;
+        return fail(w, SDX_ERR_RANGE);
+    case SDX_TAG: return w->err; /* further tags of an item: JSON has none */
     }
     if (w->err) return w->err;
     return fail(w, SDX_ERR_INVALID_ARG);

@@ -100,6 +100,8 @@ static void event_token(sbuf *s, const sdx_event *ev, int by_value) {
     case SDX_MAP: sb_printf(s, "{%" PRIu64 " ", ev->v.count); return;
     case SDX_END: return;
     case SDX_RAW: sb_put(s, "RAW ", 4); return;
+    case SDX_NINT: sb_put(s, "NINT ", 5); return; /* never from MessagePack */
+    case SDX_TAG: sb_put(s, "TAG ", 4); return;
     }
 }
 

@@ -52,6 +52,8 @@ static void describe_event(text *t, const sdx_event *ev) {
     case SDX_MAP: tput(t, "{%" PRIu64 " ", ev->v.count); return;
     case SDX_END: tput(t, "] "); return;
     case SDX_RAW: tput(t, "RAW "); return;
+    case SDX_NINT: tput(t, "NINT "); return; /* never from MessagePack */
+    case SDX_TAG: tput(t, "TAG "); return;
     }
 }
 
