@@ -87,6 +87,12 @@ typedef struct cli_format {
     size_t writer_size;
     sdx_err (*writer_init)(void *writer, sdx_buf *out, const cli_write_opts *opts);
     sdx_sink (*writer_sink)(void *writer);
+
+    /* Bytes that mark an input of this format at its start (CBOR's
+     * self-described tag d9 d9 f7), preferred by content detection over
+     * trying every reader; NULL for none. */
+    const char *magic;
+    size_t magic_len;
 } cli_format;
 
 /* The formats, in the order detection tries them; NULL-terminated. */

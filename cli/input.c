@@ -178,6 +178,14 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
     uint64_t best_progress = 0;
     for (int i = 0; cli_formats[i]; i++) {
         const cli_format *f = cli_formats[i];
+        if (f->magic && in->peek_len >= f->magic_len && memcmp(in->peek, f->magic, f->magic_len) == 0) {
+            in->fmt = f;
+            in->guessed = false;
+            return 0;
+        }
+    }
+    for (int i = 0; cli_formats[i]; i++) {
+        const cli_format *f = cli_formats[i];
         if (!cli_format_readable(f)) continue;
         uint64_t progress;
         rc = probe(in, f, at_end, opts, &progress);

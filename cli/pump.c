@@ -47,7 +47,9 @@ static sdx_err writer_put(void *ctx, const sdx_event *ev) {
     }
     if (ev->kind == SDX_ARRAY || ev->kind == SDX_MAP) w->depth++;
     else if (ev->kind == SDX_END && w->depth) w->depth--;
-    if (w->depth == 0 && ev->kind != SDX_KEY) return end_value(w);
+    /* a value at the top level is complete (an SDX_TAG is only the start of
+     * one) */
+    if (w->depth == 0 && ev->kind != SDX_KEY && ev->kind != SDX_TAG) return end_value(w);
     return SDX_OK;
 }
 
@@ -99,6 +101,8 @@ const char *cli_kind_name(const sdx_event *ev) {
     case SDX_KEY: return "key";
     case SDX_END: return "end of a container";
     case SDX_RAW: return "number";
+    case SDX_NINT: return "integer";
+    case SDX_TAG: return "tag";
     }
     return "value";
 }
