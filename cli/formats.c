@@ -117,7 +117,8 @@ static sdx_source cbor_reader_source(void *r) { return sdx_cbor_reader_source((s
 static void cbor_reader_free(void *r) { sdx_cbor_reader_free((sdx_cbor_reader *)r); }
 
 static sdx_err cbor_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
-    sdx_cbor_write_opts wo = {0, NULL};
+    /* definite lengths always: back-patched where counts are unknown */
+    sdx_cbor_write_opts wo = {SDX_CBOR_WRITE_DEFINITE, NULL};
     if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_CBOR_WRITE_NO_UTF8_CHECK;
     return sdx_cbor_writer_init((sdx_cbor_writer *)w, out, &wo);
 }
@@ -126,9 +127,12 @@ static sdx_sink cbor_writer_sink(void *w) { return sdx_cbor_writer_sink((sdx_cbo
 
 static const char *const cbor_extensions[] = {"cbor", NULL};
 
-/* Containers of unknown count are written with indefinite lengths, so the
- * writer needs no counts first; the reader gives SDX_COUNT_UNKNOWN for
- * indefinite-length input. */
+/* The command writes definite lengths, the form CBOR's users expect (and
+ * deterministic encoding requires), from every input: counts first
+ * (counts_first) where the input does not store them, back-patched where
+ * they stay unknown (--seq), as for MessagePack. The reader
+ * gives SDX_COUNT_UNKNOWN for indefinite-length input (counts_known
+ * false). */
 static const cli_format cbor_format = {
     "cbor",
     "CBOR (RFC 8949); --seq: a CBOR sequence (RFC 8742)",
@@ -137,7 +141,7 @@ static const cli_format cbor_format = {
     NULL,
     CLI_MAP_UTF8_REPLACE,
     false,
-    false,
+    true,
     cbor_reader_new,
     cbor_reader_source,
     cbor_reader_free,

@@ -165,7 +165,10 @@ static int probe(cli_input *in, const cli_format *f, bool at_end, const cli_read
         cli_message("out of memory");
         return CLI_EXIT_IO;
     }
-    bool cut = !at_end && (code == SDX_ERR_TRUNCATED || e.offset + 32 >= in->peek_len);
+    /* Cut by the end of the look-ahead: not a failure. Except a first item
+     * that claims more than the look-ahead (CBOR reads text such as "{" as
+     * the head of a string of 2^64 bytes): no progress at all. */
+    bool cut = !at_end && ((code == SDX_ERR_TRUNCATED && e.offset > 0) || e.offset + 32 >= in->peek_len);
     *progress = code == SDX_OK || cut ? UINT64_MAX : (uint64_t)e.offset;
     return 0;
 }
