@@ -55,6 +55,7 @@ static bool stats_put(stats *st, const sdx_event *ev) {
         if (st->depth) st->depth--;
         return true;
     }
+    if (ev->kind == SDX_TAG) return true; /* a further tag on the next value (counted once, there) */
     bool is_key = false;
     if (st->depth) {
         stat_frame *f = &st->frames[st->depth - 1];
@@ -66,6 +67,7 @@ static bool stats_put(stats *st, const sdx_event *ev) {
         st->top_values++;
     }
     if (is_key) st->keys++;
+    else if (ev->kind == SDX_NINT) st->by_kind[SDX_INT]++; /* an integer below int64 */
     else if (ev->kind < N_KINDS) st->by_kind[ev->kind]++;
     if (ev->tag_kind != SDX_TAG_NONE) st->tagged++;
     if (ev->kind == SDX_STR || ev->kind == SDX_KEY) st->string_bytes += ev->v.str.len;

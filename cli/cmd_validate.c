@@ -42,7 +42,7 @@ static int validate_one(const char *path, const cli_format *from, const cli_read
     while (cli_input_next(&in, &ev)) {
         if (ev.kind == SDX_ARRAY || ev.kind == SDX_MAP) depth++;
         else if (ev.kind == SDX_END && depth) depth--;
-        if (depth == 0 && ev.kind != SDX_KEY) values++;
+        if (depth == 0 && ev.kind != SDX_KEY && ev.kind != SDX_TAG) values++;
     }
     sdx_err e = cli_input_report(&in);
     if (!e && !quiet) {

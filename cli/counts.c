@@ -78,6 +78,7 @@ sdx_err cli_counts_record(cli_counts *c, sdx_source src) {
             p->dirty = true;
             continue;
         }
+        if (ev.kind == SDX_TAG) continue; /* a tag on the next item, not an item */
         if (c->depth) c->stack[c->depth - 1].items++;
         if (ev.kind != SDX_ARRAY && ev.kind != SDX_MAP) continue;
         if (c->depth == c->cap) {

@@ -70,7 +70,8 @@ static void item_done(cli_diag *d) {
 static bool open_tag(cli_diag *d, const sdx_event *ev) {
     char text[48];
     switch ((sdx_tag_kind)ev->tag_kind) {
-    case SDX_TAG_NONE: return false;
+    case SDX_TAG_NONE:
+    case SDX_TAG_CBOR_SIMPLE: return false; /* shown as the value itself */
     case SDX_TAG_MSGPACK_EXT: snprintf(text, sizeof text, "ext(%d, ", (int)(int8_t)(uint8_t)ev->tag); break;
     case SDX_TAG_CBOR: snprintf(text, sizeof text, "%" PRIu64 "(", ev->tag); break;
     case SDX_TAG_BSON: snprintf(text, sizeof text, "bson(%" PRIu64 ", ", ev->tag); break;
@@ -116,7 +117,20 @@ static void scalar(cli_diag *d, const sdx_event *tagged, bool float32) {
     size_t n;
     char num[48];
     switch ((sdx_kind)ev->kind) {
-    case SDX_NULL: put_colored(d, CLI_SGR_LITERAL, "null", 4); return;
+    case SDX_NULL:
+        if (tagged->tag_kind == SDX_TAG_CBOR_SIMPLE) {
+            if (tagged->tag == 23) snprintf(num, sizeof num, "undefined");
+            else snprintf(num, sizeof num, "simple(%" PRIu64 ")", tagged->tag);
+            put_colored(d, CLI_SGR_LITERAL, num, strlen(num));
+            return;
+        }
+        put_colored(d, CLI_SGR_LITERAL, "null", 4);
+        return;
+    case SDX_NINT: /* -1 - n, below INT64_MIN */
+        if (ev->v.u == UINT64_MAX) snprintf(num, sizeof num, "-18446744073709551616");
+        else snprintf(num, sizeof num, "-%" PRIu64, ev->v.u + 1);
+        put_colored(d, sgr, num, strlen(num));
+        return;
     case SDX_BOOL: put_colored(d, CLI_SGR_LITERAL, ev->v.b ? "true" : "false", ev->v.b ? 4 : 5); return;
     case SDX_DOUBLE:
         if (float32 && isfinite(ev->v.d)) {
@@ -164,7 +178,7 @@ static void scalar(cli_diag *d, const sdx_event *tagged, bool float32) {
     else fail(d, SDX_ERR_INVALID_ARG);
 }
 
-static bool push(cli_diag *d, bool is_map, bool tagged) {
+static bool push(cli_diag *d, bool is_map, uint32_t closes) {
     if (d->depth == d->cap) {
         size_t cap = d->cap ? 2 * d->cap : 32;
         cli_diag_frame *f = realloc(d->frames, cap * sizeof *f);
@@ -179,7 +193,7 @@ static bool push(cli_diag *d, bool is_map, bool tagged) {
     f->items = 0;
     f->is_map = is_map;
     f->key_next = true;
-    f->tagged = tagged;
+    f->closes = closes;
     return true;
 }
 
@@ -191,19 +205,24 @@ static sdx_err diag_put(void *ctx, const sdx_event *ev) {
         cli_diag_frame f = d->frames[--d->depth];
         if (f.items && d->indent) newline_indent(d, d->depth);
         put(d, f.is_map ? "}" : "]", 1);
-        if (f.tagged) note(d, ")");
+        while (f.closes--) note(d, ")");
         item_done(d);
         return d->err;
     }
-    item_prefix(d);
-    bool tagged = open_tag(d, ev);
+    if (!d->tags) item_prefix(d); /* else done by the item's first tag */
+    uint32_t closes = d->tags + open_tag(d, ev);
+    if (ev->kind == SDX_TAG) { /* one more tag on the next item */
+        d->tags = closes;
+        return d->err;
+    }
+    d->tags = 0;
     if (ev->kind == SDX_ARRAY || ev->kind == SDX_MAP) {
         put(d, ev->kind == SDX_MAP ? "{" : "[", 1);
-        push(d, ev->kind == SDX_MAP, tagged);
+        push(d, ev->kind == SDX_MAP, closes);
         return d->err;
     }
     scalar(d, ev, (ev->flags & SDX_EVENT_FLOAT32) != 0);
-    if (tagged) note(d, ")");
+    while (closes--) note(d, ")");
     item_done(d);
     return d->err;
 }

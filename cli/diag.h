@@ -23,6 +23,7 @@
     "  b64'AQID' /3 bytes/           binary data: base64 (RFC 4648) and its length\n"             \
     "  ext(5, b64'AQ==' /1 bytes/)   a MessagePack extension value of type 5\n"                   \
     "  1(1363896240)                 a CBOR tag (RFC 8949): the tag, then the value\n"            \
+    "  simple(16)  undefined         CBOR simple values\n"                                        \
     "  bson(7, ...)                  a BSON element type or binary subtype\n"                     \
     "  {1: \"a\", b64'' /0 bytes/: 2}  map keys of any type, written like values\n"                \
     "  \"caf\xef\xbf\xbd\" /invalid UTF-8/  a string that is not UTF-8 (each bad sequence\n"       \
@@ -35,7 +36,7 @@ typedef struct cli_diag_frame {
     uint64_t items;   /* elements, or keys, written so far */
     bool is_map;
     bool key_next;    /* in a map: a key comes next */
-    bool tagged;      /* a tag's ')' follows the end */
+    uint32_t closes;  /* the tags' ')' that follow the end */
 } cli_diag_frame;
 
 typedef struct cli_diag {
@@ -47,6 +48,7 @@ typedef struct cli_diag {
     sdx_buf scratch;        /* scalars are formatted here by ... */
     sdx_json_writer jw;     /* ... a JSON writer */
     sdx_err err;            /* sticky */
+    uint32_t tags;          /* tags opened (SDX_TAG events) for the next item */
 } cli_diag;
 
 /* Start a diagnostic printer into `out`. Every top-level value ends with a

@@ -70,6 +70,8 @@ static const cli_format json_format = {
     json_writer_init,
     json_writer_sink,
     0,
+    NULL,
+    0,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -112,6 +114,59 @@ static const cli_format msgpack_format = {
     msgpack_writer_init,
     msgpack_writer_sink,
     SDX_MAP_TARGET_MSGPACK_EXT,
+    NULL,
+    0,
+};
+
+/* ------------------------------------------------------------------------ */
+/* CBOR                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void *cbor_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_cbor_read_opts ro = {0, 0, 0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_CBOR_READ_STOP_AFTER_VALUE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_CBOR_READ_NO_UTF8_CHECK;
+    return sdx_cbor_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static sdx_source cbor_reader_source(void *r) { return sdx_cbor_reader_source((sdx_cbor_reader *)r); }
+static void cbor_reader_free(void *r) { sdx_cbor_reader_free((sdx_cbor_reader *)r); }
+
+static sdx_err cbor_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    /* definite lengths always: back-patched where counts are unknown */
+    sdx_cbor_write_opts wo = {SDX_CBOR_WRITE_DEFINITE, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_CBOR_WRITE_NO_UTF8_CHECK;
+    return sdx_cbor_writer_init((sdx_cbor_writer *)w, out, &wo);
+}
+
+static sdx_sink cbor_writer_sink(void *w) { return sdx_cbor_writer_sink((sdx_cbor_writer *)w); }
+
+static const char *const cbor_extensions[] = {"cbor", NULL};
+
+/* The command writes definite lengths, the form CBOR's users expect (and
+ * deterministic encoding requires), from every input: counts first
+ * (counts_first) where the input does not store them, back-patched where
+ * they stay unknown (--seq), as for MessagePack. The reader
+ * gives SDX_COUNT_UNKNOWN for indefinite-length input (counts_known
+ * false). */
+static const cli_format cbor_format = {
+    "cbor",
+    "CBOR (RFC 8949); --seq: a CBOR sequence (RFC 8742)",
+    cbor_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    false,
+    true,
+    cbor_reader_new,
+    cbor_reader_source,
+    cbor_reader_free,
+    sizeof(sdx_cbor_writer),
+    cbor_writer_init,
+    cbor_writer_sink,
+    SDX_MAP_TARGET_CBOR,
+    "\xd9\xd9\xf7",
+    3,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -121,6 +176,7 @@ static const cli_format msgpack_format = {
 const cli_format *const cli_formats[] = {
     &json_format,
     &msgpack_format,
+    &cbor_format,
     NULL,
 };
 

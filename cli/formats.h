@@ -96,6 +96,11 @@ typedef struct cli_format {
      * direction (sdx_map_from_json) with them, e.g. numbers beyond 64 bits
      * to CBOR bignums. 0: JSON's events go to the writer unchanged. */
     unsigned map_target;
+    /* Bytes that mark an input of this format at its start (CBOR's
+     * self-described tag d9 d9 f7), preferred by content detection over
+     * trying every reader; NULL for none. */
+    const char *magic;
+    size_t magic_len;
 } cli_format;
 
 /* The formats, in the order detection tries them; NULL-terminated. */

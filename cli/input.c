@@ -165,7 +165,10 @@ static int probe(cli_input *in, const cli_format *f, bool at_end, const cli_read
         cli_message("out of memory");
         return CLI_EXIT_IO;
     }
-    bool cut = !at_end && (code == SDX_ERR_TRUNCATED || e.offset + 32 >= in->peek_len);
+    /* Cut by the end of the look-ahead: not a failure. Except a first item
+     * that claims more than the look-ahead (CBOR reads text such as "{" as
+     * the head of a string of 2^64 bytes): no progress at all. */
+    bool cut = !at_end && ((code == SDX_ERR_TRUNCATED && e.offset > 0) || e.offset + 32 >= in->peek_len);
     *progress = code == SDX_OK || cut ? UINT64_MAX : (uint64_t)e.offset;
     return 0;
 }
@@ -176,6 +179,14 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
     if (rc) return rc;
     const cli_format *best = NULL;
     uint64_t best_progress = 0;
+    for (int i = 0; cli_formats[i]; i++) {
+        const cli_format *f = cli_formats[i];
+        if (f->magic && in->peek_len >= f->magic_len && memcmp(in->peek, f->magic, f->magic_len) == 0) {
+            in->fmt = f;
+            in->guessed = false;
+            return 0;
+        }
+    }
     for (int i = 0; cli_formats[i]; i++) {
         const cli_format *f = cli_formats[i];
         if (!cli_format_readable(f)) continue;

@@ -56,20 +56,25 @@ typedef enum sdx_type {
     SDX_TYPE_RAW,      /* a number kept as its text (see SDX_RAW) */
     SDX_TYPE_ARRAY,
     SDX_TYPE_MAP,
+    SDX_TYPE_NINT,     /* an integer below INT64_MIN: payload u = n stands for
+                          -1 - n (see SDX_NINT; CBOR major type 1) */
     SDX_TYPE__TAG = 15 /* internal: a tag slot that prefixes a tagged value */
 } sdx_type;
 
 /* One value: 16 bytes. `tag` holds the type in bits 0-7, a tag kind in
- * bits 8-15 of tag slots (flags in value slots: SDX_VAL_FLOAT32) and a
- * length in bits 16-63 (bytes of a string, binary or raw number; elements
- * of an array; entries of a map). The payload:
- *   BOOL: u (0 or 1)   INT: i   UINT: u   DOUBLE: d
+ * bits 8-15 of tag slots (flags in value slots: SDX_VAL_FLOAT32,
+ * SDX_VAL_FLOAT16) and a length in bits 16-63 (bytes of a string, binary or
+ * raw number; elements of an array; entries of a map). The payload:
+ *   BOOL: u (0 or 1)   INT: i   UINT: u   DOUBLE: d   NINT: u (= n for -1 - n)
  *   STR, BIN, RAW: s (not NUL-terminated; may be NULL when the length is 0)
  *   ARRAY, MAP: u = span, the number of slots of the container and all its
  *     descendants, itself included: the next sibling is at this + span.
- *   __TAG: u = the tag number; the tagged value is the next slot. A tag slot
- *     is never visible through the node API: a node is the tagged value, and
- *     sdx_node_tag() reads the tag slot before it.
+ *   __TAG: u = the tag number; the tagged value follows. A value may carry
+ *     several tags (CBOR allows any number on one item): a chain of tag
+ *     slots, outermost first, directly before the value. Tag slots are never
+ *     visible through the node API: a node is the tagged value,
+ *     sdx_node_tag() reads the slot just before it (the innermost tag) and
+ *     sdx_node_tags() the whole chain.
  * The layout is public so that hot accessors can be inline; build documents
  * only through the parsers, the builder or sdx_mdoc. */
 typedef struct sdx_val {
@@ -86,6 +91,9 @@ typedef struct sdx_val {
 /* Set on a DOUBLE that was read from a 32-bit float (see SDX_EVENT_FLOAT32):
  * the builder sets it from the event flag, sdx_node_emit sets the flag. */
 #define SDX_VAL_FLOAT32 (UINT64_C(1) << 8)
+/* Set on a DOUBLE that was read from a 16-bit float (see SDX_EVENT_FLOAT16),
+ * in the same way. */
+#define SDX_VAL_FLOAT16 (UINT64_C(1) << 9)
 #define SDX_VAL_LEN(val) ((val)->tag >> 16)
 /* The largest length a value can have (2^48 - 1). */
 #define SDX_VAL_LEN_MAX ((UINT64_C(1) << 48) - 1)
@@ -164,7 +172,8 @@ SDX_API void sdx_node_flag(sdx_node n);
  * NULL and flags SDX_ERR_TYPE (SDX_ERR_NOT_FOUND for the nil node).
  * sdx_node_int accepts a UINT up to INT64_MAX (never stored so by the
  * readers); sdx_node_uint accepts a nonnegative INT; sdx_node_double accepts
- * INT and UINT too (converted, possibly rounded). */
+ * INT, UINT and NINT too (converted, possibly rounded). A NINT has no getter
+ * of its own: its payload v.u is n for the value -1 - n. */
 SDX_API inline bool sdx_node_bool(sdx_node n) {
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_BOOL) return n.val->v.u != 0;
     sdx_node_flag(n);
@@ -188,6 +197,7 @@ SDX_API inline double sdx_node_double(sdx_node n) {
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_DOUBLE) return n.val->v.d;
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_INT) return (double)n.val->v.i;
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_UINT) return (double)n.val->v.u;
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NINT) return -1.0 - (double)n.val->v.u;
     sdx_node_flag(n);
     return 0.0;
 }
@@ -220,8 +230,16 @@ SDX_API inline const void *sdx_node_bin(sdx_node n, size_t *len) {
 static inline uint64_t sdx_node_len(sdx_node n) { return SDX_VAL_LEN(n.val); }
 
 /* The tag of a tagged value: returns its sdx_tag_kind (SDX_TAG_NONE when the
- * value is untagged, then *tag = 0) and stores the tag in *tag (if not NULL). */
+ * value is untagged, then *tag = 0) and stores the tag in *tag (if not NULL).
+ * A value with several tags (CBOR) gives its innermost one, the tag right
+ * on the value (for 61(18([...])) that is 18). */
 SDX_API sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag);
+
+/* All tags of a value, outermost first (for 61(18([...])): 61, then 18):
+ * stores up to `cap` of them in kinds[i] and tags[i] (either array may be
+ * NULL when cap is 0) and returns how many the value has (0 when untagged
+ * or for the nil node), which may be more than `cap`. */
+SDX_API size_t sdx_node_tags(sdx_node n, sdx_tag_kind *kinds, uint64_t *tags, size_t cap);
 
 /* Lookups. A failed lookup returns a nil node of the same document, so that
  * a chain of lookups flags its first failure and then returns nil: on the
@@ -304,7 +322,7 @@ SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
     /* Tag slots are rare: a branch lets the walk go on without waiting for
      * the slot's type to load, which adding the comparison's result would. */
     if (it->map) {
-        if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
+        while (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
         if (key) {
             key->doc = it->doc;
             key->val = p;
@@ -314,7 +332,7 @@ SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
         key->doc = it->doc;
         key->val = &nil_slot;
     }
-    if (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
+    while (SDX__UNLIKELY(SDX_VAL_TYPE(p) == SDX_TYPE__TAG)) p++;
     if (val) {
         val->doc = it->doc;
         val->val = p;
@@ -327,7 +345,8 @@ SDX_API inline bool sdx_iter_next(sdx_iter *it, sdx_node *key, sdx_node *val) {
 /* Deep equality of two values (possibly from different documents): same
  * types (INT and UINT differ), tags, scalars (doubles by bit pattern: 0.0 and
  * -0.0 differ, a NaN equals the same NaN), bytes, and containers equal
- * element by element (maps in order). Two nil nodes are equal. One linear
+ * element by element (maps in order); tag chains compare whole. Two nil
+ * nodes are equal. One linear
  * pass over both values, no recursion; no error is flagged. */
 SDX_API bool sdx_node_equal(sdx_node a, sdx_node b);
 
@@ -338,7 +357,9 @@ SDX_API bool sdx_node_equal(sdx_node a, sdx_node b);
 /* Send the value `n` and its descendants to `sink` as events (depth counted
  * from n as 0), without finishing the sink: STR keys of a map as SDX_KEY,
  * every other value as its own kind (so non-string keys appear as values in
- * key position), tags on the event's tag_kind and tag (n's own tag too),
+ * key position), NINT as SDX_NINT, tags on the event's tag_kind and tag (n's
+ * own tag too; a value's outer tags, if it has several, as SDX_TAG events
+ * before it, outermost first), float flags as SDX_EVENT_FLOAT32/16,
  * containers with their stored counts. Returns the sink's first error,
  * SDX_ERR_NOT_FOUND for the nil node, SDX_ERR_NOMEM when the walk's stack
  * (explicit, in the document's allocator beyond 32 levels) cannot grow.
@@ -366,8 +387,11 @@ typedef struct sdx_doc_build_opts {
  *    its value, SDX_END with no open container, or an unknown kind is
  *    SDX_ERR_USAGE;
  *  - an event with tag_kind != SDX_TAG_NONE gets a tag slot (the tag of an
- *    SDX_END is ignored); SDX_RAW becomes SDX_TYPE_RAW; an SDX_UINT up to
- *    INT64_MAX becomes SDX_TYPE_INT (every integer that fits int64 is INT);
+ *    SDX_END is ignored); an SDX_TAG event adds a tag slot before the next
+ *    item's (it is not an item itself; SDX_TAG with SDX_TAG_NONE, or
+ *    followed by SDX_END or by nothing, is SDX_ERR_USAGE); SDX_RAW becomes
+ *    SDX_TYPE_RAW, SDX_NINT SDX_TYPE_NINT; an SDX_UINT up to INT64_MAX
+ *    becomes SDX_TYPE_INT (every integer that fits int64 is INT);
  *  - opening more than max_depth nested containers is SDX_ERR_DEPTH;
  *  - a string longer than SDX_VAL_LEN_MAX is SDX_ERR_LIMIT;
  *  - event depths are not looked at.
@@ -391,6 +415,10 @@ typedef struct sdx_doc_builder { /* all fields private */
     uint32_t cap;              /* frames available */
     uint32_t max_depth;
     bool done;                 /* the root value is complete */
+    bool tag_due;              /* an SDX_TAG came: an item must follow */
+    bool borrow;               /* strings are referenced, not copied (set by
+                                  the library's parsers for bytes in an input
+                                  that outlives the document) */
     sdx_err err;               /* sticky */
     sdx_alloc alloc;
     sdx_doc_build_frame inline_frames[SDX_DOC_BUILDER_INLINE_DEPTH];
@@ -475,7 +503,9 @@ SDX_API sdx_mval *sdx_mdoc_bin(sdx_mdoc *md, const void *p, size_t len);
 SDX_API sdx_mval *sdx_mdoc_raw(sdx_mdoc *md, const char *s, size_t len);
 SDX_API sdx_mval *sdx_mdoc_array(sdx_mdoc *md);
 SDX_API sdx_mval *sdx_mdoc_map(sdx_mdoc *md);
-/* Set (kind != SDX_TAG_NONE) or clear the tag of a value; returns v. */
+/* Set (kind != SDX_TAG_NONE) or clear the tag of a value; returns v. A
+ * mutable value holds one tag: importing a value with several (CBOR) keeps
+ * its innermost one only. */
 SDX_API sdx_mval *sdx_mval_set_tag(sdx_mval *v, sdx_tag_kind kind, uint64_t tag);
 
 /* Inspect. The getters behave as the sdx_node ones: on another type they

@@ -197,7 +197,9 @@ SDX_API sdx_err (sdx_msgpack_writer_end)(sdx_msgpack_writer *w);
  * not an int8 is SDX_ERR_INVALID_ARG); SDX_DOUBLE with SDX_EVENT_FLOAT32 is
  * float 32 when it converts exactly (else float 64); every other tag,
  * including an ext tag on another kind, is ignored (the plain value is
- * written). SDX_RAW is SDX_ERR_UNSUPPORTED. */
+ * written), and so are SDX_TAG events (further tags of CBOR items).
+ * SDX_RAW is SDX_ERR_UNSUPPORTED; SDX_NINT (an integer below INT64_MIN,
+ * which no MessagePack integer holds) is SDX_ERR_RANGE. */
 SDX_API sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev);
 
 /* The writer as a format-independent sink (valid while `w` is). */

@@ -5,6 +5,7 @@
 #define SDX_H
 
 #include "buf.h"
+#include "cbor.h"
 #include "common.h"
 #include "doc.h"
 #include "json.h"

@@ -127,6 +127,17 @@ sdx_tag_kind sdx_node_tag(sdx_node n, uint64_t *tag) {
     return t ? (sdx_tag_kind)((t->tag >> 8) & 0xff) : SDX_TAG_NONE;
 }
 
+size_t sdx_node_tags(sdx_node n, sdx_tag_kind *kinds, uint64_t *tags, size_t cap) {
+    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return 0;
+    const sdx_val *p = sdx_val_tags_start(n.doc, n.val);
+    size_t count = (size_t)(n.val - p);
+    for (size_t i = 0; i < count && i < cap; i++, p++) {
+        kinds[i] = (sdx_tag_kind)((p->tag >> 8) & 0xff);
+        tags[i] = p->v.u;
+    }
+    return count;
+}
+
 /* The slot of the i-th child of container c (a tag slot or a value slot):
  * each skip is O(1). i must be < the number of child slots. */
 static const sdx_val *nth_child(const sdx_val *c, uint64_t i) {
@@ -194,9 +205,10 @@ static bool bytes_equal(const sdx_val *a, const sdx_val *b) {
  * length) and payloads, except that strings compare by content and a
  * null's payload means nothing. So equality is one pass over both ranges. */
 bool sdx_node_equal(sdx_node a, sdx_node b) {
-    const sdx_val *ta = sdx_val_tag_slot(a.doc, a.val), *tb = sdx_val_tag_slot(b.doc, b.val);
-    if ((ta == NULL) != (tb == NULL)) return false;
-    if (ta && (ta->tag != tb->tag || ta->v.u != tb->v.u)) return false;
+    const sdx_val *ta = sdx_val_tags_start(a.doc, a.val), *tb = sdx_val_tags_start(b.doc, b.val);
+    if (a.val - ta != b.val - tb) return false;
+    for (; ta < a.val; ta++, tb++)
+        if (ta->tag != tb->tag || ta->v.u != tb->v.u) return false;
     if (a.val == b.val) return true;
     const sdx_val *p = a.val, *q = b.val, *end = sdx_val_next(a.val);
     if (sdx_val_next(b.val) - q != end - p) return false;
@@ -223,8 +235,7 @@ bool sdx_node_equal(sdx_node a, sdx_node b) {
 
 sdx_doc *sdx_node_copy(sdx_node n, const sdx_alloc *alloc) {
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return NULL;
-    const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
-    const sdx_val *start = tag ? tag : n.val, *end = sdx_val_next(n.val);
+    const sdx_val *start = sdx_val_tags_start(n.doc, n.val), *end = sdx_val_next(n.val);
     size_t count = (size_t)(end - start), bytes = 0;
     for (const sdx_val *p = start; p < end; p++) {
         sdx_type t = SDX_VAL_TYPE(p);
@@ -283,12 +294,11 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
                    n.doc ? &n.doc->alloc : sdx_alloc_default());
     emit_frame *frames = st.items;
     size_t depth = 0;
-    const sdx_val *p = n.val, *end = sdx_val_next(n.val);
-    const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
+    const sdx_val *p = sdx_val_tags_start(n.doc, n.val), *end = sdx_val_next(n.val);
     sdx_event ev;
     ev.flags = 0;
-    ev.tag_kind = tag ? (uint8_t)(tag->tag >> 8) : SDX_TAG_NONE;
-    ev.tag = tag ? tag->v.u : 0;
+    ev.tag_kind = SDX_TAG_NONE;
+    ev.tag = 0;
     sdx_err rc = SDX_OK;
     for (;;) {
         while (depth && p == frames[depth - 1].end) {
@@ -304,6 +314,14 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
             ev.tag_kind = (uint8_t)(p->tag >> 8);
             ev.tag = p->v.u;
             p++;
+            if (SDX_VAL_TYPE(p) == SDX_TYPE__TAG) {
+                /* an outer tag of a chain: an SDX_TAG event of its own */
+                ev.kind = SDX_TAG;
+                ev.flags = 0;
+                ev.depth = (uint32_t)depth;
+                ev.v.u = 0;
+                if ((rc = sdx_sink_put(sink, &ev)) != SDX_OK) goto out;
+            }
             continue;
         }
         bool key = false;
@@ -319,6 +337,7 @@ sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
         case SDX_TYPE_INT:
         case SDX_TYPE_UINT:
         case SDX_TYPE_DOUBLE:
+        case SDX_TYPE_NINT:
         case SDX_TYPE_STR:
         case SDX_TYPE_BIN:
         case SDX_TYPE_RAW: sdx_val_scalar_event(&ev, p, key); break;

@@ -33,6 +33,8 @@ sdx_err sdx_doc_builder_init(sdx_doc_builder *b, const sdx_doc_build_opts *opts)
     b->depth = 0;
     b->top = NULL;
     b->done = false;
+    b->tag_due = false;
+    b->borrow = false;
     b->err = SDX_OK;
     b->doc = sdx_doc_alloc(&b->alloc);
     if (!b->doc) return fail(b, SDX_ERR_NOMEM);
@@ -99,7 +101,7 @@ static SDX_NOINLINE sdx_err push_frame(sdx_doc_builder *b, bool map, uint64_t co
 
 static sdx_err end_container(sdx_doc_builder *b) {
     sdx_doc_build_frame *f = b->top;
-    if (!f) return fail(b, SDX_ERR_USAGE);
+    if (!f || b->tag_due) return fail(b, SDX_ERR_USAGE);
     if (f->map && (f->items & 1)) return fail(b, SDX_ERR_USAGE); /* a key without value */
     if (f->limit != UINT64_MAX && f->items != f->limit) return fail(b, SDX_ERR_USAGE);
     uint64_t len = f->map ? f->items / 2 : f->items;
@@ -117,12 +119,27 @@ static sdx_err end_container(sdx_doc_builder *b) {
     return SDX_OK;
 }
 
+/* An outer tag of the next item: a tag slot of its own, before the item's
+ * slots (doc.h: a chain of tag slots, outermost first). */
+static SDX_NOINLINE sdx_err put_tag(sdx_doc_builder *b, const sdx_event *ev) {
+    if (ev->tag_kind == SDX_TAG_NONE) return fail(b, SDX_ERR_USAGE);
+    sdx_doc *doc = b->doc;
+    if (doc->vals_cap - doc->nvals < 2 && !grow_vals(doc)) return fail(b, SDX_ERR_NOMEM);
+    sdx_val *v = doc->vals + doc->nvals++;
+    v->tag = (uint64_t)SDX_TYPE__TAG | ((uint64_t)ev->tag_kind << 8);
+    v->v.u = ev->tag;
+    b->tag_due = true;
+    return SDX_OK;
+}
+
 sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
     if (SDX_UNLIKELY(b->err)) return b->err;
     if (SDX_UNLIKELY(b->done)) return fail(b, SDX_ERR_USAGE);
     const unsigned kind = ev->kind;
     if (kind == SDX_END) return end_container(b);
     sdx_doc_build_frame *f = b->top;
+    if (SDX_UNLIKELY(kind == SDX_TAG)) return put_tag(b, ev);
+    b->tag_due = false;
     if (f) {
         if (kind == SDX_KEY && !(f->map && !(f->items & 1))) return fail(b, SDX_ERR_USAGE);
         if (SDX_UNLIKELY(f->items >= f->limit)) return fail(b, SDX_ERR_USAGE);
@@ -158,8 +175,14 @@ sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
         v->v.u = ev->v.u;
         break;
     case SDX_DOUBLE:
-        v->tag = ev->flags & SDX_EVENT_FLOAT32 ? SDX_TYPE_DOUBLE | SDX_VAL_FLOAT32 : SDX_TYPE_DOUBLE;
+        v->tag = SDX_TYPE_DOUBLE;
+        if (SDX_UNLIKELY(ev->flags & (SDX_EVENT_FLOAT32 | SDX_EVENT_FLOAT16)))
+            v->tag |= ev->flags & SDX_EVENT_FLOAT16 ? SDX_VAL_FLOAT16 : SDX_VAL_FLOAT32;
         v->v.d = ev->v.d;
+        break;
+    case SDX_NINT:
+        v->tag = SDX_TYPE_NINT;
+        v->v.u = ev->v.u;
         break;
     case SDX_STR:
     case SDX_KEY:
@@ -170,7 +193,8 @@ sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
         const char *s = NULL;
         if (len) {
             if (!ev->v.str.ptr) return fail(b, SDX_ERR_INVALID_ARG);
-            if (!(s = sdx_doc_store_bytes(doc, ev->v.str.ptr, len))) return fail(b, SDX_ERR_NOMEM);
+            if (b->borrow) s = ev->v.str.ptr;
+            else if (!(s = sdx_doc_store_bytes(doc, ev->v.str.ptr, len))) return fail(b, SDX_ERR_NOMEM);
         }
         sdx_type t = kind == SDX_BIN ? SDX_TYPE_BIN : kind == SDX_RAW ? SDX_TYPE_RAW : SDX_TYPE_STR;
         v->tag = (uint64_t)t | ((uint64_t)len << 16);
@@ -200,7 +224,7 @@ static sdx_err builder_sink_put(void *ctx, const sdx_event *ev) {
 
 static sdx_err builder_sink_finish(void *ctx) {
     sdx_doc_builder *b = ctx;
-    if (!b->err && !b->done) b->err = SDX_ERR_USAGE;
+    if (!b->err && (!b->done || b->tag_due)) b->err = SDX_ERR_USAGE;
     return b->err;
 }
 
@@ -212,7 +236,7 @@ sdx_sink sdx_doc_builder_sink(sdx_doc_builder *b) {
 }
 
 sdx_doc *sdx_doc_builder_finish(sdx_doc_builder *b, sdx_err *err) {
-    sdx_err rc = b->err ? b->err : b->done ? SDX_OK : SDX_ERR_USAGE;
+    sdx_err rc = b->err ? b->err : b->done && !b->tag_due ? SDX_OK : SDX_ERR_USAGE;
     if (b->frames != b->inline_frames) b->alloc.free(b->alloc.ctx, b->frames);
     b->frames = b->inline_frames;
     b->cap = SDX_DOC_BUILDER_INLINE_DEPTH;

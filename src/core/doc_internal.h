@@ -61,15 +61,28 @@ static inline const char *sdx_doc_store_bytes(sdx_doc *doc, const char *s, size_
     return sdx_doc_store_bytes_slow(doc, s, len);
 }
 
-/* The slot of the value a slot stands for: a tag slot's tagged value, else
- * the slot itself. */
+/* The slot of the value a slot stands for: past a chain of tag slots to
+ * the tagged value, else the slot itself. */
 static inline const sdx_val *sdx_val_untag(const sdx_val *v) {
-    return v + (SDX_VAL_TYPE(v) == SDX_TYPE__TAG);
+    while (SDX_VAL_TYPE(v) == SDX_TYPE__TAG) v++;
+    return v;
 }
 
-/* The tag slot before a value of `doc`, or NULL when it is untagged. */
+/* The tag slot just before a value of `doc` (its innermost tag), or NULL
+ * when it is untagged. */
 static inline const sdx_val *sdx_val_tag_slot(const sdx_doc *doc, const sdx_val *v) {
     return doc && v > doc->vals && SDX_VAL_TYPE(v - 1) == SDX_TYPE__TAG ? v - 1 : NULL;
+}
+
+/* The first slot of a value of `doc` with its tags: the outermost tag slot
+ * of its chain, or the value itself when it is untagged. (A tag slot is
+ * always followed by a tag slot or the value it tags, and a container's
+ * last descendant is never a tag slot, so the run of tag slots before a
+ * value belongs to it.) */
+static inline const sdx_val *sdx_val_tags_start(const sdx_doc *doc, const sdx_val *v) {
+    if (!doc) return v;
+    while (v > doc->vals && SDX_VAL_TYPE(v - 1) == SDX_TYPE__TAG) v--;
+    return v;
 }
 
 /* Set the kind and value of *ev for the scalar slot v (NULL to RAW): a STR
@@ -81,10 +94,12 @@ static inline void sdx_val_scalar_event(sdx_event *ev, const sdx_val *v, bool ke
     case SDX_TYPE_BOOL: ev->kind = SDX_BOOL; ev->v.b = v->v.u != 0; break;
     case SDX_TYPE_INT: ev->kind = SDX_INT; ev->v.i = v->v.i; break;
     case SDX_TYPE_UINT: ev->kind = SDX_UINT; ev->v.u = v->v.u; break;
+    case SDX_TYPE_NINT: ev->kind = SDX_NINT; ev->v.u = v->v.u; break;
     case SDX_TYPE_DOUBLE:
         ev->kind = SDX_DOUBLE;
         ev->v.d = v->v.d;
         if (v->tag & SDX_VAL_FLOAT32) ev->flags = SDX_EVENT_FLOAT32;
+        if (v->tag & SDX_VAL_FLOAT16) ev->flags = SDX_EVENT_FLOAT16;
         break;
     default: /* STR, BIN, RAW */
         ev->kind = SDX_VAL_TYPE(v) == SDX_TYPE_STR ? (key ? SDX_KEY : SDX_STR)

@@ -744,8 +744,9 @@ sdx_mval *sdx_mdoc_import(sdx_mdoc *md, sdx_node n) {
     iframe *frames = st.items;
     size_t depth = 0;
     sdx_mval *result = NULL;
-    const sdx_val *tag = sdx_val_tag_slot(n.doc, n.val);
-    const sdx_val *p = tag ? tag : n.val, *end = sdx_val_next(n.val);
+    /* A chain of tags: each tag slot overwrites the last, so the value gets
+     * its innermost tag (an sdx_mval holds one). */
+    const sdx_val *p = sdx_val_tags_start(n.doc, n.val), *end = sdx_val_next(n.val);
     uint8_t tag_kind = 0;
     uint64_t tag_num = 0;
     for (; p < end; p++) {

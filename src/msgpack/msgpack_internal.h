@@ -10,100 +10,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/endian.h"
+#include "core/floatbits.h"
 #include "core/platform.h"
 #include "sdx/common.h"
-
-/* Big-endian loads and stores of 16, 32 and 64 bits at any alignment. */
-static inline uint16_t sdx_bswap16(uint16_t v) { return (uint16_t)(v << 8 | v >> 8); }
-static inline uint32_t sdx_bswap32(uint32_t v) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_bswap32(v);
-#else
-    return v >> 24 | (v >> 8 & 0xff00) | (v << 8 & 0xff0000) | v << 24;
-#endif
-}
-static inline uint64_t sdx_bswap64(uint64_t v) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_bswap64(v);
-#else
-    return (uint64_t)sdx_bswap32((uint32_t)v) << 32 | sdx_bswap32((uint32_t)(v >> 32));
-#endif
-}
-
-#ifdef SDX_BIG_ENDIAN
-#define SDX_BE16(v) (v)
-#define SDX_BE32(v) (v)
-#define SDX_BE64(v) (v)
-#else
-#define SDX_BE16(v) sdx_bswap16(v)
-#define SDX_BE32(v) sdx_bswap32(v)
-#define SDX_BE64(v) sdx_bswap64(v)
-#endif
-
-static inline void sdx_store_be16(void *p, uint16_t v) {
-    v = SDX_BE16(v);
-    memcpy(p, &v, 2);
-}
-static inline void sdx_store_be32(void *p, uint32_t v) {
-    v = SDX_BE32(v);
-    memcpy(p, &v, 4);
-}
-static inline void sdx_store_be64(void *p, uint64_t v) {
-    v = SDX_BE64(v);
-    memcpy(p, &v, 8);
-}
-static inline uint16_t sdx_load_be16(const void *p) {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return SDX_BE16(v);
-}
-static inline uint32_t sdx_load_be32(const void *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return SDX_BE32(v);
-}
-static inline uint64_t sdx_load_be64(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return SDX_BE64(v);
-}
-
-/* Whether a double converts to float and back to exactly the same bits
- * (NaN: when its payload survives, i.e. its low 29 mantissa bits are 0);
- * if so stores the float's bits in *f. */
-static inline bool sdx_double_to_float_exact(double d, uint32_t *f) {
-    uint64_t bits;
-    memcpy(&bits, &d, 8);
-    if ((bits >> 52 & 0x7ff) == 0x7ff && (bits & 0xfffffffffffffull)) { /* NaN */
-        if (bits & 0x1fffffffu) return false;
-        *f = (uint32_t)(bits >> 32 & 0x80000000u) | 0x7f800000u | (uint32_t)((bits >> 29) & 0x7fffffu);
-        return true;
-    }
-    /* Finite beyond the float range: not exact (and the cast would be
-     * undefined). Within it, or infinite, the round trip decides. */
-    if (d > 3.4028234663852886e38 && d <= 1.7976931348623157e308) return false;
-    if (d < -3.4028234663852886e38 && d >= -1.7976931348623157e308) return false;
-    float x = (float)d;
-    if ((double)x != d) return false;
-    if (d == 0 && (bits >> 63) != 0) x = -0.0f;
-    memcpy(f, &x, 4);
-    return true;
-}
-
-/* The double a float's bits stand for, NaN payloads kept (the inverse of
- * sdx_double_to_float_exact). */
-static inline double sdx_float_bits_to_double(uint32_t f) {
-    if ((f & 0x7f800000u) == 0x7f800000u && (f & 0x7fffffu)) {
-        uint64_t bits = (uint64_t)(f & 0x80000000u) << 32 | 0x7ff0000000000000ull |
-                        (uint64_t)(f & 0x7fffffu) << 29;
-        double d;
-        memcpy(&d, &bits, 8);
-        return d;
-    }
-    float x;
-    memcpy(&x, &f, 4);
-    return (double)x;
-}
 
 /* The bits of the double a float 32 at p + 1 stands for. */
 static inline uint64_t sdx_mp_f32_bits(const uint8_t *p) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/backpatch.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
@@ -617,18 +618,7 @@ static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
     sdx_buf *b = w->out;
     u8 head[5];
     size_t hn = (size_t)(sdx_mp_w_container((char *)head, count, map) - (char *)head);
-    if (hn > 1) {
-        /* Reserving may move the buffer (or, for a stream, flush what is
-         * before the pin): find the header again afterwards. */
-        if (!sdx_buf_reserve(b, hn - 1)) return fail_buf(w);
-    }
-    uint64_t before = sdx_buf_total(b) - sdx_buf_len(b);
-    char *h = b->start + (size_t)(f->header - before);
-    if (hn > 1) {
-        memmove(h + hn, h + 1, (size_t)(b->cur - (h + 1)));
-        b->cur += hn - 1;
-    }
-    memcpy(h, head, hn);
+    if (!sdx_buf_replace_head(b, f->header, 1, head, hn)) return fail_buf(w);
     if (f->pinned) sdx_buf_unpin(b);
     return SDX_OK;
 }

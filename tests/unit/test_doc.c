@@ -1397,6 +1397,137 @@ TEST(transcode) {
     rec_free(&r);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The CBOR extension of the event model: SDX_NINT, SDX_TAG chains, flags    */
+/* ------------------------------------------------------------------------ */
+
+static sdx_event ev_tag(uint64_t tag) {
+    return ev_tagged(ev_kind(SDX_TAG), SDX_TAG_CBOR, tag);
+}
+
+TEST(tag_chains_and_nint) {
+    /* [61(18([-18446744073709551616, 1.5 (half)])), {55799(1(2)): 3}] */
+    sdx_event nint = ev_kind(SDX_NINT);
+    nint.v.u = UINT64_MAX;
+    sdx_event half = ev_double(1.5);
+    half.flags = SDX_EVENT_FLOAT16;
+    sdx_event evs[] = {
+        ev_array(2),
+        ev_tag(61), ev_tagged(ev_array(2), SDX_TAG_CBOR, 18), nint, half, ev_end(),
+        ev_map(1), ev_tag(55799), ev_tagged(ev_int(2), SDX_TAG_CBOR, 1), ev_int(3), ev_end(),
+        ev_end(),
+    };
+    ev_set_depths(evs, COUNT(evs));
+    sdx_doc *doc = build(evs, COUNT(evs));
+    if (!CHECK(doc != NULL)) return;
+    sdx_node root = sdx_doc_root(doc);
+    sdx_node cwt = sdx_node_index(root, 0);
+    uint64_t tag = 0;
+    CHECK(sdx_node_type(cwt) == SDX_TYPE_ARRAY);
+    CHECK(sdx_node_tag(cwt, &tag) == SDX_TAG_CBOR);
+    CHECK_EQ_U64(tag, 18);
+    sdx_tag_kind kinds[4];
+    uint64_t tags[4];
+    CHECK_EQ_U64(sdx_node_tags(cwt, kinds, tags, 4), 2);
+    CHECK_EQ_U64(tags[0], 61);
+    CHECK_EQ_U64(tags[1], 18);
+    CHECK(kinds[0] == SDX_TAG_CBOR && kinds[1] == SDX_TAG_CBOR);
+    CHECK_EQ_U64(sdx_node_tags(cwt, kinds, tags, 1), 2); /* count beyond cap */
+    CHECK_EQ_U64(sdx_node_tags(root, NULL, NULL, 0), 0);
+    sdx_node n = sdx_node_index(cwt, 0);
+    CHECK(sdx_node_type(n) == SDX_TYPE_NINT);
+    CHECK_EQ_U64(n.val->v.u, UINT64_MAX);
+    CHECK(sdx_node_double(n) == -18446744073709551616.0);
+    sdx_node h = sdx_node_index(cwt, 1);
+    CHECK(sdx_node_double(h) == 1.5);
+    CHECK((h.val->tag & SDX_VAL_FLOAT16) != 0);
+    CHECK((h.val->tag & SDX_VAL_FLOAT32) == 0);
+    sdx_node m = sdx_node_index(root, 1);
+    sdx_node k = sdx_node_key_at(m, 0);
+    CHECK_EQ_INT(sdx_node_int(k), 2);
+    CHECK_EQ_U64(sdx_node_tags(k, kinds, tags, 4), 2);
+    CHECK_EQ_U64(tags[0], 55799);
+    CHECK_EQ_U64(tags[1], 1);
+    CHECK_EQ_INT(sdx_node_int(sdx_node_value_at(m, 0)), 3);
+    /* iteration skips whole chains */
+    sdx_iter it = sdx_iter_init(m);
+    sdx_node ik, iv;
+    CHECK(sdx_iter_next(&it, &ik, &iv));
+    CHECK(ik.val == k.val);
+    CHECK_EQ_INT(sdx_node_int(iv), 3);
+    CHECK(sdx_doc_error(doc) == SDX_OK);
+    /* emit gives back the same events, the outer tags as SDX_TAG */
+    rec r;
+    rec_init(&r);
+    CHECK_EQ_INT(sdx_node_emit(root, rec_sink(&r)), SDX_OK);
+    CHECK(rec_equals(&r, evs, COUNT(evs)));
+    if (r.n == COUNT(evs)) CHECK(r.evs[4].flags == SDX_EVENT_FLOAT16);
+    rec_free(&r);
+    /* emit of a node with a chain starts with its outer tags */
+    rec_init(&r);
+    CHECK_EQ_INT(sdx_node_emit(cwt, rec_sink(&r)), SDX_OK);
+    sdx_event sub[] = {ev_tag(61), ev_tagged(ev_array(2), SDX_TAG_CBOR, 18), nint, half, ev_end()};
+    ev_set_depths(sub, COUNT(sub));
+    CHECK(rec_equals(&r, sub, COUNT(sub)));
+    rec_free(&r);
+    /* copy keeps the chain; equality compares whole chains */
+    sdx_doc *c = sdx_node_copy(cwt, NULL);
+    if (CHECK(c != NULL)) {
+        CHECK(sdx_node_equal(sdx_doc_root(c), cwt));
+        CHECK_EQ_U64(sdx_doc_size(c), 5);
+    }
+    sdx_doc_free(c);
+    sdx_event one_tag[] = {ev_tagged(ev_array(2), SDX_TAG_CBOR, 18), nint, half, ev_end()};
+    ev_set_depths(one_tag, COUNT(one_tag));
+    sdx_doc *d2 = build(one_tag, COUNT(one_tag));
+    if (CHECK(d2 != NULL)) CHECK(!sdx_node_equal(sdx_doc_root(d2), cwt));
+    sdx_doc_free(d2);
+    sdx_doc_free(doc);
+}
+
+TEST(tag_event_misuse) {
+    sdx_event dangling_end[] = {ev_array(SDX_COUNT_UNKNOWN), ev_tag(1), ev_end()};
+    CHECK_EQ_INT(build_err(dangling_end, COUNT(dangling_end), NULL), SDX_ERR_USAGE);
+    sdx_event dangling_root[] = {ev_tag(1)};
+    CHECK_EQ_INT(build_err(dangling_root, COUNT(dangling_root), NULL), SDX_ERR_USAGE);
+    sdx_event after_root[] = {ev_int(1), ev_tag(1)};
+    CHECK_EQ_INT(build_err(after_root, COUNT(after_root), NULL), SDX_ERR_USAGE);
+    sdx_event no_kind[] = {ev_kind(SDX_TAG), ev_int(1)};
+    CHECK_EQ_INT(build_err(no_kind, COUNT(no_kind), NULL), SDX_ERR_USAGE);
+    /* a tag does not count towards a container's count */
+    sdx_event counted[] = {ev_array(1), ev_tag(1), ev_tag(2), ev_int(1), ev_end()};
+    CHECK_EQ_INT(build_err(counted, COUNT(counted), NULL), SDX_OK);
+}
+
+TEST(new_kinds_in_other_writers) {
+    sdx_event nint = ev_kind(SDX_NINT);
+    nint.v.u = 5;
+    /* MessagePack: SDX_NINT cannot be held, SDX_TAG is ignored */
+    sdx_buf out;
+    sdx_buf_init(&out, NULL);
+    sdx_msgpack_writer mw;
+    sdx_msgpack_writer_init(&mw, &out, NULL);
+    sdx_event a[] = {ev_array(2), ev_tag(7), ev_int(1), nint, ev_end()};
+    CHECK_EQ_INT(sdx_msgpack_writer_put(&mw, &a[0]), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_put(&mw, &a[1]), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_put(&mw, &a[2]), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_put(&mw, &a[3]), SDX_ERR_RANGE);
+    CHECK_EQ_INT(sdx_msgpack_writer_finish(&mw), SDX_ERR_RANGE);
+    sdx_buf_clear(&out);
+    sdx_msgpack_writer_init(&mw, &out, NULL);
+    sdx_event b[] = {ev_array(1), ev_tag(7), ev_tagged(ev_int(1), SDX_TAG_CBOR, 8), ev_end()};
+    CHECK_EQ_INT(ev_send(sdx_msgpack_writer_sink(&mw), b, COUNT(b)), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_finish(&mw), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&out), sdx_buf_len(&out), "\x91\x01", 2);
+    /* JSON: fails cleanly on both (their mapping is the mapping layer's) */
+    sdx_buf_clear(&out);
+    sdx_json_writer jw;
+    sdx_json_writer_init(&jw, &out, NULL);
+    CHECK(sdx_json_writer_put(&jw, &nint) != SDX_OK);
+    sdx_json_writer_finish(&jw);
+    sdx_buf_destroy(&out);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
@@ -1424,6 +1555,9 @@ int main(int argc, char **argv) {
                         {"alloc_failures_copy_and_emit", alloc_failures_copy_and_emit},
                         {"random_documents", random_documents},
                         {"transcode", transcode},
+                        {"tag_chains_and_nint", tag_chains_and_nint},
+                        {"tag_event_misuse", tag_event_misuse},
+                        {"new_kinds_in_other_writers", new_kinds_in_other_writers},
                         {0, 0},
                     });
 }

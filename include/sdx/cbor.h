@@ -1,0 +1,422 @@
+/*
+ * sdx — CBOR (RFC 8949, Concise Binary Object Representation) and CBOR
+ * sequences (RFC 8742).
+ *
+ * The streaming writer:
+ *
+ *   sdx_buf out;
+ *   sdx_buf_init(&out, NULL);
+ *   sdx_cbor_writer w;
+ *   sdx_cbor_writer_init(&w, &out, NULL);
+ *   sdx_cbor_writer_begin_map(&w, 2);
+ *   sdx_cbor_writer_key(&w, "id", 2);
+ *   sdx_cbor_writer_int(&w, 42);                 // 18 2a
+ *   sdx_cbor_writer_key(&w, "at", 2);
+ *   sdx_cbor_writer_tag(&w, 1);                  // c1: epoch-based date/time
+ *   sdx_cbor_writer_double(&w, 1363896240.5);    // fb 41d4 52d9 ec20 0000
+ *   sdx_cbor_writer_end(&w);
+ *   if (sdx_cbor_writer_finish(&w) == SDX_OK)    // one check at the end
+ *       fwrite(sdx_buf_data(&out), 1, sdx_buf_len(&out), stdout);
+ *   sdx_buf_destroy(&out);
+ *
+ * How CBOR maps onto the event model (common.h):
+ *   major type 0 (unsigned)  SDX_INT up to INT64_MAX, SDX_UINT above
+ *   major type 1 (negative)  SDX_INT down to INT64_MIN, SDX_NINT below
+ *                            (v.u = n for the value -1 - n)
+ *   major type 2 (bytes)     SDX_BIN
+ *   major type 3 (text)      SDX_STR; SDX_KEY when it is a map key
+ *   indefinite-length bytes and text
+ *                            one SDX_BIN / SDX_STR / SDX_KEY: the chunks
+ *                            joined in the reader's scratch buffer (see
+ *                            max_string below for the reason and the bound)
+ *   major type 4, 5          SDX_ARRAY, SDX_MAP with v.count = the declared
+ *                            count, or SDX_COUNT_UNKNOWN for an
+ *                            indefinite-length one; SDX_END after the last
+ *                            element (for an indefinite one: at its break)
+ *   major type 6 (tag)       the item's event carries its innermost tag as
+ *                            tag_kind SDX_TAG_CBOR and tag = the number;
+ *                            further tags on the same item (61(18([...])))
+ *                            come before it as SDX_TAG events, outermost
+ *                            first (common.h)
+ *   false, true, null        SDX_BOOL, SDX_NULL
+ *   undefined                SDX_NULL with tag_kind SDX_TAG_CBOR_SIMPLE and
+ *                            tag 23
+ *   simple values 0-19, 32-255
+ *                            SDX_NULL with tag_kind SDX_TAG_CBOR_SIMPLE and
+ *                            tag = the value (a CBOR tag on a simple value
+ *                            then travels as an SDX_TAG event before it)
+ *   float16, float32, float64
+ *                            SDX_DOUBLE (converted exactly), with
+ *                            SDX_EVENT_FLOAT16 / SDX_EVENT_FLOAT32 in
+ *                            ev->flags for the narrower two
+ * Map keys may be of any type: a text key is an SDX_KEY event, any other
+ * key an ordinary event in key position.
+ *
+ * Tags are delivered as they are: what a tag means (bignums, date-times,
+ * decimal fractions, embedded CBOR, the self-described CBOR tag 55799) is
+ * the business of the mapping layer between formats, not of this reader or
+ * writer. In a document (doc.h) a tagged value keeps all its tags
+ * (sdx_node_tags), an integer below INT64_MIN is SDX_TYPE_NINT, and a
+ * float16 or float32 is a DOUBLE with SDX_VAL_FLOAT16 / SDX_VAL_FLOAT32 set.
+ */
+#ifndef SDX_CBOR_H
+#define SDX_CBOR_H
+
+#include <stdio.h>
+
+#include "buf.h"
+#include "common.h"
+#include "doc.h"
+#include "sink.h"
+#include "source.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tag numbers sdx knows by name (RFC 8949 section 3.4). */
+#define SDX_CBOR_TAG_DATETIME_STRING 0 /* RFC 3339 text */
+#define SDX_CBOR_TAG_DATETIME_EPOCH 1  /* seconds since 1970 */
+#define SDX_CBOR_TAG_BIGNUM_POS 2      /* unsigned bignum: byte string */
+#define SDX_CBOR_TAG_BIGNUM_NEG 3      /* negative bignum: -1 - n */
+#define SDX_CBOR_TAG_DECIMAL 4         /* decimal fraction [e, m] */
+#define SDX_CBOR_TAG_BIGFLOAT 5        /* bigfloat [e, m] */
+#define SDX_CBOR_TAG_EMBEDDED 24       /* encoded CBOR data item */
+#define SDX_CBOR_TAG_SELF_DESCRIBE 55799 /* self-described CBOR: d9 d9 f7 */
+
+/* The simple value undefined (f7). */
+#define SDX_CBOR_SIMPLE_UNDEFINED 23
+
+/* ------------------------------------------------------------------------ */
+/* Writer                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Writer options (flags), all off by default. By default the writer uses
+ * preferred serialization (RFC 8949 section 4.1): every head in its
+ * shortest form, every float in the shortest of float16, float32 and
+ * float64 that keeps its value exactly, NaN as f9 7e 00. */
+enum sdx_cbor_write_flag {
+    /* Write every double as float64 (no preferred serialization of
+     * floats; NaN keeps its bits). Not with SDX_CBOR_WRITE_DETERMINISTIC. */
+    SDX_CBOR_WRITE_FLOAT64 = 1u << 0,
+    /* Do not check that text strings and keys are valid UTF-8 (by default
+     * invalid UTF-8 is SDX_ERR_UTF8). Byte strings are never checked. */
+    SDX_CBOR_WRITE_NO_UTF8_CHECK = 1u << 1,
+    /* Allow any number of top-level items, written one after the other (a
+     * CBOR sequence, RFC 8742). Without it exactly one item is written. */
+    SDX_CBOR_WRITE_SEQUENCE = 1u << 2,
+    /* Containers begun with SDX_COUNT_UNKNOWN get a definite-length head,
+     * back-patched at their end (see begin_array), instead of the
+     * indefinite-length head and break of the default. */
+    SDX_CBOR_WRITE_DEFINITE = 1u << 3,
+    /* Core Deterministic Encoding (RFC 8949 section 4.2.1): preferred
+     * serialization, definite lengths only (implies
+     * SDX_CBOR_WRITE_DEFINITE), and the entries of every map sorted by the
+     * bytewise lexicographic order of their keys' encodings; two keys with
+     * the same encoding are SDX_ERR_KEY. A map's bytes are held in the
+     * output buffer until its end, then sorted in place (one scratch copy of
+     * the map's content; no allocation per entry). */
+    SDX_CBOR_WRITE_DETERMINISTIC = 1u << 4,
+    /* Start the output with the self-described CBOR tag 55799 (d9 d9 f7,
+     * RFC 8949 section 3.4.6) on the first item. */
+    SDX_CBOR_WRITE_SELF_DESCRIBE = 1u << 5
+};
+
+/* Writer options; a NULL pointer means all defaults (zeros). */
+typedef struct sdx_cbor_write_opts {
+    uint32_t flags;         /* sdx_cbor_write_flag bits */
+    const sdx_alloc *alloc; /* for nesting deeper than the inline stack and
+                               for sorting maps; NULL = sdx_alloc_default() */
+} sdx_cbor_write_opts;
+
+/* Nesting levels held inside the writer before it allocates. */
+#define SDX_CBOR_WRITER_INLINE_DEPTH 32
+
+/* One open container (private). */
+typedef struct sdx_cbor_frame {
+    uint64_t left;      /* items (a map's keys and values) still allowed; at
+                           or above 2^63 for an unknown count, counting down
+                           from there */
+    uint64_t header;    /* total output offset of the container's head */
+    size_t first_entry; /* sorted map: its first entry in the writer's list */
+    uint8_t kind;       /* root, array or map */
+    uint8_t mode;       /* definite, indefinite or back-patched head */
+    uint8_t slow;       /* bits: a sorted map, a tag waiting for its item */
+    uint8_t pinned;     /* this container holds the buffer pin */
+} sdx_cbor_frame;
+
+/* One entry of a map being sorted (private): total output offsets of its
+ * key, its value and its end. */
+typedef struct sdx_cbor_entry {
+    uint64_t key, value, end;
+} sdx_cbor_entry;
+
+/* The writer. All fields are private. It points into itself, so it must not
+ * be copied or moved after sdx_cbor_writer_init(). */
+typedef struct sdx_cbor_writer {
+    sdx_buf *out;
+    sdx_cbor_frame *top;  /* innermost open container; a frame that allows
+                             nothing once an error is set */
+    size_t (*utf8_valid)(const char *s, size_t n);
+    sdx_err err;
+    uint32_t flags;
+    uint32_t depth;
+    uint32_t cap;               /* frames available */
+    sdx_cbor_frame *frames;     /* inline_frames or an allocation */
+    sdx_cbor_entry *entries;    /* deterministic maps: their entries */
+    size_t nentries, entries_cap;
+    char *scratch;              /* deterministic maps: sorting space */
+    size_t scratch_cap;
+    sdx_alloc alloc;
+    sdx_cbor_frame inline_frames[SDX_CBOR_WRITER_INLINE_DEPTH];
+} sdx_cbor_writer;
+
+/* Start writing CBOR into `out` (which the caller owns and must keep alive
+ * until sdx_cbor_writer_finish()). `opts` NULL means defaults. Returns
+ * SDX_ERR_INVALID_ARG (and sets it as the sticky error) for unknown flags
+ * or SDX_CBOR_WRITE_FLOAT64 with SDX_CBOR_WRITE_DETERMINISTIC, else SDX_OK
+ * (or the buffer's error when the self-described tag does not fit). */
+SDX_API sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out,
+                                     const sdx_cbor_write_opts *opts);
+
+/* Scalars, each in its preferred (shortest) encoding. Each returns the
+ * sticky error (SDX_OK while all is well). An item is allowed at the top
+ * level (once, or any number of times with SDX_CBOR_WRITE_SEQUENCE), in an
+ * array, and in a map both as a key (CBOR keys may be of any type) and as a
+ * value; more items than a container's declared count is SDX_ERR_USAGE. */
+SDX_API sdx_err sdx_cbor_writer_null(sdx_cbor_writer *w);
+SDX_API sdx_err sdx_cbor_writer_undefined(sdx_cbor_writer *w);
+SDX_API sdx_err sdx_cbor_writer_bool(sdx_cbor_writer *w, bool v);
+/* Integers: nonnegative values as major type 0, negative ones as major
+ * type 1. sdx_cbor_writer_nint writes -1 - n (major type 1 with argument
+ * n), which reaches down to -2^64. */
+SDX_API sdx_err sdx_cbor_writer_int(sdx_cbor_writer *w, int64_t v);
+SDX_API sdx_err sdx_cbor_writer_uint(sdx_cbor_writer *w, uint64_t v);
+SDX_API sdx_err sdx_cbor_writer_nint(sdx_cbor_writer *w, uint64_t n);
+/* A double in the shortest of float16, float32 and float64 that keeps it
+ * exactly (NaN as f9 7e 00), or always float64 with
+ * SDX_CBOR_WRITE_FLOAT64. */
+SDX_API sdx_err sdx_cbor_writer_double(sdx_cbor_writer *w, double v);
+/* A float: as a double of the same value. */
+SDX_API sdx_err sdx_cbor_writer_float(sdx_cbor_writer *w, float v);
+/* A float16 given by its bits, written as they are (f9 and two bytes),
+ * whatever the flags: for values that must stay half precision. */
+SDX_API sdx_err sdx_cbor_writer_half(sdx_cbor_writer *w, uint16_t bits);
+/* A text string of `len` bytes (`s` may be NULL when len is 0). Invalid
+ * UTF-8 is SDX_ERR_UTF8 unless SDX_CBOR_WRITE_NO_UTF8_CHECK. */
+SDX_API sdx_err sdx_cbor_writer_string(sdx_cbor_writer *w, const char *s, size_t len);
+/* A byte string of `len` bytes (`data` may be NULL when len is 0). */
+SDX_API sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t len);
+/* A simple value (major type 7): 0 to 23 in one byte (20 to 23 are false,
+ * true, null and undefined), 32 to 255 in two; 24 to 31 have no
+ * well-formed encoding: SDX_ERR_INVALID_ARG. */
+SDX_API sdx_err sdx_cbor_writer_simple(sdx_cbor_writer *w, uint8_t v);
+/* A tag (major type 6) on the next item, which may be any item, a
+ * container or another tag included. Does not count as an item; an end,
+ * finish or key-less position without the tagged item following is
+ * SDX_ERR_USAGE. */
+SDX_API sdx_err sdx_cbor_writer_tag(sdx_cbor_writer *w, uint64_t tag);
+
+/* Containers. `count` is the number of elements (entries for a map) that
+ * will follow, checked (SDX_ERR_USAGE when exceeded or not met), or
+ * SDX_COUNT_UNKNOWN.
+ *
+ * Unknown counts: by default an indefinite-length head (9f / bf) and a
+ * break (ff) at the end, the natural CBOR form that streams in constant
+ * memory. With SDX_CBOR_WRITE_DEFINITE (or DETERMINISTIC) the writer writes
+ * a one-byte head, counts the elements and at the end replaces the head by
+ * the smallest definite one, moving the content up when it is longer (24
+ * elements or more). Until then the container's bytes stay in the output
+ * buffer: a stream buffer holds everything from the outermost such head on
+ * (sdx_buf_pin), so memory grows with the container. */
+SDX_API sdx_err sdx_cbor_writer_begin_array(sdx_cbor_writer *w, uint64_t count);
+SDX_API sdx_err sdx_cbor_writer_begin_map(sdx_cbor_writer *w, uint64_t count);
+/* A text string map key; must come where a key is due (SDX_ERR_USAGE
+ * otherwise). Keys of other types are written with the scalar and container
+ * functions in key position. */
+SDX_API sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t len);
+/* Close the innermost container (SDX_ERR_USAGE if none is open, if its
+ * declared count is not met, after a map key without its value or after a
+ * tag without its item). In a deterministic map: sorts its entries, and
+ * two equal keys are SDX_ERR_KEY. */
+SDX_API sdx_err sdx_cbor_writer_end(sdx_cbor_writer *w);
+
+/* Write one event (see sdx_event and the table at the top of this file).
+ * An event's tag of kind SDX_TAG_CBOR is written as a tag before the item,
+ * an SDX_TAG event of that kind as a tag on the next item; SDX_NULL with
+ * SDX_TAG_CBOR_SIMPLE is that simple value (23: undefined; 24 to 31 and
+ * above 255: SDX_ERR_INVALID_ARG); SDX_NINT is major type 1. Tags of other
+ * kinds (MessagePack ext types, BSON types) and SDX_TAG events of other
+ * kinds are ignored: the plain value is written. SDX_DOUBLE is written as
+ * sdx_cbor_writer_double writes it, whatever its float flags. SDX_RAW is
+ * SDX_ERR_UNSUPPORTED. */
+SDX_API sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev);
+
+/* The writer as a format-independent sink (valid while `w` is). */
+SDX_API sdx_sink sdx_cbor_writer_sink(sdx_cbor_writer *w);
+
+/* End the output: checks that an item was written (without
+ * SDX_CBOR_WRITE_SEQUENCE), that every container is closed and no tag
+ * waits for its item (SDX_ERR_USAGE otherwise), flushes a stream buffer,
+ * frees what the writer allocated and returns the sticky error. Call it
+ * exactly once, also after an error; the writer accepts nothing
+ * afterwards. */
+SDX_API sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w);
+
+/* The sticky error so far. */
+static inline sdx_err sdx_cbor_writer_error(const sdx_cbor_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Reading: options shared by the pull reader and the tree parser            */
+/* ------------------------------------------------------------------------ */
+
+/* Reader options (flags). With none set the input is exactly one
+ * well-formed item (RFC 8949 section 5.1 and Appendix F) and every text
+ * string must be valid UTF-8 (section 5.3.1). */
+enum sdx_cbor_read_flag {
+    /* Do not check that text strings and keys are valid UTF-8 (by default
+     * invalid UTF-8 is SDX_ERR_UTF8). */
+    SDX_CBOR_READ_NO_UTF8_CHECK = 1u << 0,
+    /* Parser: stop after the first complete item; what follows is not
+     * looked at, and sdx_doc_consumed() tells where it ended. Reader: read
+     * a CBOR sequence (RFC 8742), each item at depth 0. Without it, bytes
+     * after the one item are SDX_ERR_SYNTAX. */
+    SDX_CBOR_READ_STOP_AFTER_VALUE = 1u << 1,
+    /* Parser: copy the input into the document, so the caller may free it
+     * as soon as the parser returns. Without it, definite-length strings
+     * point into the input, which must outlive the document. */
+    SDX_CBOR_READ_COPY_INPUT = 1u << 2,
+    /* Two keys of one map that are the same value are SDX_ERR_KEY (RFC 8949
+     * section 5.6), at the map's end, with the offset of the later key.
+     * Keys are compared by their preferred encodings, so 1 written as 01
+     * and as 18 01 are the same key; keys that are containers compare
+     * element by element, in their order (maps as keys are not sorted). */
+    SDX_CBOR_READ_REJECT_DUPLICATE_KEYS = 1u << 3,
+    /* Validate Core Deterministic Encoding (RFC 8949 section 4.2.1):
+     * every head in its shortest form, no indefinite-length item, every
+     * float in the shortest of the three widths that keeps it, and every
+     * map's keys in strictly increasing bytewise order of their encodings
+     * (so also no duplicates). A violation is SDX_ERR_SYNTAX at the item. */
+    SDX_CBOR_READ_DETERMINISTIC = 1u << 4
+};
+
+/* Reader and parser options; a NULL pointer means all defaults. */
+typedef struct sdx_cbor_read_opts {
+    uint32_t flags;         /* sdx_cbor_read_flag bits */
+    uint32_t max_depth;     /* nesting limit of arrays and maps (SDX_ERR_DEPTH
+                               beyond it); 0 = SDX_CBOR_DEFAULT_MAX_DEPTH */
+    uint32_t max_tags;      /* tags on one item (SDX_ERR_LIMIT beyond it);
+                               0 = SDX_CBOR_DEFAULT_MAX_TAGS */
+    size_t max_string;      /* bytes of one indefinite-length string once its
+                               chunks are joined (SDX_ERR_LIMIT beyond it);
+                               0 = SDX_CBOR_DEFAULT_MAX_STRING */
+    const sdx_alloc *alloc; /* NULL = sdx_alloc_default() */
+} sdx_cbor_read_opts;
+
+#define SDX_CBOR_DEFAULT_MAX_DEPTH 1024
+#define SDX_CBOR_DEFAULT_MAX_TAGS 64
+/* Why a bound on joined strings: an indefinite-length string is delivered
+ * as one string (an event carries one view of bytes, and consumers of
+ * every other format expect strings whole), so its chunks are copied one
+ * after the other into the reader's scratch buffer. A definite string is a
+ * view into the input and needs no memory, but the chunks of an
+ * indefinite one can go on without end in a stream: the bound keeps a
+ * hostile stream from making the reader allocate without limit. */
+#define SDX_CBOR_DEFAULT_MAX_STRING ((size_t)64 << 20)
+
+/* Errors of both the reader and the parser, with the byte offset of the
+ * first byte of the offending item (line and column are 0):
+ *   SDX_ERR_TRUNCATED  the input ends inside an item, or a declared length
+ *                      or count needs more bytes than the input has left
+ *   SDX_ERR_SYNTAX     not well-formed (RFC 8949 section 5.1, Appendix F):
+ *                      additional information 28-30, an indefinite length
+ *                      on major types 0, 1, 6 or simple values, a break
+ *                      outside an indefinite-length item or where a map
+ *                      value is due, a chunk of an indefinite-length
+ *                      string that is not a definite string of the same
+ *                      major type, a two-byte simple value below 32; bytes
+ *                      after the item; a violation of deterministic
+ *                      encoding (SDX_CBOR_READ_DETERMINISTIC)
+ *   SDX_ERR_UTF8       a text string that is not valid UTF-8 (each chunk
+ *                      of an indefinite-length one on its own)
+ *   SDX_ERR_DEPTH      nesting deeper than max_depth
+ *   SDX_ERR_LIMIT      more than max_tags tags on one item, a joined
+ *                      string longer than max_string
+ *   SDX_ERR_KEY        a duplicate key (SDX_CBOR_READ_REJECT_DUPLICATE_KEYS)
+ *   SDX_ERR_NOMEM, SDX_ERR_IO (streams) */
+
+/* ------------------------------------------------------------------------ */
+/* Tree parser                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Parse `len` bytes of CBOR into a new immutable document (free it with
+ * sdx_doc_free). Returns NULL on failure with the error in *err (if not
+ * NULL). Unless SDX_CBOR_READ_COPY_INPUT is given, definite-length strings
+ * point into the input, which must outlive the document (joined
+ * indefinite-length strings are copied into the document).
+ *
+ * Values: integers that fit int64 are SDX_TYPE_INT, larger ones
+ * SDX_TYPE_UINT, smaller ones SDX_TYPE_NINT; float16 and float32 are
+ * DOUBLE values with SDX_VAL_FLOAT16 / SDX_VAL_FLOAT32; tags are tag slots
+ * (all of an item's, outermost first); simple values and undefined are NULL
+ * values tagged SDX_TAG_CBOR_SIMPLE; map keys keep their type. Every
+ * declared length and count is checked against the bytes left before
+ * anything is reserved; nesting is limited without recursion. */
+SDX_API sdx_doc *sdx_cbor_parse(const char *data, size_t len, const sdx_cbor_read_opts *opts,
+                                sdx_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Incremental (pull) reader                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The reader (opaque). It does not allocate per element: definite-length
+ * strings are views into the input; a stream is read in chunks of a fixed
+ * size, and an item that straddles two chunks is gathered in the reader's
+ * buffer, which grows only as that item's bytes actually arrive (never to
+ * a declared length up front); indefinite-length strings are joined in a
+ * scratch buffer bounded by max_string. */
+typedef struct sdx_cbor_reader sdx_cbor_reader;
+
+/* Create a reader over `len` bytes in memory (not copied: keep them alive
+ * while reading; events' strings point into them). Returns NULL only when
+ * allocating the reader fails. */
+SDX_API sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
+                                             const sdx_cbor_read_opts *opts);
+/* Create a reader over a stream; `chunk` is the read size (0 = 64 KiB). */
+SDX_API sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
+                                                    const sdx_cbor_read_opts *opts);
+/* Create a reader over a FILE* (read with fread; not closed). */
+SDX_API sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opts);
+/* Free a reader (NULL is a no-op). */
+SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
+
+/* Read the next event into *ev (see the table at the top of this file);
+ * ev->depth is the nesting depth (0 for a top-level item; a container's
+ * END has the depth of its begin, its elements one more; an SDX_TAG event
+ * the depth of the item it tags). Returns true with an event; false at the
+ * end of the input (after the one top-level item, or the last one of a
+ * sequence) or on an error: then sdx_cbor_reader_error() tells which.
+ * Errors are sticky. */
+SDX_API bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev);
+
+/* SDX_OK (after a clean end or while reading), or the error; *err (if not
+ * NULL) gets the details: code, message and byte offset. */
+SDX_API sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err);
+
+/* Byte offset of the end of the last event read. */
+SDX_API uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r);
+
+/* Skip the rest of the item whose first event was just read: after a
+ * begin event the rest of the container (its END included), after an
+ * SDX_TAG event the whole tagged item, after a scalar nothing. Returns
+ * false on error. */
+SDX_API bool sdx_cbor_reader_skip(sdx_cbor_reader *r);
+
+/* The reader as a format-independent source (valid while `r` is). */
+SDX_API sdx_source sdx_cbor_reader_source(sdx_cbor_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDX_CBOR_H */

@@ -1,0 +1,784 @@
+/*
+ * The CBOR pull reader (RFC 8949): one event per call, definite-length
+ * strings as views into the input.
+ *
+ * The input is a window [p, end) of bytes: the whole input for a memory
+ * reader, the reader's own buffer for a stream. An item whose head and
+ * payload are all in the window is decoded in place; when the window ends
+ * inside an item, a memory reader reports SDX_ERR_TRUNCATED at the item's
+ * first byte, and a stream reader moves the partial item to the front of
+ * its buffer and reads more chunks after it, growing the buffer only by
+ * what actually arrives.
+ *
+ * Well-formedness is checked as RFC 8949 section 5.1 and Appendix F
+ * describe it, with no recursion: a stack of open arrays and maps (each
+ * with the items still due, or counting down for an indefinite length), a
+ * run of tags on the next item, and indefinite-length strings joined chunk
+ * by chunk into the scratch buffer.
+ *
+ * Duplicate keys and deterministic order (both optional) are checked on
+ * each key's preferred encoding, rebuilt from its events into a key buffer:
+ * that is the same for every encoding of the same key, and for a
+ * deterministically encoded input it is the key's own bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbor/cbor_internal.h"
+#include "core/platform.h"
+#include "core/utf8.h"
+#include "sdx/cbor.h"
+#include "simd/simd.h"
+
+/* An open level: the root (level 0) or a container. `left` counts the items
+ * still due (a map's keys and values both), or for an indefinite-length
+ * container counts down from INDEF (even, so that in every map a key is due
+ * exactly when `left` is even). */
+#define INDEF (UINT64_C(1) << 62)
+#define INLINE_STACK 32
+
+enum { LEVEL_ROOT, LEVEL_ARRAY, LEVEL_MAP };
+
+typedef struct level {
+    uint64_t left;
+    size_t keys;      /* checked maps: its first key in the key list */
+    size_t key_start; /* a key being captured: its start in the key buffer */
+    uint64_t key_at;  /* ... and its input offset */
+    uint8_t kind;
+    uint8_t indef;
+    uint8_t capturing; /* a key of this map is being captured */
+} level;
+
+/* A map key's preferred encoding in the key buffer, and where it was. */
+typedef struct key_ref {
+    size_t off, len;
+    uint64_t at;
+} key_ref;
+
+enum { STATE_VALUE, STATE_END, STATE_ERROR };
+
+struct sdx_cbor_reader {
+    const uint8_t *p;    /* next byte of the window */
+    const uint8_t *end;  /* end of the window */
+    const uint8_t *base; /* offset 0 of the window: input offset base_offset */
+    uint64_t base_offset;
+    level *stack;        /* levels 0 .. depth */
+    uint32_t depth;
+    uint32_t cap;
+    uint32_t max_depth;
+    uint32_t max_tags;
+    uint32_t tags_run;   /* tags read so far on the next item */
+    uint32_t flags;
+    size_t max_string;
+    uint8_t state;
+    uint8_t last_kind;   /* the last event, for skip */
+    uint32_t last_depth;
+    size_t (*utf8_valid)(const char *s, size_t n);
+    sdx_err err;
+    const char *msg;
+    uint64_t err_offset;
+    /* indefinite-length strings */
+    char *scratch;
+    size_t scratch_cap;
+    /* key checks (REJECT_DUPLICATE_KEYS, DETERMINISTIC) */
+    bool check_keys;
+    uint32_t captures;   /* keys being captured (nested keys included) */
+    char *keybuf;
+    size_t keybuf_len, keybuf_cap;
+    key_ref *keys;
+    size_t nkeys, keys_cap;
+    /* streams */
+    sdx_read_fn read;    /* NULL for memory */
+    void *ctx;
+    uint8_t *store;
+    size_t store_cap;
+    size_t chunk;
+    bool eof;
+    sdx_alloc alloc;
+    level inline_stack[INLINE_STACK];
+};
+
+static const uint8_t empty_input[1] = {0};
+
+static uint64_t offset_of(const sdx_cbor_reader *r, const uint8_t *at) {
+    return r->base_offset + (uint64_t)(at - r->base);
+}
+
+static SDX_NOINLINE bool fail_off(sdx_cbor_reader *r, sdx_err code, const char *msg,
+                                  uint64_t off) {
+    if (r->state != STATE_ERROR) {
+        r->err = code;
+        r->msg = msg;
+        r->err_offset = off;
+        r->state = STATE_ERROR;
+    }
+    return false;
+}
+
+static bool fail_at(sdx_cbor_reader *r, sdx_err code, const char *msg, const uint8_t *at) {
+    return fail_off(r, code, msg, offset_of(r, at));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creating                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_cbor_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    memset(r, 0, sizeof *r);
+    r->alloc = *a;
+    r->flags = opts ? opts->flags : 0;
+    r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_CBOR_DEFAULT_MAX_DEPTH;
+    r->max_tags = opts && opts->max_tags ? opts->max_tags : SDX_CBOR_DEFAULT_MAX_TAGS;
+    r->max_string = opts && opts->max_string ? opts->max_string : SDX_CBOR_DEFAULT_MAX_STRING;
+    r->stack = r->inline_stack;
+    r->cap = INLINE_STACK;
+    r->stack[0].kind = LEVEL_ROOT;
+    r->stack[0].left = 1; /* the root item is due */
+    r->state = STATE_VALUE;
+    r->last_kind = SDX_NULL;
+    r->check_keys =
+        (r->flags & (SDX_CBOR_READ_REJECT_DUPLICATE_KEYS | SDX_CBOR_READ_DETERMINISTIC)) != 0;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    return r;
+}
+
+sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
+                                     const sdx_cbor_read_opts *opts) {
+    sdx_cbor_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    if (!data) len = 0;
+    r->base = r->p = data ? (const uint8_t *)data : empty_input;
+    r->end = r->p + len;
+    r->eof = true;
+    return r;
+}
+
+sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
+                                            const sdx_cbor_read_opts *opts) {
+    sdx_cbor_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    r->chunk = chunk ? chunk : 65536;
+    r->store = r->alloc.malloc(r->alloc.ctx, r->chunk);
+    if (!r->store) {
+        r->alloc.free(r->alloc.ctx, r);
+        return NULL;
+    }
+    r->store_cap = r->chunk;
+    r->read = read;
+    r->ctx = ctx;
+    r->base = r->p = r->end = r->store;
+    return r;
+}
+
+static size_t file_read(void *ctx, void *buf, size_t cap) {
+    FILE *f = ctx;
+    size_t n = fread(buf, 1, cap, f);
+    if (n == 0 && ferror(f)) return (size_t)-1;
+    return n;
+}
+
+sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opts) {
+    return sdx_cbor_reader_new_stream(file_read, f, 0, opts);
+}
+
+void sdx_cbor_reader_free(sdx_cbor_reader *r) {
+    if (!r) return;
+    sdx_alloc a = r->alloc;
+    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    a.free(a.ctx, r->store);
+    a.free(a.ctx, r->scratch);
+    a.free(a.ctx, r->keybuf);
+    a.free(a.ctx, r->keys);
+    a.free(a.ctx, r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* Make n bytes available from r->p on. Memory readers (and streams at their
+ * end) fail with SDX_ERR_TRUNCATED at `item`, the first byte of the item
+ * that does not fit: `msg` says what was cut. A stream moves [p, end) to
+ * the front of its buffer and reads chunks after it; the buffer grows to
+ * hold what has arrived plus one chunk, never to n itself up front. `item`
+ * is given as an offset, since the window may move. */
+static SDX_NOINLINE bool need(sdx_cbor_reader *r, size_t n, uint64_t item, const char *msg) {
+    while ((size_t)(r->end - r->p) < n) {
+        if (r->eof || !r->read) return fail_off(r, SDX_ERR_TRUNCATED, msg, item);
+        size_t have = (size_t)(r->end - r->p);
+        if (r->p != r->store) {
+            r->base_offset = offset_of(r, r->p);
+            memmove(r->store, r->p, have);
+            r->base = r->p = r->store;
+            r->end = r->store + have;
+        }
+        if (r->store_cap - have < r->chunk) {
+            size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
+            if (want < have + r->chunk) want = have + r->chunk;
+            uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
+            if (!s) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
+            r->store = s;
+            r->store_cap = want;
+            r->base = r->p = s;
+            r->end = s + have;
+        }
+        size_t got = r->read(r->ctx, (uint8_t *)r->end, r->chunk);
+        if (got == (size_t)-1 || got > r->chunk)
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+        if (got == 0) r->eof = true;
+        r->end += got;
+    }
+    return true;
+}
+
+/* Whether any byte follows p (reading a stream if needed). */
+static bool more_input(sdx_cbor_reader *r) {
+    if (r->p != r->end) return true;
+    if (!r->read || r->eof) return false;
+    if (!need(r, 1, 0, "")) {
+        if (r->err == SDX_ERR_TRUNCATED) { /* just the end: not an error here */
+            r->state = STATE_VALUE;
+            r->err = SDX_OK;
+            r->msg = NULL;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Key checks                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* An array of `*cap` items of `elem` bytes with room for `need_cap`: the
+ * array itself, or a larger one (doubling), or NULL when the allocation
+ * fails (the old array is then kept). */
+static void *grow_array(sdx_cbor_reader *r, void *items, size_t *cap, size_t need_cap,
+                        size_t elem) {
+    if (need_cap <= *cap && items) return items;
+    size_t c = *cap ? *cap : 64;
+    while (c < need_cap) {
+        if (c > SIZE_MAX / 2 / elem) return NULL;
+        c *= 2;
+    }
+    void *p = items ? r->alloc.realloc(r->alloc.ctx, items, *cap * elem, c * elem)
+                    : r->alloc.malloc(r->alloc.ctx, c * elem);
+    if (p) *cap = c;
+    return p;
+}
+
+static bool key_bytes(sdx_cbor_reader *r, const void *s, size_t n) {
+    char *buf = n > SIZE_MAX - r->keybuf_len
+                    ? NULL
+                    : grow_array(r, r->keybuf, &r->keybuf_cap, r->keybuf_len + n, 1);
+    if (!buf) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    r->keybuf = buf;
+    if (n) memcpy(r->keybuf + r->keybuf_len, s, n);
+    r->keybuf_len += n;
+    return true;
+}
+
+/* Append the preferred encoding of an event to the key buffer (while a
+ * key is being captured). Containers of unknown count get an indefinite
+ * head and a break; a definite one's END adds nothing. */
+static bool key_event(sdx_cbor_reader *r, const sdx_event *ev, bool indef_end) {
+    uint8_t tmp[2 * SDX_CB_HEAD_MAX], *q = tmp;
+    if (ev->tag_kind == SDX_TAG_CBOR && ev->kind != SDX_END) q = sdx_cb_head(q, SDX_CB_TAG, ev->tag);
+    switch ((sdx_kind)ev->kind) {
+    case SDX_TAG: break;
+    case SDX_NULL:
+        if (ev->tag_kind == SDX_TAG_CBOR_SIMPLE) q = sdx_cb_head(q, SDX_CB_SIMPLE, ev->tag);
+        else *q++ = SDX_CB_NULL;
+        break;
+    case SDX_BOOL: *q++ = ev->v.b ? SDX_CB_TRUE : SDX_CB_FALSE; break;
+    case SDX_INT:
+        q = ev->v.i < 0 ? sdx_cb_head(q, SDX_CB_NINT, ~(uint64_t)ev->v.i)
+                        : sdx_cb_head(q, SDX_CB_UINT, (uint64_t)ev->v.i);
+        break;
+    case SDX_UINT: q = sdx_cb_head(q, SDX_CB_UINT, ev->v.u); break;
+    case SDX_NINT: q = sdx_cb_head(q, SDX_CB_NINT, ev->v.u); break;
+    case SDX_DOUBLE: q = sdx_cb_double(q, ev->v.d); break;
+    case SDX_STR:
+    case SDX_KEY:
+    case SDX_BIN:
+        q = sdx_cb_head(q, ev->kind == SDX_BIN ? SDX_CB_BYTES : SDX_CB_TEXT, ev->v.str.len);
+        return key_bytes(r, tmp, (size_t)(q - tmp)) && key_bytes(r, ev->v.str.ptr, ev->v.str.len);
+    case SDX_ARRAY:
+    case SDX_MAP: {
+        unsigned major = ev->kind == SDX_MAP ? SDX_CB_MAP : SDX_CB_ARRAY;
+        if (ev->v.count == SDX_COUNT_UNKNOWN) *q++ = (uint8_t)(major | 31);
+        else q = sdx_cb_head(q, major, ev->v.count);
+        break;
+    }
+    case SDX_END:
+        if (indef_end) *q++ = SDX_CB_BREAK;
+        break;
+    default: break;
+    }
+    return key_bytes(r, tmp, (size_t)(q - tmp));
+}
+
+static int key_cmp(const sdx_cbor_reader *r, const key_ref *a, const key_ref *b) {
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(r->keybuf + a->off, r->keybuf + b->off, n) : 0;
+    if (c) return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* A key item just started at level L (a map, key due) at offset `at`. */
+static void key_start(sdx_cbor_reader *r, level *L, uint64_t at) {
+    L->capturing = 1;
+    L->key_start = r->keybuf_len;
+    L->key_at = at;
+    r->captures++;
+}
+
+/* The key captured at level L is complete: list it; in deterministic mode
+ * it must follow the map's previous key in bytewise order (RFC 8949
+ * section 4.2.1). */
+static bool key_done(sdx_cbor_reader *r, level *L) {
+    L->capturing = 0;
+    r->captures--;
+    key_ref *keys = grow_array(r, r->keys, &r->keys_cap, r->nkeys + 1, sizeof(key_ref));
+    if (!keys) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    r->keys = keys;
+    key_ref *k = &r->keys[r->nkeys++];
+    k->off = L->key_start;
+    k->len = r->keybuf_len - L->key_start;
+    k->at = L->key_at;
+    if ((r->flags & SDX_CBOR_READ_DETERMINISTIC) && r->nkeys - 1 > L->keys &&
+        key_cmp(r, k - 1, k) >= 0)
+        return fail_off(r, SDX_ERR_SYNTAX,
+                        key_cmp(r, k - 1, k) == 0 ? "duplicate map key"
+                                                  : "map keys not in deterministic order",
+                        k->at);
+    return true;
+}
+
+static void sift(const sdx_cbor_reader *r, key_ref *e, size_t i, size_t n) {
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) return;
+        if (c + 1 < n && key_cmp(r, &e[c], &e[c + 1]) < 0) c++;
+        if (key_cmp(r, &e[i], &e[c]) >= 0) return;
+        key_ref t = e[i];
+        e[i] = e[c];
+        e[c] = t;
+        i = c;
+    }
+}
+
+/* A checked map ends: two equal keys are SDX_ERR_KEY at the later one (a
+ * heap sort of the map's keys in place, then neighbours compared). Then
+ * its keys are dropped, and their bytes too unless an outer key is still
+ * being captured (which holds them). */
+static bool keys_end(sdx_cbor_reader *r, level *L) {
+    key_ref *e = r->keys + L->keys;
+    size_t n = r->nkeys - L->keys;
+    bool ok = true;
+    if (n > 1 && (r->flags & SDX_CBOR_READ_REJECT_DUPLICATE_KEYS)) {
+        for (size_t i = n / 2; i-- > 0;) sift(r, e, i, n);
+        for (size_t i = n - 1; i > 0; i--) {
+            key_ref t = e[0];
+            e[0] = e[i];
+            e[i] = t;
+            sift(r, e, 0, i);
+        }
+        for (size_t i = 1; i < n && ok; i++)
+            if (key_cmp(r, &e[i - 1], &e[i]) == 0)
+                ok = fail_off(r, SDX_ERR_KEY, "duplicate map key",
+                              e[i - 1].at > e[i].at ? e[i - 1].at : e[i].at);
+    }
+    if (n && r->captures == 0) {
+        size_t low = e[0].off;
+        for (size_t i = 1; i < n; i++)
+            if (e[i].off < low) low = e[i].off;
+        r->keybuf_len = low;
+    }
+    r->nkeys = L->keys;
+    return ok;
+}
+
+/* After an event: feed the captures, and close the key it completes. */
+static bool keys_after(sdx_cbor_reader *r, const sdx_event *ev, bool indef_end) {
+    if (r->captures && !key_event(r, ev, indef_end)) return false;
+    if (ev->kind == SDX_TAG || ev->kind == SDX_ARRAY || ev->kind == SDX_MAP) return true;
+    /* a scalar at depth d, or the END of a container begun at depth d,
+     * completes an item of level d */
+    level *L = &r->stack[ev->depth];
+    if (L->capturing) return key_done(r, L);
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static SDX_NOINLINE bool grow_stack(sdx_cbor_reader *r, const uint8_t *at) {
+    uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
+    if ((uint64_t)cap > (uint64_t)r->max_depth + 1) cap = r->max_depth + 1;
+    level *s;
+    if (r->stack == r->inline_stack) {
+        s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(level));
+        if (s) memcpy(s, r->stack, ((size_t)r->depth + 1) * sizeof(level));
+    } else {
+        s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(level),
+                             (size_t)cap * sizeof(level));
+    }
+    if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", at);
+    r->stack = s;
+    r->cap = cap;
+    return true;
+}
+
+static void set_ev(sdx_event *ev, sdx_kind kind, uint32_t d) {
+    ev->kind = (uint8_t)kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = d;
+    ev->tag = 0;
+    ev->v.str.ptr = NULL;
+    ev->v.str.len = 0;
+}
+
+/* Close the innermost container with an END event. */
+static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
+    level *L = &r->stack[r->depth];
+    r->depth--;
+    set_ev(ev, SDX_END, r->depth);
+    if (r->check_keys) {
+        if (L->kind == LEVEL_MAP && !keys_end(r, L)) return false;
+        if (!keys_after(r, ev, indef)) return false;
+    }
+    return true;
+}
+
+/* Join the chunks of an indefinite-length string (RFC 8949 section 3.2.3)
+ * whose head 5f or 7f is at r->p into the scratch buffer: each chunk must
+ * be a definite-length string of the same major type (each text chunk
+ * valid UTF-8 on its own), up to the break. Consumes the whole item. */
+static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_t *len) {
+    size_t total = 0;
+    r->p++;
+    for (;;) {
+        if (!need(r, 1, item, "input ends inside an indefinite-length string")) return false;
+        uint8_t c = *r->p;
+        if (c == SDX_CB_BREAK) {
+            r->p++;
+            break;
+        }
+        unsigned ai = c & 31u;
+        if ((c & 0xe0u) != major)
+            return fail_at(r, SDX_ERR_SYNTAX,
+                           "chunk of an indefinite-length string of another type", r->p);
+        if (ai == 31)
+            return fail_at(r, SDX_ERR_SYNTAX, "indefinite-length chunk in an indefinite-length string",
+                           r->p);
+        if (ai >= 28) return fail_at(r, SDX_ERR_SYNTAX, "reserved additional information", r->p);
+        size_t hs = sdx_cb_head_size(c);
+        if (!need(r, hs, item, "input ends inside an indefinite-length string")) return false;
+        uint64_t n = sdx_cb_arg(r->p);
+        if (!r->read && n > (uint64_t)(r->end - r->p) - hs)
+            return fail_off(r, SDX_ERR_TRUNCATED, "string chunk longer than the input", item);
+        if (n > r->max_string - total)
+            return fail_off(r, SDX_ERR_LIMIT, "indefinite-length string longer than the limit", item);
+        if (!need(r, hs + (size_t)n, item, "string chunk longer than the input")) return false;
+        const uint8_t *s = r->p + hs;
+        if (major == SDX_CB_TEXT && !(r->flags & SDX_CBOR_READ_NO_UTF8_CHECK) &&
+            !sdx_utf8_ok(r->utf8_valid, (const char *)s, (size_t)n))
+            return fail_at(r, SDX_ERR_UTF8, "text string chunk is not valid UTF-8", r->p);
+        if (n) {
+            char *sc = grow_array(r, r->scratch, &r->scratch_cap, total + (size_t)n, 1);
+            if (!sc) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
+            r->scratch = sc;
+            memcpy(r->scratch + total, s, (size_t)n);
+            total += (size_t)n;
+        }
+        r->p = s + n; /* the chunk is copied: a stream may drop its bytes */
+    }
+    *len = total;
+    return true;
+}
+
+/* Before the first item (the input is empty so far): read on, or end a
+ * sequence cleanly, or fail for an empty input. */
+static bool before_root(sdx_cbor_reader *r) {
+    if (more_input(r)) return true;
+    if (r->state == STATE_ERROR) return false;
+    if (r->flags & SDX_CBOR_READ_STOP_AFTER_VALUE) {
+        r->state = STATE_END;
+        return false;
+    }
+    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+}
+
+/* After the root item: the end of the input, the next item of a sequence,
+ * or an error for bytes that follow. */
+static bool after_root(sdx_cbor_reader *r) {
+    if (more_input(r)) {
+        if (r->flags & SDX_CBOR_READ_STOP_AFTER_VALUE) {
+            r->stack[0].left = 1;
+            return true;
+        }
+        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the item", r->p);
+    }
+    if (r->state == STATE_ERROR) return false;
+    r->state = STATE_END;
+    return false;
+}
+
+/* Deterministic encoding: a float must not fit a shorter width exactly
+ * (preferred serialization, RFC 8949 section 4.1). */
+static bool float_shortest(double d, unsigned width) {
+    uint16_t h;
+    uint32_t f;
+    if (sdx_double_to_half_exact(d, &h)) return width == 2;
+    if (sdx_double_to_float_exact(d, &f)) return width == 4;
+    return true;
+}
+
+static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
+    if (r->state != STATE_VALUE) return false;
+    uint32_t d = r->depth;
+    level *L = &r->stack[d];
+    if (L->left == 0) {
+        if (d) return end_event(r, ev, false);
+        if (!after_root(r)) return false;
+    } else if (d == 0 && r->tags_run == 0 && r->p == r->end && !before_root(r)) {
+        return false;
+    }
+    const bool strict = (r->flags & SDX_CBOR_READ_DETERMINISTIC) != 0;
+    bool tagged = false; /* the item's own (innermost) tag was read */
+    uint64_t tag = 0;
+    uint64_t item;
+again:
+    item = offset_of(r, r->p);
+    if (!need(r, 1, item, "input ends before an item")) return false;
+    const uint8_t *p = r->p;
+    uint8_t ib = *p;
+    unsigned major = ib & 0xe0u, ai = ib & 31u;
+    if (ib == SDX_CB_BREAK) {
+        if (r->tags_run) return fail_at(r, SDX_ERR_SYNTAX, "break after a tag", p);
+        if (!L->indef)
+            return fail_at(r, SDX_ERR_SYNTAX, "break outside an indefinite-length item", p);
+        if (L->kind == LEVEL_MAP && (L->left & 1))
+            return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
+        r->p = p + 1;
+        return end_event(r, ev, true);
+    }
+    if (ai >= 28 && ai <= 30) return fail_at(r, SDX_ERR_SYNTAX, "reserved additional information", p);
+    if (ai == 31) {
+        if (major == SDX_CB_UINT || major == SDX_CB_NINT || major == SDX_CB_TAG ||
+            major == SDX_CB_SIMPLE)
+            return fail_at(r, SDX_ERR_SYNTAX, "indefinite length on a type that has none", p);
+        if (strict) return fail_at(r, SDX_ERR_SYNTAX, "indefinite length in deterministic encoding", p);
+    }
+    size_t hs = sdx_cb_head_size(ib);
+    if (!need(r, hs, item, "input ends inside a head")) return false;
+    p = r->p;
+    uint64_t arg = ai < 28 ? sdx_cb_arg(p) : 0;
+    if (strict && ai < 28 && major != SDX_CB_SIMPLE && !sdx_cb_head_shortest(ai, arg))
+        return fail_at(r, SDX_ERR_SYNTAX, "head not in its shortest form", p);
+
+    /* A key item starts with its first tag or, untagged, with itself. */
+    bool key = L->kind == LEVEL_MAP && !(L->left & 1);
+    if (r->check_keys && key && r->tags_run == 0) key_start(r, L, item);
+
+    if (major == SDX_CB_TAG) {
+        if (r->tags_run >= r->max_tags)
+            return fail_at(r, SDX_ERR_LIMIT, "more tags on one item than the limit", p);
+        r->tags_run++;
+        r->p = p + hs;
+        if (!need(r, 1, offset_of(r, r->p), "input ends after a tag")) return false;
+        uint8_t nb = *r->p;
+        unsigned nmajor = nb & 0xe0u, nai = nb & 31u;
+        if (nmajor == SDX_CB_TAG ||
+            (nmajor == SDX_CB_SIMPLE && (nai < 20 || nai == 23 || nai == 24))) {
+            /* An outer tag of a chain, or a tag on a simple value (whose
+             * event's tag is the simple value): an event of its own. */
+            set_ev(ev, SDX_TAG, d);
+            ev->tag_kind = SDX_TAG_CBOR;
+            ev->tag = arg;
+            return !r->check_keys || keys_after(r, ev, false);
+        }
+        tagged = true;
+        tag = arg;
+        goto again;
+    }
+    r->tags_run = 0;
+    L->left--;
+    switch (major) {
+    case SDX_CB_UINT:
+        set_ev(ev, arg > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        ev->v.u = arg;
+        r->p = p + hs;
+        break;
+    case SDX_CB_NINT:
+        /* -1 - arg (section 3.1): int64 down to INT64_MIN, SDX_NINT below */
+        set_ev(ev, arg > INT64_MAX ? SDX_NINT : SDX_INT, d);
+        if (arg > INT64_MAX) ev->v.u = arg;
+        else ev->v.i = -1 - (int64_t)arg;
+        r->p = p + hs;
+        break;
+    case SDX_CB_BYTES:
+    case SDX_CB_TEXT: {
+        sdx_kind kind = major == SDX_CB_BYTES ? SDX_BIN : key ? SDX_KEY : SDX_STR;
+        const char *s;
+        size_t n = 0;
+        if (ai == 31) {
+            if (!join_chunks(r, major, item, &n)) return false;
+            s = r->scratch;
+        } else {
+            if (!r->read && arg > (uint64_t)(r->end - p) - hs)
+                return fail_at(r, SDX_ERR_TRUNCATED, "string longer than the input", p);
+            if (arg > SIZE_MAX - hs) return fail_at(r, SDX_ERR_LIMIT, "string too long", p);
+            if (!need(r, hs + (size_t)arg, item, "string longer than the input")) return false;
+            p = r->p;
+            s = (const char *)p + hs;
+            n = (size_t)arg;
+            if (major == SDX_CB_TEXT && !(r->flags & SDX_CBOR_READ_NO_UTF8_CHECK) &&
+                !sdx_utf8_ok(r->utf8_valid, s, n))
+                return fail_at(r, SDX_ERR_UTF8, "text string is not valid UTF-8", p);
+            r->p = p + hs + n;
+        }
+        set_ev(ev, kind, d);
+        ev->v.str.ptr = s ? s : "";
+        ev->v.str.len = n;
+        break;
+    }
+    case SDX_CB_ARRAY:
+    case SDX_CB_MAP: {
+        bool map = major == SDX_CB_MAP;
+        /* Every element takes at least a byte: a count the input cannot
+         * hold fails here, before anything is reserved. */
+        if (ai != 31 && !r->read && arg > ((uint64_t)(r->end - p) - hs) >> map)
+            return fail_at(r, SDX_ERR_TRUNCATED,
+                           map ? "map count exceeds the input" : "array count exceeds the input", p);
+        if (ai != 31 && arg >= (map ? INDEF / 2 : INDEF))
+            return fail_at(r, SDX_ERR_LIMIT, "count beyond what the reader can count", p);
+        if (d >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
+        if (d + 1 >= r->cap && !grow_stack(r, p)) return false;
+        level *c = &r->stack[d + 1];
+        c->kind = map ? LEVEL_MAP : LEVEL_ARRAY;
+        c->indef = ai == 31;
+        c->left = ai == 31 ? INDEF : map ? 2 * arg : arg;
+        c->capturing = 0;
+        c->keys = r->nkeys;
+        r->depth = d + 1;
+        r->p = p + hs;
+        set_ev(ev, map ? SDX_MAP : SDX_ARRAY, d);
+        ev->v.count = ai == 31 ? SDX_COUNT_UNKNOWN : arg;
+        break;
+    }
+    default: /* major type 7: simple values and floats (section 3.3) */
+        set_ev(ev, SDX_NULL, d);
+        switch (ai) {
+        case 20:
+        case 21:
+            ev->kind = SDX_BOOL;
+            ev->v.b = ai == 21;
+            break;
+        case 22: break;
+        case 24:
+            if (arg < 32)
+                return fail_at(r, SDX_ERR_SYNTAX, "two-byte simple value below 32", p);
+            ev->tag_kind = SDX_TAG_CBOR_SIMPLE;
+            ev->tag = arg;
+            break;
+        case 25:
+            ev->kind = SDX_DOUBLE;
+            ev->flags = SDX_EVENT_FLOAT16;
+            ev->v.d = sdx_half_bits_to_double((uint16_t)arg);
+            break;
+        case 26:
+            ev->kind = SDX_DOUBLE;
+            ev->flags = SDX_EVENT_FLOAT32;
+            ev->v.d = sdx_float_bits_to_double((uint32_t)arg);
+            break;
+        case 27:
+            ev->kind = SDX_DOUBLE;
+            memcpy(&ev->v.d, &arg, 8);
+            break;
+        default: /* 0-19 and 23 (undefined) */
+            ev->tag_kind = SDX_TAG_CBOR_SIMPLE;
+            ev->tag = ai;
+            break;
+        }
+        if (strict && ai >= 25 && ai <= 27 && !float_shortest(ev->v.d, 1u << (ai - 24)))
+            return fail_at(r, SDX_ERR_SYNTAX, "float not in its shortest form", p);
+        r->p = p + hs;
+        break;
+    }
+    if (tagged) {
+        ev->tag_kind = SDX_TAG_CBOR;
+        ev->tag = tag;
+    }
+    if (r->check_keys && !keys_after(r, ev, false)) return false;
+    return true;
+}
+
+bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev) {
+    if (!next_event(r, ev)) return false;
+    r->last_kind = ev->kind;
+    r->last_depth = ev->depth;
+    return true;
+}
+
+sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err) {
+    if (r->state != STATE_ERROR) {
+        if (err) {
+            err->code = SDX_OK;
+            err->offset = 0;
+            err->line = err->column = 0;
+            err->msg = NULL;
+        }
+        return SDX_OK;
+    }
+    if (err) {
+        err->code = r->err;
+        err->offset = (size_t)r->err_offset;
+        err->line = err->column = 0;
+        err->msg = r->msg;
+    }
+    return r->err;
+}
+
+uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r) { return offset_of(r, r->p); }
+
+bool sdx_cbor_reader_skip(sdx_cbor_reader *r) {
+    if (r->state == STATE_ERROR) return false;
+    sdx_event ev;
+    uint8_t kind = r->last_kind;
+    uint32_t depth = r->last_depth;
+    while (kind == SDX_TAG) { /* the tagged item follows */
+        if (!sdx_cbor_reader_next(r, &ev)) return r->state != STATE_ERROR;
+        kind = ev.kind;
+        depth = ev.depth;
+    }
+    if (kind != SDX_ARRAY && kind != SDX_MAP) return true;
+    while (sdx_cbor_reader_next(r, &ev))
+        if (ev.kind == SDX_END && ev.depth == depth) return true;
+    return false;
+}
+
+static bool source_next(void *ctx, sdx_event *ev) {
+    return sdx_cbor_reader_next((sdx_cbor_reader *)ctx, ev);
+}
+
+static sdx_err source_error(const void *ctx, sdx_error *err) {
+    return sdx_cbor_reader_error((const sdx_cbor_reader *)ctx, err);
+}
+
+static uint64_t source_offset(const void *ctx) {
+    return sdx_cbor_reader_offset((const sdx_cbor_reader *)ctx);
+}
+
+static const sdx_source_vt cbor_source_vt = {source_next, source_error, source_offset};
+
+sdx_source sdx_cbor_reader_source(sdx_cbor_reader *r) {
+    sdx_source s = {&cbor_source_vt, r};
+    return s;
+}

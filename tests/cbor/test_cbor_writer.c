@@ -1,0 +1,600 @@
+/* The CBOR writer: every head size boundary, preferred floats, NaN,
+ * indefinite and back-patched containers, deterministic order and
+ * duplicates, sequences, tags, simple values, events, misuse, fixed and
+ * stream buffers, allocation failure at every point. Expected bytes are
+ * RFC 8949 Appendix A where it has the value. */
+#include <math.h>
+
+#include "alloc_test.h"
+#include "cbor_test.h"
+
+typedef struct wfix {
+    sdx_buf out;
+    sdx_cbor_writer w;
+} wfix;
+
+static sdx_cbor_writer *wopen(wfix *f, uint32_t flags) {
+    sdx_cbor_write_opts o = {flags, NULL};
+    sdx_buf_init(&f->out, NULL);
+    sdx_cbor_writer_init(&f->w, &f->out, &o);
+    return &f->w;
+}
+
+/* finish, compare with the hex, free */
+#define WDONE(f, hex)                                            \
+    do {                                                         \
+        CHECK_EQ_INT(sdx_cbor_writer_finish(&(f)->w), SDX_OK);   \
+        CHECK_HEX(&(f)->out, hex);                               \
+        sdx_buf_destroy(&(f)->out);                              \
+    } while (0)
+
+#define ONE_UINT(v, hex)                                 \
+    do {                                                 \
+        wfix f_;                                         \
+        sdx_cbor_writer_uint(wopen(&f_, 0), v);          \
+        WDONE(&f_, hex);                                 \
+    } while (0)
+#define ONE_INT(v, hex)                                  \
+    do {                                                 \
+        wfix f_;                                         \
+        sdx_cbor_writer_int(wopen(&f_, 0), v);           \
+        WDONE(&f_, hex);                                 \
+    } while (0)
+#define ONE_DOUBLE(v, hex)                               \
+    do {                                                 \
+        wfix f_;                                         \
+        sdx_cbor_writer_double(wopen(&f_, 0), v);        \
+        WDONE(&f_, hex);                                 \
+    } while (0)
+
+TEST(integer_heads) {
+    ONE_UINT(0, "00");
+    ONE_UINT(23, "17");
+    ONE_UINT(24, "1818");
+    ONE_UINT(255, "18ff");
+    ONE_UINT(256, "190100");
+    ONE_UINT(65535, "19ffff");
+    ONE_UINT(65536, "1a00010000");
+    ONE_UINT(4294967295u, "1affffffff");
+    ONE_UINT(4294967296u, "1b0000000100000000");
+    ONE_UINT(UINT64_MAX, "1bffffffffffffffff");
+    ONE_INT(1000000, "1a000f4240");
+    ONE_INT(-1, "20");
+    ONE_INT(-24, "37");
+    ONE_INT(-25, "3818");
+    ONE_INT(-256, "38ff");
+    ONE_INT(-257, "390100");
+    ONE_INT(-65537, "3a00010000");
+    ONE_INT(-4294967297LL, "3b0000000100000000");
+    ONE_INT(INT64_MIN, "3b7fffffffffffffff");
+    ONE_INT(INT64_MAX, "1b7fffffffffffffff");
+    wfix f;
+    sdx_cbor_writer_nint(wopen(&f, 0), UINT64_MAX); /* -18446744073709551616 */
+    WDONE(&f, "3bffffffffffffffff");
+    sdx_cbor_writer_nint(wopen(&f, 0), 9); /* -10 */
+    WDONE(&f, "29");
+}
+
+TEST(floats_preferred) {
+    ONE_DOUBLE(0.0, "f90000");
+    ONE_DOUBLE(-0.0, "f98000");
+    ONE_DOUBLE(1.0, "f93c00");
+    ONE_DOUBLE(1.1, "fb3ff199999999999a");
+    ONE_DOUBLE(1.5, "f93e00");
+    ONE_DOUBLE(65504.0, "f97bff");
+    ONE_DOUBLE(100000.0, "fa47c35000");
+    ONE_DOUBLE(3.4028234663852886e+38, "fa7f7fffff");
+    ONE_DOUBLE(1.0e+300, "fb7e37e43c8800759c");
+    ONE_DOUBLE(5.960464477539063e-8, "f90001");
+    ONE_DOUBLE(0.00006103515625, "f90400");
+    ONE_DOUBLE(-4.0, "f9c400");
+    ONE_DOUBLE(-4.1, "fbc010666666666666");
+    ONE_DOUBLE(INFINITY, "f97c00");
+    ONE_DOUBLE(-INFINITY, "f9fc00");
+    ONE_DOUBLE(NAN, "f97e00");
+    ONE_DOUBLE(-NAN, "f97e00");
+    /* boundaries: below the smallest subnormal half, between halves */
+    ONE_DOUBLE(2.9802322387695312e-8, "fa33000000"); /* 2^-25: a float */
+    ONE_DOUBLE(65520.0, "fa477ff000");                /* above the half range */
+    ONE_DOUBLE(1.0 + 1.0 / 1024, "f93c01");
+    ONE_DOUBLE(1.0 + 1.0 / 2048, "fa3f801000");
+    ONE_DOUBLE(1.52587890625e-05, "f90100"); /* 2^-16: a subnormal half */
+    /* always float64 */
+    wfix f;
+    sdx_cbor_writer_double(wopen(&f, SDX_CBOR_WRITE_FLOAT64), 1.5);
+    WDONE(&f, "fb3ff8000000000000");
+    sdx_cbor_writer_float(wopen(&f, 0), 100000.0f);
+    WDONE(&f, "fa47c35000");
+    sdx_cbor_writer_half(wopen(&f, 0), 0x7c00);
+    WDONE(&f, "f97c00");
+}
+
+TEST(strings_and_bytes) {
+    wfix f;
+    sdx_cbor_writer_string(wopen(&f, 0), "", 0);
+    WDONE(&f, "60");
+    sdx_cbor_writer_string(wopen(&f, 0), "IETF", 4);
+    WDONE(&f, "6449455446");
+    sdx_cbor_writer_string(wopen(&f, 0), "\xc3\xbc", 2);
+    WDONE(&f, "62c3bc");
+    sdx_cbor_writer_string(wopen(&f, 0), "\xe6\xb0\xb4", 3);
+    WDONE(&f, "63e6b0b4");
+    sdx_cbor_writer_bytes(wopen(&f, 0), "\x01\x02\x03\x04", 4);
+    WDONE(&f, "4401020304");
+    sdx_cbor_writer_bytes(wopen(&f, 0), NULL, 0);
+    WDONE(&f, "40");
+    /* length heads at their boundaries */
+    static char big[70000];
+    memset(big, 'a', sizeof big);
+    size_t lens[] = {23, 24, 255, 256, 65535, 65536};
+    const char *heads[] = {"77", "7818", "78ff", "790100", "79ffff", "7a00010000"};
+    for (size_t i = 0; i < 6; i++) {
+        sdx_cbor_writer_string(wopen(&f, 0), big, lens[i]);
+        CHECK_EQ_INT(sdx_cbor_writer_finish(&f.w), SDX_OK);
+        unsigned char h[8];
+        size_t hn = unhex(heads[i], h);
+        CHECK_EQ_U64(sdx_buf_len(&f.out), hn + lens[i]);
+        CHECK_MEM(sdx_buf_data(&f.out), hn, h, hn);
+        sdx_buf_destroy(&f.out);
+    }
+    /* invalid UTF-8 */
+    sdx_cbor_writer_string(wopen(&f, 0), "\xff", 1);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(&f.w), SDX_ERR_UTF8);
+    sdx_buf_destroy(&f.out);
+    sdx_cbor_writer_string(wopen(&f, SDX_CBOR_WRITE_NO_UTF8_CHECK), "\xff", 1);
+    WDONE(&f, "61ff");
+}
+
+TEST(containers) {
+    wfix f;
+    sdx_cbor_writer *w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, 3);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_begin_array(w, 2);
+    sdx_cbor_writer_int(w, 2);
+    sdx_cbor_writer_int(w, 3);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_begin_array(w, 2);
+    sdx_cbor_writer_int(w, 4);
+    sdx_cbor_writer_int(w, 5);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "8301820203820405");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, 25);
+    for (int i = 1; i <= 25; i++) sdx_cbor_writer_int(w, i);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "98190102030405060708090a0b0c0d0e0f101112131415161718181819");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_map(w, 2);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_int(w, 2);
+    sdx_cbor_writer_int(w, 3);
+    sdx_cbor_writer_int(w, 4);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "a201020304");
+    /* indefinite (default for unknown counts) */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_key(w, "a", 1);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_key(w, "b", 1);
+    sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_int(w, 2);
+    sdx_cbor_writer_int(w, 3);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "bf61610161629f0203ffff");
+    /* back-patched: 1-byte heads, and every longer head */
+    uint64_t counts[] = {0, 23, 24, 255, 256, 65536};
+    const char *heads[] = {"80", "97", "9818", "98ff", "990100", "9a00010000"};
+    for (size_t i = 0; i < 6; i++) {
+        w = wopen(&f, SDX_CBOR_WRITE_DEFINITE);
+        sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+        for (uint64_t k = 0; k < counts[i]; k++) sdx_cbor_writer_int(w, 7);
+        sdx_cbor_writer_end(w);
+        CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_OK);
+        unsigned char h[8];
+        size_t hn = unhex(heads[i], h);
+        CHECK_EQ_U64(sdx_buf_len(&f.out), hn + counts[i]);
+        CHECK_MEM(sdx_buf_data(&f.out), hn, h, hn);
+        int all7 = 1;
+        for (size_t k = hn; k < sdx_buf_len(&f.out); k++) all7 &= sdx_buf_data(&f.out)[k] == 7;
+        CHECK(all7);
+        sdx_buf_destroy(&f.out);
+    }
+    w = wopen(&f, SDX_CBOR_WRITE_DEFINITE);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_key(w, "a", 1);
+    sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "a1616180");
+}
+
+TEST(tags_simple_undefined) {
+    wfix f;
+    sdx_cbor_writer *w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, 0);
+    sdx_cbor_writer_string(w, "2013-03-21T20:04:00Z", 20);
+    WDONE(&f, "c074323031332d30332d32315432303a30343a30305a");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, 1);
+    sdx_cbor_writer_double(w, 1363896240.5);
+    WDONE(&f, "c1fb41d452d9ec200000");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, 61);
+    sdx_cbor_writer_tag(w, 18);
+    sdx_cbor_writer_begin_array(w, 0);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "d83dd280");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, 32);
+    sdx_cbor_writer_string(w, "http://www.example.com", 22);
+    WDONE(&f, "d82076687474703a2f2f7777772e6578616d706c652e636f6d");
+    w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, UINT64_MAX);
+    sdx_cbor_writer_null(w);
+    WDONE(&f, "dbfffffffffffffffff6");
+    /* a tag on a map key and on a map */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_tag(w, 5);
+    sdx_cbor_writer_begin_map(w, 1);
+    sdx_cbor_writer_tag(w, 6);
+    sdx_cbor_writer_key(w, "k", 1);
+    sdx_cbor_writer_undefined(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "c5a1c6616bf7");
+    sdx_cbor_writer_simple(wopen(&f, 0), 16);
+    WDONE(&f, "f0");
+    sdx_cbor_writer_simple(wopen(&f, 0), 255);
+    WDONE(&f, "f8ff");
+    sdx_cbor_writer_simple(wopen(&f, 0), 32);
+    WDONE(&f, "f820");
+    sdx_cbor_writer_simple(wopen(&f, 0), 24);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(&f.w), SDX_ERR_INVALID_ARG);
+    sdx_buf_destroy(&f.out);
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, 4);
+    sdx_cbor_writer_bool(w, false);
+    sdx_cbor_writer_bool(w, true);
+    sdx_cbor_writer_null(w);
+    sdx_cbor_writer_undefined(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "84f4f5f6f7");
+    /* self-described */
+    w = wopen(&f, SDX_CBOR_WRITE_SELF_DESCRIBE);
+    sdx_cbor_writer_int(w, 1);
+    WDONE(&f, "d9d9f701");
+}
+
+TEST(deterministic) {
+    wfix f;
+    /* RFC 8949 section 4.2.1's example order: 10, 100, -1, "z", "aa",
+     * [100], [-1], false */
+    sdx_cbor_writer *w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_bool(w, false);
+    sdx_cbor_writer_int(w, 8);
+    sdx_cbor_writer_begin_array(w, 1);
+    sdx_cbor_writer_int(w, -1);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_int(w, 7);
+    sdx_cbor_writer_begin_array(w, 1);
+    sdx_cbor_writer_int(w, 100);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_int(w, 6);
+    sdx_cbor_writer_key(w, "aa", 2);
+    sdx_cbor_writer_int(w, 5);
+    sdx_cbor_writer_key(w, "z", 1);
+    sdx_cbor_writer_int(w, 4);
+    sdx_cbor_writer_int(w, -1);
+    sdx_cbor_writer_int(w, 3);
+    sdx_cbor_writer_int(w, 100);
+    sdx_cbor_writer_begin_map(w, 2); /* nested, sorted too */
+    sdx_cbor_writer_key(w, "b", 1);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_key(w, "a", 1);
+    sdx_cbor_writer_tag(w, 1);
+    sdx_cbor_writer_int(w, 2);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_int(w, 10);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "a8 0a01 1864a2616 1c102616201 2003 617a04 62616105 81186406 812007 f408");
+    /* duplicate keys */
+    w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_map(w, 3);
+    sdx_cbor_writer_key(w, "a", 1);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_key(w, "b", 1);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_key(w, "a", 1);
+    sdx_cbor_writer_int(w, 2);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_KEY);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_ERR_KEY);
+    sdx_buf_destroy(&f.out);
+    /* a tagged key sorts by its tag's bytes */
+    w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_map(w, 2);
+    sdx_cbor_writer_tag(w, 1);
+    sdx_cbor_writer_int(w, 0);
+    sdx_cbor_writer_null(w);
+    sdx_cbor_writer_int(w, 0);
+    sdx_cbor_writer_null(w);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "a200f6c100f6");
+    /* float64 with deterministic is refused */
+    sdx_cbor_write_opts o = {SDX_CBOR_WRITE_DETERMINISTIC | SDX_CBOR_WRITE_FLOAT64, NULL};
+    sdx_buf_init(&f.out, NULL);
+    CHECK_EQ_INT(sdx_cbor_writer_init(&f.w, &f.out, &o), SDX_ERR_INVALID_ARG);
+    sdx_cbor_writer_finish(&f.w);
+    sdx_buf_destroy(&f.out);
+    /* many entries in reverse order, in a stream buffer of small chunks */
+    w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_map(w, 1000);
+    for (int i = 999; i >= 0; i--) {
+        sdx_cbor_writer_int(w, i);
+        sdx_cbor_writer_int(w, -i);
+    }
+    sdx_cbor_writer_end(w);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_OK);
+    sdx_doc *doc = sdx_cbor_parse(sdx_buf_data(&f.out), sdx_buf_len(&f.out), NULL, NULL);
+    if (CHECK(doc != NULL)) {
+        sdx_node m = sdx_doc_root(doc);
+        CHECK_EQ_U64(sdx_node_len(m), 1000);
+        /* bytewise order: 0..23, 24..255, 256..999 ascending */
+        int ok = 1;
+        for (uint64_t i = 0; i < 1000; i++)
+            ok &= sdx_node_int(sdx_node_key_at(m, i)) == (int64_t)i &&
+                  sdx_node_int(sdx_node_value_at(m, i)) == -(int64_t)i;
+        CHECK(ok);
+    }
+    sdx_doc_free(doc);
+    sdx_cbor_read_opts ro = {SDX_CBOR_READ_DETERMINISTIC, 0, 0, 0, NULL};
+    doc = sdx_cbor_parse(sdx_buf_data(&f.out), sdx_buf_len(&f.out), &ro, NULL);
+    CHECK(doc != NULL);
+    sdx_doc_free(doc);
+    sdx_buf_destroy(&f.out);
+}
+
+static size_t collect(void *ctx, const void *data, size_t len) {
+    sdx_buf *b = ctx;
+    return sdx_buf_write(b, data, len) ? 0 : len;
+}
+
+TEST(stream_buffers) {
+    /* back-patched and sorted containers in a stream of 16-byte chunks give
+     * the same bytes as in memory */
+    for (int det = 0; det < 2; det++) {
+        uint32_t flags = det ? SDX_CBOR_WRITE_DETERMINISTIC : SDX_CBOR_WRITE_DEFINITE;
+        sdx_buf mem, sink, st;
+        sdx_buf_init(&mem, NULL);
+        sdx_buf_init(&sink, NULL);
+        sdx_buf_init_stream(&st, collect, &sink, 16, NULL);
+        for (int k = 0; k < 2; k++) {
+            sdx_cbor_writer w;
+            sdx_cbor_write_opts o = {flags, NULL};
+            sdx_cbor_writer_init(&w, k ? &st : &mem, &o);
+            sdx_cbor_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+            for (int i = 0; i < 30; i++) {
+                sdx_cbor_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+                for (int j = 30; j > 0; j--) {
+                    sdx_cbor_writer_int(&w, j * 1000);
+                    sdx_cbor_writer_string(&w, "value", 5);
+                }
+                sdx_cbor_writer_end(&w);
+            }
+            sdx_cbor_writer_end(&w);
+            CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_OK);
+        }
+        CHECK_MEM(sdx_buf_data(&sink), sdx_buf_len(&sink), sdx_buf_data(&mem), sdx_buf_len(&mem));
+        CHECK_EQ_U64(sdx_buf_len(&mem) > 30 * 30 * 8, 1);
+        sdx_buf_destroy(&st);
+        sdx_buf_destroy(&sink);
+        sdx_buf_destroy(&mem);
+    }
+    /* a fixed buffer of exactly the size, and one byte less */
+    char fixed[16];
+    sdx_buf b;
+    sdx_buf_init_fixed(&b, fixed, 5);
+    sdx_cbor_writer w;
+    sdx_cbor_writer_init(&w, &b, NULL);
+    sdx_cbor_writer_begin_array(&w, 2);
+    sdx_cbor_writer_int(&w, 1000); /* 19 03e8 */
+    sdx_cbor_writer_int(&w, 1);
+    sdx_cbor_writer_end(&w);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_OK);
+    CHECK_HEX(&b, "82 1903e8 01");
+    sdx_buf_init_fixed(&b, fixed, 4);
+    sdx_cbor_writer_init(&w, &b, NULL);
+    sdx_cbor_writer_begin_array(&w, 2);
+    sdx_cbor_writer_int(&w, 1000);
+    sdx_cbor_writer_int(&w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_end(&w), SDX_ERR_OVERFLOW);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_ERR_OVERFLOW);
+}
+
+TEST(sequences_and_misuse) {
+    wfix f;
+    sdx_cbor_writer *w = wopen(&f, SDX_CBOR_WRITE_SEQUENCE);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_begin_array(w, 0);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_string(w, "a", 1);
+    WDONE(&f, "018061 61");
+    w = wopen(&f, SDX_CBOR_WRITE_SEQUENCE);
+    WDONE(&f, ""); /* an empty sequence */
+    /* two items without SEQUENCE */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_int(w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_int(w, 2), SDX_ERR_USAGE);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    /* nothing written */
+    w = wopen(&f, 0);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.out);
+    /* a tag without its item: at the end of a container and at finish */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_tag(w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_USAGE);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    w = wopen(&f, SDX_CBOR_WRITE_SEQUENCE);
+    sdx_cbor_writer_tag(w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.out);
+    /* counts not met, exceeded, a key without its value */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, 2);
+    sdx_cbor_writer_int(w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_USAGE);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    sdx_cbor_writer_key(w, "a", 1);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_USAGE);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    w = wopen(&f, 0);
+    sdx_cbor_writer_begin_array(w, 1);
+    CHECK_EQ_INT(sdx_cbor_writer_key(w, "a", 1), SDX_ERR_USAGE);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    /* unknown flags */
+    sdx_cbor_write_opts o = {1u << 20, NULL};
+    sdx_buf_init(&f.out, NULL);
+    CHECK_EQ_INT(sdx_cbor_writer_init(&f.w, &f.out, &o), SDX_ERR_INVALID_ARG);
+    sdx_cbor_writer_finish(&f.w);
+    sdx_buf_destroy(&f.out);
+}
+
+TEST(events) {
+    wfix f;
+    sdx_cbor_writer *w = wopen(&f, 0);
+    sdx_sink s = sdx_cbor_writer_sink(w);
+    sdx_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_ARRAY;
+    ev.v.count = 6;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_TAG;
+    ev.tag_kind = SDX_TAG_CBOR;
+    ev.tag = 61;
+    sdx_sink_put(s, &ev);
+    ev.kind = SDX_INT; /* 61(18(1)) */
+    ev.tag = 18;
+    ev.v.i = 1;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_NINT;
+    ev.v.u = 100;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_NULL;
+    ev.tag_kind = SDX_TAG_CBOR_SIMPLE;
+    ev.tag = 23;
+    sdx_sink_put(s, &ev);
+    ev.tag = 99;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_BIN; /* an ext tag is not CBOR's: ignored */
+    ev.tag_kind = SDX_TAG_MSGPACK_EXT;
+    ev.tag = 5;
+    ev.v.str.ptr = "x";
+    ev.v.str.len = 1;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_TAG; /* an SDX_TAG of another kind: ignored */
+    ev.tag_kind = SDX_TAG_BSON;
+    sdx_sink_put(s, &ev);
+    ev.kind = SDX_DOUBLE;
+    ev.tag_kind = 0;
+    ev.flags = SDX_EVENT_FLOAT32;
+    ev.v.d = 0.5;
+    sdx_sink_put(s, &ev);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_END;
+    sdx_sink_put(s, &ev);
+    CHECK_EQ_INT(sdx_sink_finish(s), SDX_OK);
+    CHECK_HEX(&f.out, "86 d83dd201 3864 f7 f863 4178 f93800");
+    sdx_buf_destroy(&f.out);
+    /* SDX_RAW and a simple value beyond 255 */
+    w = wopen(&f, 0);
+    memset(&ev, 0, sizeof ev);
+    ev.kind = SDX_RAW;
+    ev.v.str.ptr = "1";
+    ev.v.str.len = 1;
+    CHECK_EQ_INT(sdx_cbor_writer_put(w, &ev), SDX_ERR_UNSUPPORTED);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+    w = wopen(&f, 0);
+    memset(&ev, 0, sizeof ev);
+    ev.tag_kind = SDX_TAG_CBOR_SIMPLE;
+    ev.tag = 256;
+    CHECK_EQ_INT(sdx_cbor_writer_put(w, &ev), SDX_ERR_INVALID_ARG);
+    sdx_cbor_writer_finish(w);
+    sdx_buf_destroy(&f.out);
+}
+
+/* Writes a document that takes every allocating path: deep nesting beyond
+ * the inline frames, back-patched and sorted maps, big output. */
+static sdx_err write_all(sdx_cbor_writer *w) {
+    sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    for (int i = 0; i < 40; i++) sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    for (int i = 0; i < 40; i++) sdx_cbor_writer_end(w);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    for (int i = 40; i > 0; i--) {
+        sdx_cbor_writer_int(w, i);
+        sdx_cbor_writer_string(w, "0123456789abcdef0123456789", 26);
+    }
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_end(w);
+    return sdx_cbor_writer_finish(w);
+}
+
+TEST(alloc_failures) {
+    for (int det = 0; det < 2; det++) {
+        long calls = 0;
+        for (long fail = 1;; fail++) {
+            counting_alloc ca;
+            counting_alloc_init(&ca, fail);
+            sdx_buf out;
+            sdx_buf_init(&out, &ca.iface);
+            sdx_cbor_writer w;
+            sdx_cbor_write_opts o = {det ? SDX_CBOR_WRITE_DETERMINISTIC : 0, &ca.iface};
+            sdx_cbor_writer_init(&w, &out, &o);
+            sdx_err rc = write_all(&w);
+            sdx_buf_destroy(&out);
+            CHECK_EQ_INT(ca.live, 0);
+            if (rc == SDX_OK) {
+                calls = ca.calls;
+                break;
+            }
+            if (!CHECK(rc == SDX_ERR_NOMEM)) break;
+            if (fail > 1000) break;
+        }
+        CHECK(calls >= 2); /* at least the frames and the buffer */
+    }
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){
+                        {"integer_heads", integer_heads},
+                        {"floats_preferred", floats_preferred},
+                        {"strings_and_bytes", strings_and_bytes},
+                        {"containers", containers},
+                        {"tags_simple_undefined", tags_simple_undefined},
+                        {"deterministic", deterministic},
+                        {"stream_buffers", stream_buffers},
+                        {"sequences_and_misuse", sequences_and_misuse},
+                        {"events", events},
+                        {"alloc_failures", alloc_failures},
+                        {0, 0},
+                    });
+}
