@@ -38,22 +38,30 @@ static const char view_help[] =
     "Usage: sdx view [OPTIONS] [IN]\n"
     "\n"
     "Show IN (default: stdin) on stdout: text formats as indented JSON (as\n"
-    "'sdx fmt' does), binary formats in a diagnostic view that shows what JSON\n"
-    "cannot. Coloured when writing to a terminal.\n"
+    "'sdx fmt' does), CBOR in CBOR diagnostic notation (RFC 8949 section 8),\n"
+    "other binary formats in a diagnostic view that shows what JSON cannot.\n"
+    "Coloured when writing to a terminal.\n"
     "\n"
     "Options:\n"
     "  -f, --from FORMAT        input format (default: from IN's extension, else\n"
     "                           detected from the content)\n"
     "  --seq                    a sequence of values, each printed on its own\n"
-    "  --indent N               spaces per level, 0 to 16 (default 2; 0: one line\n"
-    "                           per value)\n" CLI_HELP_COLOR
+    "  --indent N               spaces per level, 0 to 16 (default 2, for CBOR 0;\n"
+    "                           0: one line per value)\n" CLI_HELP_COLOR
     "  -h, --help               this help\n"
+    "\n" CLI_DIAG_CBOR_HELP
     "\n" CLI_DIAG_HELP
     "\n"
     "Examples:\n"
     "  sdx view data.msgpack\n"
+    "  sdx view x.cbor                      e.g. {_ \"a\": h'01', \"b\": 1.5_3}\n"
     "  sdx view --seq --indent 0 events.cbor\n"
     "\n" CLI_HELP_EXIT_CODES;
+
+/* The chunks of the CBOR string being shown (diag.h). */
+static const size_t *view_chunks(const void *reader, size_t *n) {
+    return sdx_cbor_reader_chunks((const sdx_cbor_reader *)reader, n);
+}
 
 int cli_cmd_fmt(int argc, char **argv) {
     bool view = strcmp(argv[0], "view") == 0;
@@ -62,7 +70,7 @@ int cli_cmd_fmt(int argc, char **argv) {
     cli_args a;
     cli_args_init(&a, cmd, argc, argv);
     cli_opts o = {0};
-    o.write.indent = 2;
+    o.write.indent = UINT32_MAX; /* not given: 2, or 0 for CBOR's notation (below) */
     const char *in_path = NULL;
     const char *arg;
     int kind;
@@ -82,9 +90,12 @@ int cli_cmd_fmt(int argc, char **argv) {
     /* The diagnostic view shows strings that are not UTF-8 as such. */
     if (view) o.read.map |= CLI_MAP_UTF8_REPLACE;
     o.read.mapping_hints = !view;
+    o.read.diag = view;
     cli_input in;
     int rc = cli_input_open(&in, in_path, o.from, &o.read);
     if (rc) return rc;
+    bool cbor = view && strcmp(in.fmt->name, "cbor") == 0;
+    if (o.write.indent == UINT32_MAX) o.write.indent = cbor ? 0 : 2;
     cli_output out;
     rc = cli_output_open(&out, NULL);
     if (rc) {
@@ -95,6 +106,7 @@ int cli_cmd_fmt(int argc, char **argv) {
     if (view && !in.fmt->text) {
         cli_diag d;
         cli_diag_init(&d, cli_output_buf(&out), o.write.indent, colored);
+        if (cbor) cli_diag_cbor(&d, view_chunks, in.reader);
         rc = cli_pump(&in, cli_diag_sink(&d), NULL, &out);
         cli_diag_destroy(&d);
         return cli_finish(rc, &out, &in);

@@ -126,6 +126,7 @@ static void *cbor_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *o
     sdx_cbor_read_opts ro = {0, 0, 0, 0, NULL};
     if (opts->seq) ro.flags |= SDX_CBOR_READ_STOP_AFTER_VALUE;
     if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_CBOR_READ_NO_UTF8_CHECK;
+    if (opts->diag) ro.flags |= SDX_CBOR_READ_CHUNKS;
     return sdx_cbor_reader_new_stream(read, ctx, 0, &ro);
 }
 

@@ -46,6 +46,9 @@ typedef struct cli_read_opts {
                         format does not store it (input.h: two passes) */
     bool mapping_hints; /* messages may suggest the mapping options (the
                            command takes them) */
+    bool diag;       /* for the diagnostic view: keep what it shows of the
+                        encoding (CBOR: the chunks of indefinite-length
+                        strings, SDX_CBOR_READ_CHUNKS) */
 } cli_read_opts;
 
 /* How a writer is asked to write one value. */

@@ -28,7 +28,10 @@
  *   indefinite-length bytes and text
  *                            one SDX_BIN / SDX_STR / SDX_KEY: the chunks
  *                            joined in the reader's scratch buffer (see
- *                            max_string below for the reason and the bound)
+ *                            max_string below for the reason and the bound);
+ *                            with SDX_CBOR_READ_CHUNKS flagged
+ *                            SDX_EVENT_INDEFINITE, its chunks' lengths
+ *                            from sdx_cbor_reader_chunks()
  *   major type 4, 5          SDX_ARRAY, SDX_MAP with v.count = the declared
  *                            count, or SDX_COUNT_UNKNOWN for an
  *                            indefinite-length one; SDX_END after the last
@@ -297,7 +300,15 @@ enum sdx_cbor_read_flag {
      * float in the shortest of the three widths that keeps it, and every
      * map's keys in strictly increasing bytewise order of their encodings
      * (so also no duplicates). A violation is SDX_ERR_SYNTAX at the item. */
-    SDX_CBOR_READ_DETERMINISTIC = 1u << 4
+    SDX_CBOR_READ_DETERMINISTIC = 1u << 4,
+    /* Reader: keep what an indefinite-length string looked like, for
+     * consumers that show it (diagnostic notation, RFC 8949 section 8.1:
+     * (_ h'01', h'02')). Its event (still the one joined string) gets
+     * SDX_EVENT_INDEFINITE, and sdx_cbor_reader_chunks() gives the lengths
+     * of its chunks. Each chunk's entry in that list (sizeof(size_t)
+     * bytes) counts towards max_string as well as its bytes. The parser
+     * ignores this flag. */
+    SDX_CBOR_READ_CHUNKS = 1u << 5
 };
 
 /* Reader and parser options; a NULL pointer means all defaults. */
@@ -405,6 +416,15 @@ SDX_API sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err);
 
 /* Byte offset of the end of the last event read. */
 SDX_API uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r);
+
+/* The chunks of the string event just read, when it came from an
+ * indefinite-length string and the reader has SDX_CBOR_READ_CHUNKS: sets *n
+ * to their number (0 for a string without chunks, 5f ff) and returns their
+ * lengths in order (they add up to the event's v.str.len; NULL when *n is
+ * 0; the reader owns the array, valid until the next call on the reader).
+ * For any other event,
+ * or without the flag, sets *n to 0 and returns NULL. */
+SDX_API const size_t *sdx_cbor_reader_chunks(const sdx_cbor_reader *r, size_t *n);
 
 /* Skip the rest of the item whose first event was just read: after a
  * begin event the rest of the container (its END included), after an

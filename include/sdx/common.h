@@ -155,7 +155,12 @@ typedef enum sdx_event_flag {
     SDX_EVENT_FLOAT32 = 1u << 0,
     /* On SDX_DOUBLE: the value was read from a 16-bit float (CBOR half
      * precision), so it converts to a half exactly. */
-    SDX_EVENT_FLOAT16 = 1u << 1
+    SDX_EVENT_FLOAT16 = 1u << 1,
+    /* On SDX_STR, SDX_BIN, SDX_KEY: the string was an indefinite-length
+     * one (CBOR, RFC 8949 section 3.2.3) whose chunks the reader joined.
+     * Set only by readers asked to keep that structure
+     * (SDX_CBOR_READ_CHUNKS); writers ignore it. */
+    SDX_EVENT_INDEFINITE = 1u << 2
 } sdx_event_flag;
 
 /* One event: what readers produce and writers consume. A zero-initialized

@@ -72,6 +72,7 @@ struct sdx_cbor_reader {
     size_t max_string;
     uint8_t state;
     uint8_t last_kind;   /* the last event, for skip */
+    uint8_t last_flags;  /* ... and its flags, for sdx_cbor_reader_chunks */
     uint32_t last_depth;
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
@@ -80,6 +81,9 @@ struct sdx_cbor_reader {
     /* indefinite-length strings */
     char *scratch;
     size_t scratch_cap;
+    /* ... and their chunks' lengths (SDX_CBOR_READ_CHUNKS) */
+    size_t *chunks;
+    size_t nchunks, chunks_cap;
     /* key checks (REJECT_DUPLICATE_KEYS, DETERMINISTIC) */
     bool check_keys;
     uint32_t captures;   /* keys being captured (nested keys included) */
@@ -190,6 +194,7 @@ void sdx_cbor_reader_free(sdx_cbor_reader *r) {
     if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
     a.free(a.ctx, r->store);
     a.free(a.ctx, r->scratch);
+    a.free(a.ctx, r->chunks);
     a.free(a.ctx, r->keybuf);
     a.free(a.ctx, r->keys);
     a.free(a.ctx, r);
@@ -462,6 +467,12 @@ static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
  * valid UTF-8 on its own), up to the break. Consumes the whole item. */
 static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_t *len) {
     size_t total = 0;
+    /* With SDX_CBOR_READ_CHUNKS every chunk's entry in the list of
+     * lengths counts towards max_string too, so that the limit bounds all
+     * the memory the string takes (empty chunks included). */
+    const size_t per_chunk = (r->flags & SDX_CBOR_READ_CHUNKS) ? sizeof(size_t) : 0;
+    size_t limit = r->max_string;
+    r->nchunks = 0;
     r->p++;
     for (;;) {
         if (!need(r, 1, item, "input ends inside an indefinite-length string")) return false;
@@ -483,8 +494,15 @@ static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_
         uint64_t n = sdx_cb_arg(r->p);
         if (!r->read && n > (uint64_t)(r->end - r->p) - hs)
             return fail_off(r, SDX_ERR_TRUNCATED, "string chunk longer than the input", item);
-        if (n > r->max_string - total)
+        if (per_chunk > limit - total || n > limit - total - per_chunk)
             return fail_off(r, SDX_ERR_LIMIT, "indefinite-length string longer than the limit", item);
+        if (per_chunk) {
+            size_t *cl = grow_array(r, r->chunks, &r->chunks_cap, r->nchunks + 1, sizeof *cl);
+            if (!cl) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
+            r->chunks = cl;
+            r->chunks[r->nchunks++] = (size_t)n;
+            limit -= per_chunk;
+        }
         if (!need(r, hs + (size_t)n, item, "string chunk longer than the input")) return false;
         const uint8_t *s = r->p + hs;
         if (major == SDX_CB_TEXT && !(r->flags & SDX_CBOR_READ_NO_UTF8_CHECK) &&
@@ -628,9 +646,11 @@ again:
         sdx_kind kind = major == SDX_CB_BYTES ? SDX_BIN : key ? SDX_KEY : SDX_STR;
         const char *s;
         size_t n = 0;
+        bool indef = false;
         if (ai == 31) {
             if (!join_chunks(r, major, item, &n)) return false;
             s = r->scratch;
+            indef = (r->flags & SDX_CBOR_READ_CHUNKS) != 0;
         } else {
             if (!r->read && arg > (uint64_t)(r->end - p) - hs)
                 return fail_at(r, SDX_ERR_TRUNCATED, "string longer than the input", p);
@@ -647,6 +667,7 @@ again:
         set_ev(ev, kind, d);
         ev->v.str.ptr = s ? s : "";
         ev->v.str.len = n;
+        if (indef) ev->flags = SDX_EVENT_INDEFINITE;
         break;
     }
     case SDX_CB_ARRAY:
@@ -723,6 +744,7 @@ again:
 bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev) {
     if (!next_event(r, ev)) return false;
     r->last_kind = ev->kind;
+    r->last_flags = ev->flags;
     r->last_depth = ev->depth;
     return true;
 }
@@ -747,6 +769,13 @@ sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err) {
 }
 
 uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r) { return offset_of(r, r->p); }
+
+const size_t *sdx_cbor_reader_chunks(const sdx_cbor_reader *r, size_t *n) {
+    bool chunked = r->state == STATE_VALUE && (r->flags & SDX_CBOR_READ_CHUNKS) &&
+                   (r->last_flags & SDX_EVENT_INDEFINITE);
+    *n = chunked ? r->nchunks : 0;
+    return chunked ? r->chunks : NULL;
+}
 
 bool sdx_cbor_reader_skip(sdx_cbor_reader *r) {
     if (r->state == STATE_ERROR) return false;

@@ -401,6 +401,64 @@ TEST(parser) {
     CHECK_EQ_INT(e.code, SDX_ERR_TRUNCATED);
 }
 
+/* SDX_CBOR_READ_CHUNKS: indefinite-length strings flagged, with their
+ * chunks' lengths; definite ones and other readers untouched. */
+static void check_chunks(const char *hex, uint32_t flags, size_t max_string, uint8_t kind,
+                         const size_t *want, size_t nwant, int want_flag) {
+    unsigned char in[64];
+    size_t n = unhex(hex, in);
+    for (int stream = 0; stream < 2; stream++) {
+        sdx_cbor_read_opts o = {flags, 0, 0, max_string, NULL};
+        mem_in m = {in, n, 0, 1};
+        sdx_cbor_reader *r = stream ? sdx_cbor_reader_new_stream(mem_read, &m, 1, &o)
+                                    : sdx_cbor_reader_new((const char *)in, n, &o);
+        if (!CHECK(r != NULL)) return;
+        sdx_event ev;
+        size_t nc = 99;
+        CHECK(sdx_cbor_reader_chunks(r, &nc) == NULL && nc == 0); /* before any event */
+        if (CHECK(sdx_cbor_reader_next(r, &ev))) {
+            CHECK_EQ_INT(ev.kind, kind);
+            CHECK_EQ_INT(ev.flags, want_flag ? SDX_EVENT_INDEFINITE : 0);
+            const size_t *lens = sdx_cbor_reader_chunks(r, &nc);
+            if (CHECK_EQ_U64(nc, nwant))
+                for (size_t i = 0; i < nc; i++) CHECK_EQ_U64(lens[i], want[i]);
+        }
+        CHECK(!sdx_cbor_reader_next(r, &ev));
+        CHECK_EQ_INT(sdx_cbor_reader_error(r, NULL), SDX_OK);
+        CHECK(sdx_cbor_reader_chunks(r, &nc) == NULL && nc == 0); /* after the end */
+        sdx_cbor_reader_free(r);
+    }
+}
+
+TEST(chunks) {
+    const uint32_t C = SDX_CBOR_READ_CHUNKS;
+    const size_t two[] = {2, 3}, three[] = {5, 0, 4}, one[] = {0};
+    check_chunks("5f42010243030405ff", C, 0, SDX_BIN, two, 2, 1);
+    check_chunks("7f65737472656160646d696e67ff", C, 0, SDX_STR, three, 3, 1);
+    check_chunks("5fff", C, 0, SDX_BIN, NULL, 0, 1);
+    check_chunks("7f60ff", C, 0, SDX_STR, one, 1, 1);
+    check_chunks("4401020304", C, 0, SDX_BIN, NULL, 0, 0);             /* definite */
+    check_chunks("5f42010243030405ff", 0, 0, SDX_BIN, NULL, 0, 0);     /* not asked */
+    /* Each chunk's entry counts towards max_string with the flag. */
+    check_chunks("7f606060ff", C, 3 * sizeof(size_t), SDX_STR, (const size_t[]){0, 0, 0}, 3, 1);
+    FAILS("7f606060ff", (&(sdx_cbor_read_opts){C, 0, 0, 3 * sizeof(size_t) - 1, NULL}), SDX_ERR_LIMIT, 0);
+    FAILS("7f626162ff", (&(sdx_cbor_read_opts){C, 0, 0, sizeof(size_t) + 1, NULL}), SDX_ERR_LIMIT, 0);
+    check_chunks("7f626162ff", C, sizeof(size_t) + 2, SDX_STR, (const size_t[]){2}, 1, 1);
+    /* In a map key, and the next event clears it. */
+    unsigned char in[16];
+    size_t n = unhex("a17f61616162ff01", in);
+    sdx_cbor_read_opts o = {C, 0, 0, 0, NULL};
+    sdx_cbor_reader *r = sdx_cbor_reader_new((const char *)in, n, &o);
+    sdx_event ev;
+    size_t nc;
+    CHECK(sdx_cbor_reader_next(r, &ev) && ev.kind == SDX_MAP);
+    CHECK(sdx_cbor_reader_next(r, &ev) && ev.kind == SDX_KEY && ev.flags == SDX_EVENT_INDEFINITE);
+    CHECK(sdx_cbor_reader_chunks(r, &nc) != NULL && nc == 2);
+    CHECK(sdx_cbor_reader_next(r, &ev) && ev.kind == SDX_INT);
+    CHECK(sdx_cbor_reader_chunks(r, &nc) == NULL && nc == 0);
+    sdx_cbor_reader_free(r);
+}
+
 TEST(alloc_failures) {
     unsigned char in[4096];
     size_t n = unhex("9f a3 6161 5f41014102ff 6162 c1c2 8181818181818181818181818181818181818181"
@@ -412,7 +470,9 @@ TEST(alloc_failures) {
         for (fail = 1; fail < 1000; fail++) {
             counting_alloc ca;
             counting_alloc_init(&ca, fail);
-            sdx_cbor_read_opts o = {SDX_CBOR_READ_REJECT_DUPLICATE_KEYS, 100, 0, 0, &ca.iface};
+            /* the stream reader also keeps the chunks (a list to grow) */
+            uint32_t flags = SDX_CBOR_READ_REJECT_DUPLICATE_KEYS | (mode ? SDX_CBOR_READ_CHUNKS : 0);
+            sdx_cbor_read_opts o = {flags, 100, 0, 0, &ca.iface};
             sdx_err rc;
             if (mode == 0) {
                 sdx_error e;
@@ -453,6 +513,7 @@ int main(int argc, char **argv) {
                         {"streams", streams},
                         {"sequences_and_skip", sequences_and_skip},
                         {"parser", parser},
+                        {"chunks", chunks},
                         {"alloc_failures", alloc_failures},
                         {0, 0},
                     });

@@ -151,7 +151,8 @@ def group_basic(args):
         rc, out2, _ = run("help", sub)
         check(rc == 0 and out2 == out, "sdx help %s = sdx %s --help" % (sub, sub))
     rc, out, _ = run("view", "--help")
-    for token in (b"b64'", b"_f32", b"ext(", b"/3 bytes/"):
+    for token in (b"b64'", b"_f32", b"ext(", b"/3 bytes/", b"h'0102'", b"[_ 1, 2]", b"(_ h'01', h'02')", b"_3",
+                  b"RFC 8949 section 8"):
         check(token in out, "view --help defines the notation: %r" % token)
     for opt in (b"--bin=error|base64", b"--keys=error|stringify", b"--nan=error|null", b"--bigint=error|double",
                 b"--tags=error|drop|wrap", b"--undefined=error|null"):
