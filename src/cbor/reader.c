@@ -612,7 +612,11 @@ again:
     if (ib == SDX_CB_BREAK) {
         if (r->tags_run) return fail_at(r, SDX_ERR_SYNTAX, "break after a tag", p);
         if (!L->indef)
-            return fail_at(r, SDX_ERR_SYNTAX, "break outside an indefinite-length item", p);
+            return fail_at(r, SDX_ERR_SYNTAX,
+                           d == 0                 ? "break outside an indefinite-length item"
+                           : L->kind == LEVEL_MAP ? "break in a definite-length map"
+                                                  : "break in a definite-length array",
+                           p);
         if (L->kind == LEVEL_MAP && (L->left & 1))
             return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
         r->p = p + 1;
