@@ -23,6 +23,14 @@ through the sdx command (`sdx convert`), on random documents.
    what Python's json module reads from the text (integers beyond 64 bits as
    bignums, tags 2 and 3), and every head and float in them is in preferred
    form (arrays and maps may be definite or indefinite).
+3. CBOR -> sdx -> JSON -> sdx -> CBOR. The documents of 1 that JSON can hold
+   with the mapping layer's wrappers (no byte strings, text keys only, no
+   undefined, finite floats, no tag 24) go through
+   `sdx convert --seq --tags=wrap -f cbor -t json` and back with
+   `--tags=wrap -f json -t cbor`: cbor2 decodes the result to the input's
+   value (bignums and integers below -2^63 as exact JSON numbers, tags as
+   {"$tag": N, "$value": V}, simple values as {"$simple": N}, nested tags at
+   any level; a leading tag 55799 is dropped), in preferred form.
 
 The documents cover bignums, tags (small and up to 2^64-1, nested, on any
 item, map keys and containers included), float16/32/64 inputs with their
@@ -851,6 +859,99 @@ def check_json(cbor2, text, out, err):
     return None
 
 
+def json_holds(v, cbor2, top=True):
+    """Whether the value V (as cbor2 decodes it) comes back from JSON with
+    --tags=wrap: no byte strings, text keys only, no undefined, finite
+    floats, no tag 24 (dropped on the way) nor 55799 below the top."""
+    if isinstance(v, (bytes, bytearray)) or v is cbor2.undefined:
+        return False
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, (list, tuple)):
+        return all(json_holds(x, cbor2, False) for x in v)
+    if isinstance(v, (dict, cbor2.frozendict)):
+        return all(isinstance(k, str) and json_holds(x, cbor2, False) for k, x in v.items())
+    if isinstance(v, cbor2.CBORTag):
+        if v.tag == 24 or (v.tag == 55799 and not top):
+            return False
+        return json_holds(v.value, cbor2, False)
+    return True
+
+
+def convert_to_json(sdx, args, docs):
+    """Convert every CBOR document to JSON with sdx: all at once as a
+    sequence (one line each), and if that fails or gives another number
+    of lines, one by one. A list of (JSON text or None, error message)."""
+    r = subprocess.run(EMULATOR + [sdx, "convert", "--seq"] + args + ["-", "-"], input=b"".join(docs),
+                       capture_output=True)
+    if r.returncode == 0:
+        lines = r.stdout.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if len(lines) == len(docs):
+            return [(line, "") for line in lines]
+    results = []
+    for d in docs:
+        rc, out, err = sdx_convert(sdx, args, d)
+        results.append((out.rstrip(b"\n"), "") if rc == 0 else (None, "sdx convert failed (exit %d): %s" % (rc, err)))
+    return results
+
+
+def run_via_json(sdx, cbor2, seed, indices, report):
+    """Direction 3: the CBOR documents JSON can hold, through JSON and back."""
+    tags = TagPool(cbor2)
+    docs = []
+    for i in indices:
+        gen = Gen(random.Random("cbor:%d:%d" % (seed, i)), cbor2, tags)
+        node = gen.document()
+        data = cbor2.dumps(node, default=gen.encode_hook)
+        value = cbor2.loads(data)
+        if json_holds(value, cbor2):
+            if data[:3] == b"\xd9\xd9\xf7":
+                # tag 55799 is dropped on the way; cbor2 drops it too but
+                # gives its content as immutable values (tuple, frozendict),
+                # so the content is decoded alone (as list and dict)
+                value = cbor2.loads(data[3:])
+            docs.append((i, data, value))
+    wrap = ["--tags=wrap"]
+    texts = convert_to_json(sdx, wrap + ["-f", "cbor", "-t", "json"], [d for _, d, _ in docs])
+    back = convert_all(sdx, wrap + ["-f", "json", "-t", "cbor"], [t if t is not None else b"null" for t, _ in texts],
+                       b"\n")
+    for (i, data, value), (text, err), (out, err2) in zip(docs, texts, back):
+        lines = ["input (%d bytes): %s" % (len(data), show(data.hex())),
+                 "input decoded by cbor2: %s" % show(value)]
+        if text is None:
+            report.fail("cbor->json->cbor", i, "sdx cannot convert the CBOR to JSON", lines + [err], data)
+            continue
+        lines.append("sdx's JSON: %s" % show(text.decode("utf-8", "replace")))
+        if out is None:
+            report.fail("cbor->json->cbor", i, "sdx cannot convert its own JSON back to CBOR", lines + [err2], data)
+            continue
+        lines += ["sdx output (%d bytes): %s" % (len(out), show(out.hex())),
+                  "output decoded by cbor2: %s" % decoded(cbor2, out)]
+        try:
+            got = cbor2.loads(out)
+        except Exception as e:  # noqa: BLE001
+            report.fail("cbor->json->cbor", i, "cbor2 cannot decode sdx's output", lines + ["cbor2: %s" % e], data)
+            continue
+        if not same(value, got, cbor2):
+            report.fail("cbor->json->cbor", i, "the value does not come back", lines, data)
+            continue
+        problems = []
+        try:
+            end = walk(out, 0, problems)
+            if end != len(out):
+                problems.append((end, "bytes after the item"))
+        except Malformed as e:
+            problems.append((0, str(e)))
+        if problems:
+            report.fail("cbor->json->cbor", i, "sdx's output is not in preferred form",
+                        lines + ["byte %d: %s" % p for p in problems[:5]], data)
+            continue
+        report.passed += 1
+    return len(docs)
+
+
 def decoded(cbor2, data):
     try:
         return show(cbor2.loads(data))
@@ -930,6 +1031,8 @@ def main():
     run_cbor(args.sdx, cbor2, args.seed, indices, report)
     cbor_passed = report.passed
     run_json(args.sdx, cbor2, args.seed, indices, report)
+    json_passed = report.passed - cbor_passed
+    via_json = run_via_json(args.sdx, cbor2, args.seed, indices, report)
     for kind, n in sorted(report.kinds.items()):
         print("  %d x %s" % (n, kind), file=sys.stderr)
     version = getattr(cbor2, "__version__", None)
@@ -939,8 +1042,10 @@ def main():
             version = v("cbor2")
         except Exception:  # noqa: BLE001
             version = "?"
-    print("differential: seed %d, %d documents each way, cbor2 %s; cbor->cbor %d passed, json->cbor %d passed"
-          % (args.seed, len(indices), version, cbor_passed, report.passed - cbor_passed))
+    print("differential: seed %d, %d documents each way, cbor2 %s; cbor->cbor %d passed, json->cbor %d passed, "
+          "cbor->json->cbor %d of %d (those JSON holds) passed"
+          % (args.seed, len(indices), version, cbor_passed, json_passed,
+             report.passed - cbor_passed - json_passed, via_json))
     print("%d passed, %d failed" % (report.passed, report.failed))
     sys.exit(1 if report.failed or report.passed == 0 else 0)
 
