@@ -841,12 +841,19 @@ def check_json(cbor2, text, out, err):
     extra lines)."""
     if out is None:
         return "sdx cannot convert the JSON to CBOR", [err]
+    return check_value_and_form(cbor2, json.loads(text), out, "sdx's output decodes to another value")
+
+
+def check_value_and_form(cbor2, value, out, differs):
+    """None if cbor2 decodes OUT to VALUE and every head and float in it is
+    in preferred form (arrays and maps definite or indefinite), else (what
+    is wrong, extra lines); DIFFERS says what a wrong value is."""
     try:
         got = cbor2.loads(out)
     except Exception as e:  # noqa: BLE001
         return "cbor2 cannot decode sdx's output", ["cbor2: %s" % e]
-    if not same(json.loads(text), got, cbor2):
-        return "sdx's output decodes to another value", []
+    if not same(value, got, cbor2):
+        return differs, []
     problems = []
     try:
         end = walk(out, 0, problems)
@@ -929,24 +936,9 @@ def run_via_json(sdx, cbor2, seed, indices, report):
             continue
         lines += ["sdx output (%d bytes): %s" % (len(out), show(out.hex())),
                   "output decoded by cbor2: %s" % decoded(cbor2, out)]
-        try:
-            got = cbor2.loads(out)
-        except Exception as e:  # noqa: BLE001
-            report.fail("cbor->json->cbor", i, "cbor2 cannot decode sdx's output", lines + ["cbor2: %s" % e], data)
-            continue
-        if not same(value, got, cbor2):
-            report.fail("cbor->json->cbor", i, "the value does not come back", lines, data)
-            continue
-        problems = []
-        try:
-            end = walk(out, 0, problems)
-            if end != len(out):
-                problems.append((end, "bytes after the item"))
-        except Malformed as e:
-            problems.append((0, str(e)))
-        if problems:
-            report.fail("cbor->json->cbor", i, "sdx's output is not in preferred form",
-                        lines + ["byte %d: %s" % p for p in problems[:5]], data)
+        bad = check_value_and_form(cbor2, value, out, "the value does not come back")
+        if bad is not None:
+            report.fail("cbor->json->cbor", i, bad[0], lines + bad[1], data)
             continue
         report.passed += 1
     return len(docs)

@@ -56,9 +56,9 @@ static result from_error(sdx_err code, const sdx_error *e) {
     return r;
 }
 
-static result read_memory(const unsigned char *in, size_t n, uint32_t flags) {
-    sdx_cbor_read_opts o = {flags, 0, 0, 0, NULL};
-    sdx_cbor_reader *r = sdx_cbor_reader_new((const char *)in, n, &o);
+/* Read every event of a new reader (NULL: it could not be made) to its end
+ * or error; frees it. */
+static result read_all(sdx_cbor_reader *r) {
     if (!r) return (result){SDX_ERR_NOMEM, 0, "no reader"};
     sdx_event ev;
     while (sdx_cbor_reader_next(r, &ev)) {
@@ -67,6 +67,11 @@ static result read_memory(const unsigned char *in, size_t n, uint32_t flags) {
     result res = from_error(sdx_cbor_reader_error(r, &e), &e);
     sdx_cbor_reader_free(r);
     return res;
+}
+
+static result read_memory(const unsigned char *in, size_t n, uint32_t flags) {
+    sdx_cbor_read_opts o = {flags, 0, 0, 0, NULL};
+    return read_all(sdx_cbor_reader_new((const char *)in, n, &o));
 }
 
 typedef struct byte_feed {
@@ -86,15 +91,7 @@ static size_t feed_one(void *ctx, void *buf, size_t cap) {
 static result read_stream(const unsigned char *in, size_t n, uint32_t flags) {
     sdx_cbor_read_opts o = {flags, 0, 0, 0, NULL};
     byte_feed f = {in, n, 0};
-    sdx_cbor_reader *r = sdx_cbor_reader_new_stream(feed_one, &f, 1, &o);
-    if (!r) return (result){SDX_ERR_NOMEM, 0, "no reader"};
-    sdx_event ev;
-    while (sdx_cbor_reader_next(r, &ev)) {
-    }
-    sdx_error e;
-    result res = from_error(sdx_cbor_reader_error(r, &e), &e);
-    sdx_cbor_reader_free(r);
-    return res;
+    return read_all(sdx_cbor_reader_new_stream(feed_one, &f, 1, &o));
 }
 
 static result read_parse(const unsigned char *in, size_t n) {
