@@ -602,9 +602,9 @@ again:
         !need(r, 1, d ? L->start : item,
               d == 0                 ? "input ends before an item"
               : L->kind == LEVEL_MAP ? (L->indef ? "input ends before the break of an indefinite-length map"
-                                                 : "input ends before the last entry of a map")
+                                                 : "input ends before a map has all its entries")
               : L->indef             ? "input ends before the break of an indefinite-length array"
-                                     : "input ends before the last item of an array"))
+                                     : "input ends before an array has all its items"))
         return false;
     const uint8_t *p = r->p;
     uint8_t ib = *p;
