@@ -575,6 +575,15 @@ static bool float_shortest(double d, unsigned width) {
     return true;
 }
 
+/* What is missing when the input ends inside the open container L. */
+static const char *ends_inside(const level *L) {
+    if (L->kind == LEVEL_MAP)
+        return L->indef ? "input ends before the break of an indefinite-length map"
+                        : "input ends before a map has all its entries";
+    return L->indef ? "input ends before the break of an indefinite-length array"
+                    : "input ends before an array has all its items";
+}
+
 static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     if (r->state != STATE_VALUE) return false;
     uint32_t d = r->depth;
@@ -599,12 +608,7 @@ again:
      * byte (as for a definite count that exceeds the input), so that memory
      * and stream readers agree. */
     if (r->p == r->end &&
-        !need(r, 1, d ? L->start : item,
-              d == 0                 ? "input ends before an item"
-              : L->kind == LEVEL_MAP ? (L->indef ? "input ends before the break of an indefinite-length map"
-                                                 : "input ends before a map has all its entries")
-              : L->indef             ? "input ends before the break of an indefinite-length array"
-                                     : "input ends before an array has all its items"))
+        !need(r, 1, d ? L->start : item, d ? ends_inside(L) : "input ends before an item"))
         return false;
     const uint8_t *p = r->p;
     uint8_t ib = *p;
