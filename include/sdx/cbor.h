@@ -336,9 +336,17 @@ typedef struct sdx_cbor_read_opts {
 #define SDX_CBOR_DEFAULT_MAX_STRING ((size_t)64 << 20)
 
 /* Errors of both the reader and the parser, with the byte offset of the
- * first byte of the offending item (line and column are 0):
+ * first byte of the offending item (line and column are 0). The error is
+ * the first one a reading in order meets (RFC 8949 Appendix F), the same
+ * for memory and stream input: a count that the bytes left cannot meet
+ * is not reported before a syntax error that comes earlier (a1 ff is a
+ * break in a definite-length map, at byte 1).
  *   SDX_ERR_TRUNCATED  the input ends inside an item, or a declared length
- *                      or count needs more bytes than the input has left
+ *                      or count needs more bytes than the input has left;
+ *                      the offset is that of the innermost item the input
+ *                      ends inside (a head cut short, a string, an array
+ *                      or map missing items or its break, a tag missing
+ *                      its content)
  *   SDX_ERR_SYNTAX     not well-formed (RFC 8949 section 5.1, Appendix F):
  *                      additional information 28-30, an indefinite length
  *                      on major types 0, 1, 6 or simple values, a break
@@ -352,7 +360,8 @@ typedef struct sdx_cbor_read_opts {
  *                      of an indefinite-length one on its own)
  *   SDX_ERR_DEPTH      nesting deeper than max_depth
  *   SDX_ERR_LIMIT      more than max_tags tags on one item, a joined
- *                      string longer than max_string
+ *                      string longer than max_string, a stream's
+ *                      definite string longer than memory can address
  *   SDX_ERR_KEY        a duplicate key (SDX_CBOR_READ_REJECT_DUPLICATE_KEYS)
  *   SDX_ERR_NOMEM, SDX_ERR_IO (streams) */
 

@@ -16,6 +16,14 @@
  * run of tags on the next item, and indefinite-length strings joined chunk
  * by chunk into the scratch buffer.
  *
+ * The error reported is the first one a reading in order meets, with the
+ * offset of the offending item: for a truncation, the innermost item the
+ * input ends inside (a container missing items or its break, a tag missing
+ * its content, a string, a head). Memory and stream readers agree: a count
+ * that a memory reader knows the input cannot meet makes it read on to
+ * that error without delivering events, rather than fail at the count
+ * before a syntax error that comes earlier in the input.
+ *
  * Duplicate keys and deterministic order (both optional) are checked on
  * each key's preferred encoding, rebuilt from its events into a key buffer:
  * that is the same for every encoding of the same key, and for a
@@ -41,12 +49,14 @@ enum { LEVEL_ROOT, LEVEL_ARRAY, LEVEL_MAP };
 
 typedef struct level {
     uint64_t left;
+    uint64_t start;   /* the container's first byte (where a truncation inside it is reported) */
     size_t keys;      /* checked maps: its first key in the key list */
     size_t key_start; /* a key being captured: its start in the key buffer */
     uint64_t key_at;  /* ... and its input offset */
     uint8_t kind;
     uint8_t indef;
     uint8_t capturing; /* a key of this map is being captured */
+    uint8_t capped;    /* a stream's count of 2^62 or more: `left` counts part of it */
 } level;
 
 /* A map key's preferred encoding in the key buffer, and where it was. */
@@ -71,6 +81,7 @@ struct sdx_cbor_reader {
     uint32_t flags;
     size_t max_string;
     uint8_t state;
+    bool draining;       /* reading on, events dropped, to an error known to come */
     uint8_t last_kind;   /* the last event, for skip */
     uint8_t last_flags;  /* ... and its flags, for sdx_cbor_reader_chunks */
     uint32_t last_depth;
@@ -521,6 +532,30 @@ static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_
     return true;
 }
 
+/* A stream's definite-length string longer than memory can hold (its
+ * length beyond SIZE_MAX; the head, hs bytes, is at r->p): read on without
+ * keeping the bytes, to tell an input that ends inside the string
+ * (SDX_ERR_TRUNCATED at the string, as a memory reader says at once) from
+ * one that really holds that many bytes (SDX_ERR_LIMIT). Needs no memory:
+ * each chunk is read into the same place. */
+static SDX_NOINLINE bool unholdable_string(sdx_cbor_reader *r, uint64_t len, size_t hs,
+                                           uint64_t item) {
+    uint64_t have = (uint64_t)(r->end - r->p) - hs; /* the string's bytes read so far */
+    for (;;) {
+        if (have >= len)
+            return fail_off(r, SDX_ERR_LIMIT, "string too long to hold in memory", item);
+        if (r->eof) return fail_off(r, SDX_ERR_TRUNCATED, "string longer than the input", item);
+        r->base_offset = offset_of(r, r->end);
+        r->base = r->p = r->end = r->store;
+        size_t got = r->read(r->ctx, r->store, r->chunk);
+        if (got == (size_t)-1 || got > r->chunk)
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+        if (got == 0) r->eof = true;
+        r->p = r->end = r->store + got;
+        have = got > UINT64_MAX - have ? UINT64_MAX : have + got;
+    }
+}
+
 /* Before the first item (the input is empty so far): read on, or end a
  * sequence cleanly, or fail for an empty input. */
 static bool before_root(sdx_cbor_reader *r) {
@@ -558,11 +593,22 @@ static bool float_shortest(double d, unsigned width) {
     return true;
 }
 
+/* What is missing when the input ends inside the open container L. */
+static const char *ends_inside(const level *L) {
+    if (L->kind == LEVEL_MAP)
+        return L->indef ? "input ends before the break of an indefinite-length map"
+                        : "input ends before a map has all its entries";
+    return L->indef ? "input ends before the break of an indefinite-length array"
+                    : "input ends before an array has all its items";
+}
+
 static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     if (r->state != STATE_VALUE) return false;
     uint32_t d = r->depth;
     level *L = &r->stack[d];
     if (L->left == 0) {
+        if (d && L->capped)
+            return fail_off(r, SDX_ERR_LIMIT, "count beyond what the reader can count", L->start);
         if (d) return end_event(r, ev, false);
         if (!after_root(r)) return false;
     } else if (d == 0 && r->tags_run == 0 && r->p == r->end && !before_root(r)) {
@@ -572,16 +618,27 @@ static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     bool tagged = false; /* the item's own (innermost) tag was read */
     uint64_t tag = 0;
     uint64_t item;
+    bool drain = false; /* a doomed container: read on to the error */
 again:
     item = offset_of(r, r->p);
-    if (!need(r, 1, item, "input ends before an item")) return false;
+    /* Where the input ends before an item of a container, the container is
+     * the innermost item it ends inside: the error is reported at its first
+     * byte (as for a definite count that exceeds the input), so that memory
+     * and stream readers agree. */
+    if (r->p == r->end &&
+        !need(r, 1, d ? L->start : item, d ? ends_inside(L) : "input ends before an item"))
+        return false;
     const uint8_t *p = r->p;
     uint8_t ib = *p;
     unsigned major = ib & 0xe0u, ai = ib & 31u;
     if (ib == SDX_CB_BREAK) {
         if (r->tags_run) return fail_at(r, SDX_ERR_SYNTAX, "break after a tag", p);
         if (!L->indef)
-            return fail_at(r, SDX_ERR_SYNTAX, "break outside an indefinite-length item", p);
+            return fail_at(r, SDX_ERR_SYNTAX,
+                           d == 0                 ? "break outside an indefinite-length item"
+                           : L->kind == LEVEL_MAP ? "break in a definite-length map"
+                                                  : "break in a definite-length array",
+                           p);
         if (L->kind == LEVEL_MAP && (L->left & 1))
             return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
         r->p = p + 1;
@@ -610,7 +667,8 @@ again:
             return fail_at(r, SDX_ERR_LIMIT, "more tags on one item than the limit", p);
         r->tags_run++;
         r->p = p + hs;
-        if (!need(r, 1, offset_of(r, r->p), "input ends after a tag")) return false;
+        /* the tag is the innermost item the input ends inside */
+        if (!need(r, 1, item, "input ends after a tag, before its content")) return false;
         uint8_t nb = *r->p;
         unsigned nmajor = nb & 0xe0u, nai = nb & 31u;
         if (nmajor == SDX_CB_TAG ||
@@ -654,7 +712,7 @@ again:
         } else {
             if (!r->read && arg > (uint64_t)(r->end - p) - hs)
                 return fail_at(r, SDX_ERR_TRUNCATED, "string longer than the input", p);
-            if (arg > SIZE_MAX - hs) return fail_at(r, SDX_ERR_LIMIT, "string too long", p);
+            if (arg > SIZE_MAX - hs) return unholdable_string(r, arg, hs, item);
             if (!need(r, hs + (size_t)arg, item, "string longer than the input")) return false;
             p = r->p;
             s = (const char *)p + hs;
@@ -673,25 +731,42 @@ again:
     case SDX_CB_ARRAY:
     case SDX_CB_MAP: {
         bool map = major == SDX_CB_MAP;
-        /* Every element takes at least a byte: a count the input cannot
-         * hold fails here, before anything is reserved. */
-        if (ai != 31 && !r->read && arg > ((uint64_t)(r->end - p) - hs) >> map)
-            return fail_at(r, SDX_ERR_TRUNCATED,
-                           map ? "map count exceeds the input" : "array count exceeds the input", p);
-        if (ai != 31 && arg >= (map ? INDEF / 2 : INDEF))
-            return fail_at(r, SDX_ERR_LIMIT, "count beyond what the reader can count", p);
+        /* Every item takes at least a byte: a memory reader knows at once
+         * that a count beyond the bytes left cannot be met (doomed). It
+         * does not fail right there, since the RFC's reading may meet
+         * another error first (a break in it, as in a1 ff, is a syntax
+         * error, RFC 8949 Appendix F.1): it reads on to the first error a
+         * reading item by item meets (drain, below), counting down at most
+         * the bytes left plus one items, so without allocating anything
+         * for the count and without delivering an event. */
+        uint64_t room = (uint64_t)(r->end - p) - hs;
+        bool doomed = ai != 31 && !r->read && arg > room >> map;
+        /* A stream's count of 2^62 items or more (which no input can
+         * meet in practice): read on as for any count, counting down
+         * part of it, so that the error a reading item by item meets is
+         * the one reported, as a memory reader does; the part counted
+         * down to 0 would be SDX_ERR_LIMIT. */
+        bool capped = ai != 31 && !doomed && arg >= (map ? INDEF / 2 : INDEF);
         if (d >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
         if (d + 1 >= r->cap && !grow_stack(r, p)) return false;
         level *c = &r->stack[d + 1];
         c->kind = map ? LEVEL_MAP : LEVEL_ARRAY;
         c->indef = ai == 31;
-        c->left = ai == 31 ? INDEF : map ? 2 * arg : arg;
+        c->start = item;
+        c->capped = capped;
+        if (doomed) /* more than the bytes left; a map's even (a key due when even) */
+            c->left = map ? (room + 2) & ~(uint64_t)1 : room + 1;
+        else if (capped)
+            c->left = INDEF - 2;
+        else
+            c->left = ai == 31 ? INDEF : map ? 2 * arg : arg;
         c->capturing = 0;
         c->keys = r->nkeys;
         r->depth = d + 1;
         r->p = p + hs;
         set_ev(ev, map ? SDX_MAP : SDX_ARRAY, d);
         ev->v.count = ai == 31 ? SDX_COUNT_UNKNOWN : arg;
+        drain = doomed && !r->draining;
         break;
     }
     default: /* major type 7: simple values and floats (section 3.3) */
@@ -738,6 +813,24 @@ again:
         ev->tag = tag;
     }
     if (r->check_keys && !keys_after(r, ev, false)) return false;
+    if (drain) {
+        /* The container cannot be complete: read on, dropping events (one
+         * loop; doomed containers met inside just count down), to the first
+         * error, which is certain to come (its count of items is more
+         * than the bytes left). */
+        uint64_t start = r->stack[r->depth].start;
+        sdx_event dropped;
+        r->draining = true;
+        while (next_event(r, &dropped)) {
+        }
+        r->draining = false;
+        if (r->state != STATE_ERROR) /* not reached: the count cannot be met */
+            return fail_off(r, SDX_ERR_TRUNCATED,
+                            ev->kind == SDX_MAP ? "map count exceeds the input"
+                                                : "array count exceeds the input",
+                            start);
+        return false;
+    }
     return true;
 }
 

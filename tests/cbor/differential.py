@@ -23,6 +23,14 @@ through the sdx command (`sdx convert`), on random documents.
    what Python's json module reads from the text (integers beyond 64 bits as
    bignums, tags 2 and 3), and every head and float in them is in preferred
    form (arrays and maps may be definite or indefinite).
+3. CBOR -> sdx -> JSON -> sdx -> CBOR. The documents of 1 that JSON can hold
+   with the mapping layer's wrappers (no byte strings, text keys only, no
+   undefined, finite floats, no tag 24) go through
+   `sdx convert --seq --tags=wrap -f cbor -t json` and back with
+   `--tags=wrap -f json -t cbor`: cbor2 decodes the result to the input's
+   value (bignums and integers below -2^63 as exact JSON numbers, tags as
+   {"$tag": N, "$value": V}, simple values as {"$simple": N}, nested tags at
+   any level; a leading tag 55799 is dropped), in preferred form.
 
 The documents cover bignums, tags (small and up to 2^64-1, nested, on any
 item, map keys and containers included), float16/32/64 inputs with their
@@ -35,13 +43,15 @@ range, and lengths and counts in every head size.
 usage: differential.py [SDX] [--count N] [--seed S] [--only I] [--work DIR]
                        [--requirements FILE] [--venv DIR]
 
-SDX is the sdx command (default: build/release/cli/sdx in the source tree).
+SDX is the sdx command (default: build/release/sdx in the source tree).
 Document I of seed S is the same on every machine; a failure prints the seed,
 the document's number (rerun it alone with --seed S --only I), the input and
 sdx's output in hex and both decoded values.
 
-Exit status: 0 all passed, 1 a failure, 77 skipped because the sdx command
-has no CBOR format (it does not list `cbor` in `sdx formats`), 2 bad usage.
+Exit status: 0 all passed, 1 a failure, 2 bad usage, 77 skipped (the reason
+on stderr): the sdx command has no CBOR format (it does not list `cbor` in
+`sdx formats`), or cbor2 cannot be had (no virtualenv module, pip cannot
+install it, e.g. offline, or it is missing without --venv).
 
 With --venv the script creates that virtualenv if needed (python3 -m venv),
 installs requirements.txt into it with pip and runs itself there.
@@ -74,6 +84,13 @@ def die(msg):
     print("differential: " + msg, file=sys.stderr)
     print("0 passed, 1 failed")
     sys.exit(1)
+
+
+def skip(msg):
+    """Exit 77 (ctest's SKIP_RETURN_CODE): the tools the test needs are
+    missing, which says nothing about sdx."""
+    print("differential: skipped: " + msg, file=sys.stderr)
+    sys.exit(EXIT_SKIP)
 
 
 # ---- the sdx command ---------------------------------------------------------
@@ -824,12 +841,19 @@ def check_json(cbor2, text, out, err):
     extra lines)."""
     if out is None:
         return "sdx cannot convert the JSON to CBOR", [err]
+    return check_value_and_form(cbor2, json.loads(text), out, "sdx's output decodes to another value")
+
+
+def check_value_and_form(cbor2, value, out, differs):
+    """None if cbor2 decodes OUT to VALUE and every head and float in it is
+    in preferred form (arrays and maps definite or indefinite), else (what
+    is wrong, extra lines); DIFFERS says what a wrong value is."""
     try:
         got = cbor2.loads(out)
     except Exception as e:  # noqa: BLE001
         return "cbor2 cannot decode sdx's output", ["cbor2: %s" % e]
-    if not same(json.loads(text), got, cbor2):
-        return "sdx's output decodes to another value", []
+    if not same(value, got, cbor2):
+        return differs, []
     problems = []
     try:
         end = walk(out, 0, problems)
@@ -840,6 +864,84 @@ def check_json(cbor2, text, out, err):
     if problems:
         return "sdx's output is not in preferred form", ["byte %d: %s" % p for p in problems[:5]]
     return None
+
+
+def json_holds(v, cbor2, top=True):
+    """Whether the value V (as cbor2 decodes it) comes back from JSON with
+    --tags=wrap: no byte strings, text keys only, no undefined, finite
+    floats, no tag 24 (dropped on the way) nor 55799 below the top."""
+    if isinstance(v, (bytes, bytearray)) or v is cbor2.undefined:
+        return False
+    if isinstance(v, float):
+        return math.isfinite(v)
+    if isinstance(v, (list, tuple)):
+        return all(json_holds(x, cbor2, False) for x in v)
+    if isinstance(v, (dict, cbor2.frozendict)):
+        return all(isinstance(k, str) and json_holds(x, cbor2, False) for k, x in v.items())
+    if isinstance(v, cbor2.CBORTag):
+        if v.tag == 24 or (v.tag == 55799 and not top):
+            return False
+        return json_holds(v.value, cbor2, False)
+    return True
+
+
+def convert_to_json(sdx, args, docs):
+    """Convert every CBOR document to JSON with sdx: all at once as a
+    sequence (one line each), and if that fails or gives another number
+    of lines, one by one. A list of (JSON text or None, error message)."""
+    r = subprocess.run(EMULATOR + [sdx, "convert", "--seq"] + args + ["-", "-"], input=b"".join(docs),
+                       capture_output=True)
+    if r.returncode == 0:
+        lines = r.stdout.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if len(lines) == len(docs):
+            return [(line, "") for line in lines]
+    results = []
+    for d in docs:
+        rc, out, err = sdx_convert(sdx, args, d)
+        results.append((out.rstrip(b"\n"), "") if rc == 0 else (None, "sdx convert failed (exit %d): %s" % (rc, err)))
+    return results
+
+
+def run_via_json(sdx, cbor2, seed, indices, report):
+    """Direction 3: the CBOR documents JSON can hold, through JSON and back."""
+    tags = TagPool(cbor2)
+    docs = []
+    for i in indices:
+        gen = Gen(random.Random("cbor:%d:%d" % (seed, i)), cbor2, tags)
+        node = gen.document()
+        data = cbor2.dumps(node, default=gen.encode_hook)
+        value = cbor2.loads(data)
+        if json_holds(value, cbor2):
+            if data[:3] == b"\xd9\xd9\xf7":
+                # tag 55799 is dropped on the way; cbor2 drops it too but
+                # gives its content as immutable values (tuple, frozendict),
+                # so the content is decoded alone (as list and dict)
+                value = cbor2.loads(data[3:])
+            docs.append((i, data, value))
+    wrap = ["--tags=wrap"]
+    texts = convert_to_json(sdx, wrap + ["-f", "cbor", "-t", "json"], [d for _, d, _ in docs])
+    back = convert_all(sdx, wrap + ["-f", "json", "-t", "cbor"], [t if t is not None else b"null" for t, _ in texts],
+                       b"\n")
+    for (i, data, value), (text, err), (out, err2) in zip(docs, texts, back):
+        lines = ["input (%d bytes): %s" % (len(data), show(data.hex())),
+                 "input decoded by cbor2: %s" % show(value)]
+        if text is None:
+            report.fail("cbor->json->cbor", i, "sdx cannot convert the CBOR to JSON", lines + [err], data)
+            continue
+        lines.append("sdx's JSON: %s" % show(text.decode("utf-8", "replace")))
+        if out is None:
+            report.fail("cbor->json->cbor", i, "sdx cannot convert its own JSON back to CBOR", lines + [err2], data)
+            continue
+        lines += ["sdx output (%d bytes): %s" % (len(out), show(out.hex())),
+                  "output decoded by cbor2: %s" % decoded(cbor2, out)]
+        bad = check_value_and_form(cbor2, value, out, "the value does not come back")
+        if bad is not None:
+            report.fail("cbor->json->cbor", i, bad[0], lines + bad[1], data)
+            continue
+        report.passed += 1
+    return len(docs)
 
 
 def decoded(cbor2, data):
@@ -890,8 +992,8 @@ def run_json(sdx, cbor2, seed, indices, report):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sdx", nargs="?", default=os.path.join(ROOT, "build", "release", "cli", "sdx"),
-                    help="the sdx command (default: build/release/cli/sdx)")
+    ap.add_argument("sdx", nargs="?", default=os.path.join(ROOT, "build", "release", "sdx"),
+                    help="the sdx command (default: build/release/sdx)")
     ap.add_argument("--count", type=int, default=2000, help="documents per direction (default 2000)")
     ap.add_argument("--seed", type=int, default=20240613)
     ap.add_argument("--only", type=int, help="run only this document of each direction")
@@ -904,15 +1006,15 @@ def main():
 
     # Skip before installing anything when the command cannot do CBOR yet.
     if not sdx_has_cbor(args.sdx):
-        print("differential: %s has no CBOR format ('sdx formats' does not list cbor as read and write); skipped"
-              % args.sdx, file=sys.stderr)
-        sys.exit(EXIT_SKIP)
+        skip("%s has no CBOR format ('sdx formats' does not list cbor as read and write)" % args.sdx)
 
-    pyvenv.reexec_in_venv(args.venv, args.requirements, __file__, die)
+    # No virtualenv module, or pip that cannot reach PyPI: the reference
+    # cannot be had here, which is a skip, not a failure of sdx.
+    pyvenv.reexec_in_venv(args.venv, args.requirements, __file__, skip)
     try:
         import cbor2
     except ImportError:
-        die("Python's cbor2 package is missing (run with --venv DIR to install it)")
+        skip("Python's cbor2 package is missing (run with --venv DIR to install it)")
 
     indices = [args.only] if args.only is not None else list(range(args.count))
     if args.work:
@@ -921,6 +1023,8 @@ def main():
     run_cbor(args.sdx, cbor2, args.seed, indices, report)
     cbor_passed = report.passed
     run_json(args.sdx, cbor2, args.seed, indices, report)
+    json_passed = report.passed - cbor_passed
+    via_json = run_via_json(args.sdx, cbor2, args.seed, indices, report)
     for kind, n in sorted(report.kinds.items()):
         print("  %d x %s" % (n, kind), file=sys.stderr)
     version = getattr(cbor2, "__version__", None)
@@ -930,8 +1034,10 @@ def main():
             version = v("cbor2")
         except Exception:  # noqa: BLE001
             version = "?"
-    print("differential: seed %d, %d documents each way, cbor2 %s; cbor->cbor %d passed, json->cbor %d passed"
-          % (args.seed, len(indices), version, cbor_passed, report.passed - cbor_passed))
+    print("differential: seed %d, %d documents each way, cbor2 %s; cbor->cbor %d passed, json->cbor %d passed, "
+          "cbor->json->cbor %d of %d (those JSON holds) passed"
+          % (args.seed, len(indices), version, cbor_passed, json_passed,
+             report.passed - cbor_passed - json_passed, via_json))
     print("%d passed, %d failed" % (report.passed, report.failed))
     sys.exit(1 if report.failed or report.passed == 0 else 0)
 
