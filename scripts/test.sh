@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 
 ensure_debian_packages cmake gcc make pkg-config python3 python3-venv libjansson-dev ||
     { echo "cannot install build tools" >&2; exit 1; }
+# clang for the public headers' check (ctest public_headers)
+ensure_debian_packages clang-19 || echo "warning: clang-19 missing; the public_headers test fails" >&2
 mkdir -p build
 # Node.js and npm for the JSON conformance suite (tests/conformance: its ctest
 # test installs the pinned npm package itself, into each build tree).

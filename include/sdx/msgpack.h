@@ -691,7 +691,7 @@ str: {
     const uint8_t *q = p + h;
     uint64_t a = sdx_mp_hot_word(q), b = 0;
     if (n < 8) {
-        a &= sdx_mp_hot_word("\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0" + 8 - n);
+        a &= sdx_mp_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
     } else if (n <= 16) {
         b = sdx_mp_hot_word(q + n - 8);
     } else {
