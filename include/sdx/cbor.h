@@ -66,6 +66,7 @@
 #define SDX_CBOR_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "buf.h"
 #include "common.h"
@@ -416,8 +417,256 @@ SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
  * the depth of the item it tags). Returns true with an event; false at the
  * end of the input (after the one top-level item, or the last one of a
  * sequence) or on an error: then sdx_cbor_reader_error() tells which.
- * Errors are sticky. */
-SDX_API bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev);
+ * Errors are sticky.
+ *
+ * A call sdx_cbor_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_cbor_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_cbor_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev);
+
+/* One open level of the reader (private): the root (level 0) or a
+ * container. `left` counts the items still due (a map's keys and values
+ * both), or for an indefinite-length container counts down from 2^62. */
+typedef struct sdx_cbor_level {
+    uint64_t left;
+    uint64_t start;   /* the container's first byte (where a truncation
+                         inside it is reported) */
+    size_t keys;      /* checked maps: its first key in the key list */
+    size_t key_start; /* a key being captured: its start in the key buffer */
+    uint64_t key_at;  /* ... and its input offset */
+    uint8_t kind;     /* 0 root, 1 array, 2 map */
+    uint8_t indef;
+    uint8_t capturing; /* a key of this map is being captured */
+    uint8_t capped;    /* a stream's count of 2^62 or more: `left` counts
+                          part of it */
+} sdx_cbor_level;
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_cbor_reader_next_inline may touch it, and
+ * its layout belongs to this version of the library (a program built with
+ * these headers must run with the library built from them, as for the
+ * writer's struct). */
+typedef struct sdx_cbor_reader_hot {
+    const uint8_t *p;         /* next byte of the input window */
+    const uint8_t *end;       /* end of the window */
+    const uint8_t *base;      /* offset 0 of the window is input offset */
+    uint64_t base_offset;     /* base_offset */
+    sdx_cbor_level *stack;    /* levels 0 .. depth */
+    uint32_t depth;           /* the innermost level */
+    uint32_t depth_limit;     /* the inline path runs at depths 1 to
+                                 depth_limit - 1 (containers may open
+                                 there); 0 while it must not run at all
+                                 (key checks, a tag read, the end, an
+                                 error) */
+    uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    const uint8_t *begin_p;   /* the window position and depth after the */
+    uint32_t begin_depth;     /* last inline ARRAY or MAP event */
+    const uint8_t *last_p;    /* the window position after the exported
+                                 function's last event; NULL after an
+                                 inline END */
+} sdx_cbor_reader_hot;
+
+/* Private helpers of the inline fast path: the n bytes at p as a big-endian
+ * number (compilers turn this into a load and a byte swap), and 8 bytes in
+ * the machine's order. */
+static inline uint64_t sdx_cb_hot_be(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+static inline uint64_t sdx_cb_hot_word(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_cbor_reader_next)(r, &e);
+    ev->kind = e.kind;
+    ev->tag_kind = e.tag_kind;
+    ev->flags = e.flags;
+    ev->depth = e.depth;
+    ev->tag = e.tag;
+    ev->v.str.ptr = e.v.str.ptr;
+    ev->v.str.len = e.v.str.len;
+    return ok;
+}
+
+/* An event's kind and depth, with no flags, no tag and a zero value. */
+static inline void sdx_cb_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = depth;
+    ev->tag = 0;
+    ev->v.str.ptr = NULL;
+    ev->v.str.len = 0;
+}
+
+/* Case labels of the switch below (undefined after it). */
+#define SDX_CB_HOT_C4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define SDX_CB_HOT_C8(x) SDX_CB_HOT_C4(x): SDX_CB_HOT_C4((x) + 4)
+#define SDX_CB_HOT_C24(x) SDX_CB_HOT_C8(x): SDX_CB_HOT_C8((x) + 8): SDX_CB_HOT_C8((x) + 16)
+#define SDX_CB_HOT_SCALAR(byte, kind, value, size) \
+    case byte:                                     \
+        sdx_cb_hot_head(ev, kind, d);              \
+        ev->v.u = (value);                         \
+        p += (size);                               \
+        break;
+
+/* What sdx_cbor_reader_next(r, ev) expands to: the exported function with
+ * the commonest items decoded inline, in the caller's code, inside a
+ * container (depth 1 and more): the END of a definite-length container,
+ * integers of major types 0 and 1 (every argument size), false, true,
+ * null, float64, text strings of at most 255 bytes given in the head or
+ * one byte, when they are ASCII up to 128 bytes (any bytes without UTF-8
+ * checks), and arrays and maps with such counts while the reader's stack
+ * has room. It takes an item only when all its bytes, and 18 bytes in all,
+ * are in the window; everything else (the top level, tags, other kinds,
+ * errors, key checks, streams at the window's end) it hands to the
+ * exported function. */
+static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
+    sdx_cbor_reader_hot *s = (sdx_cbor_reader_hot *)(void *)r;
+    uint32_t d = s->depth;
+    if (d == 0 || d >= s->depth_limit) return sdx_cb_hot_slow(r, ev);
+    sdx_cbor_level *L = &s->stack[d];
+    uint64_t left = L->left;
+    const uint8_t *p = s->p;
+    uint64_t n, v;
+    size_t h;
+    int map;
+    if (left == 0) { /* a definite-length container is complete */
+        if (L->capped) return sdx_cb_hot_slow(r, ev);
+        sdx_cb_hot_head(ev, SDX_END, d - 1);
+        s->depth = d - 1;
+        s->last_p = NULL;
+        return true;
+    }
+    if ((size_t)(s->end - p) < 18) return sdx_cb_hot_slow(r, ev);
+    switch (*p) {
+    SDX_CB_HOT_C24(0x00):
+        sdx_cb_hot_head(ev, SDX_INT, d);
+        ev->v.i = *p;
+        p += 1;
+        break;
+    SDX_CB_HOT_C24(0x20):
+        sdx_cb_hot_head(ev, SDX_INT, d);
+        ev->v.i = -1 - (int64_t)(*p - 0x20);
+        p += 1;
+        break;
+    SDX_CB_HOT_SCALAR(0x18, SDX_INT, p[1], 2)
+    SDX_CB_HOT_SCALAR(0x19, SDX_INT, sdx_cb_hot_be(p + 1, 2), 3)
+    SDX_CB_HOT_SCALAR(0x1a, SDX_INT, sdx_cb_hot_be(p + 1, 4), 5)
+    SDX_CB_HOT_SCALAR(0x38, SDX_INT, (uint64_t)(-1 - (int64_t)p[1]), 2)
+    SDX_CB_HOT_SCALAR(0x39, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_cb_hot_be(p + 1, 2)), 3)
+    SDX_CB_HOT_SCALAR(0x3a, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_cb_hot_be(p + 1, 4)), 5)
+    SDX_CB_HOT_SCALAR(0xf4, SDX_BOOL, 0, 1)
+    SDX_CB_HOT_SCALAR(0xf5, SDX_BOOL, 1, 1)
+    SDX_CB_HOT_SCALAR(0xf6, SDX_NULL, 0, 1)
+    SDX_CB_HOT_SCALAR(0xfb, SDX_DOUBLE, sdx_cb_hot_be(p + 1, 8), 9)
+    case 0x1b:
+        v = sdx_cb_hot_be(p + 1, 8);
+        sdx_cb_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        ev->v.u = v;
+        p += 9;
+        break;
+    case 0x3b: /* -1 - v, below INT64_MIN as SDX_NINT with v */
+        v = sdx_cb_hot_be(p + 1, 8);
+        sdx_cb_hot_head(ev, v > INT64_MAX ? SDX_NINT : SDX_INT, d);
+        ev->v.u = v > INT64_MAX ? v : (uint64_t)(-1 - (int64_t)v);
+        p += 9;
+        break;
+    SDX_CB_HOT_C24(0x60):
+        n = *p & 31u;
+        h = 1;
+        goto str;
+    case 0x78:
+        n = p[1];
+        h = 2;
+        goto str;
+    SDX_CB_HOT_C24(0x80):
+        n = *p & 31u;
+        h = 1;
+        map = 0;
+        goto begin;
+    case 0x98:
+        n = p[1];
+        h = 2;
+        map = 0;
+        goto begin;
+    SDX_CB_HOT_C24(0xa0):
+        n = *p & 31u;
+        h = 1;
+        map = 1;
+        goto begin;
+    case 0xb8:
+        n = p[1];
+        h = 2;
+        map = 1;
+        goto begin;
+    default: return sdx_cb_hot_slow(r, ev);
+    }
+    L->left = left - 1;
+    s->p = p;
+    return true;
+
+str: {
+    /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the window
+     * holds them), or for fewer than 8 the first 8 under a mask of 0x80 in
+     * the string's bytes alone. Up to 128 bytes in the window: every 8
+     * bytes. Other strings are the exported function's. */
+    const uint8_t *q = p + h;
+    uint64_t a = sdx_cb_hot_word(q), b = 0;
+    if (n < 8) {
+        a &= sdx_cb_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
+    } else if (n <= 16) {
+        b = sdx_cb_hot_word(q + n - 8);
+    } else {
+        if (n > 128 || n > (size_t)(s->end - q)) return sdx_cb_hot_slow(r, ev);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_cb_hot_word(q + i);
+        b = sdx_cb_hot_word(q + n - 8);
+    }
+    if ((a | b) & s->ascii_mask) return sdx_cb_hot_slow(r, ev);
+    sdx_cb_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)q;
+    ev->v.str.len = (size_t)n;
+    L->left = left - 1;
+    s->p = q + n;
+    return true;
+}
+
+/* A container: a count the window cannot hold (each item takes a byte or
+ * more) is the exported function's: an error for memory, more input for a
+ * stream. */
+begin: {
+    if (n > ((size_t)(s->end - p) - h) >> map) return sdx_cb_hot_slow(r, ev);
+    sdx_cbor_level *c = L + 1;
+    c->left = n << map;
+    c->start = s->base_offset + (uint64_t)(p - s->base);
+    c->kind = (uint8_t)(1 + map);
+    c->indef = 0;
+    c->capturing = 0;
+    c->capped = 0;
+    L->left = left - 1;
+    sdx_cb_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
+    ev->v.count = n;
+    s->depth = d + 1;
+    s->p = s->begin_p = p + h;
+    s->begin_depth = d + 1;
+    return true;
+}
+}
+
+#undef SDX_CB_HOT_C4
+#undef SDX_CB_HOT_C8
+#undef SDX_CB_HOT_C24
+#undef SDX_CB_HOT_SCALAR
+
+#define sdx_cbor_reader_next(r, ev) sdx_cbor_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the error; *err (if not
  * NULL) gets the details: code, message and byte offset. */
