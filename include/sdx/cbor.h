@@ -188,19 +188,19 @@ SDX_API sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out,
  * level (once, or any number of times with SDX_CBOR_WRITE_SEQUENCE), in an
  * array, and in a map both as a key (CBOR keys may be of any type) and as a
  * value; more items than a container's declared count is SDX_ERR_USAGE. */
-SDX_API sdx_err sdx_cbor_writer_null(sdx_cbor_writer *w);
+SDX_API sdx_err (sdx_cbor_writer_null)(sdx_cbor_writer *w);
 SDX_API sdx_err sdx_cbor_writer_undefined(sdx_cbor_writer *w);
-SDX_API sdx_err sdx_cbor_writer_bool(sdx_cbor_writer *w, bool v);
+SDX_API sdx_err (sdx_cbor_writer_bool)(sdx_cbor_writer *w, bool v);
 /* Integers: nonnegative values as major type 0, negative ones as major
  * type 1. sdx_cbor_writer_nint writes -1 - n (major type 1 with argument
  * n), which reaches down to -2^64. */
-SDX_API sdx_err sdx_cbor_writer_int(sdx_cbor_writer *w, int64_t v);
-SDX_API sdx_err sdx_cbor_writer_uint(sdx_cbor_writer *w, uint64_t v);
+SDX_API sdx_err (sdx_cbor_writer_int)(sdx_cbor_writer *w, int64_t v);
+SDX_API sdx_err (sdx_cbor_writer_uint)(sdx_cbor_writer *w, uint64_t v);
 SDX_API sdx_err sdx_cbor_writer_nint(sdx_cbor_writer *w, uint64_t n);
 /* A double in the shortest of float16, float32 and float64 that keeps it
  * exactly (NaN as f9 7e 00), or always float64 with
  * SDX_CBOR_WRITE_FLOAT64. */
-SDX_API sdx_err sdx_cbor_writer_double(sdx_cbor_writer *w, double v);
+SDX_API sdx_err (sdx_cbor_writer_double)(sdx_cbor_writer *w, double v);
 /* A float: as a double of the same value. */
 SDX_API sdx_err sdx_cbor_writer_float(sdx_cbor_writer *w, float v);
 /* A float16 given by its bits, written as they are (f9 and two bytes),
@@ -233,8 +233,8 @@ SDX_API sdx_err sdx_cbor_writer_tag(sdx_cbor_writer *w, uint64_t tag);
  * elements or more). Until then the container's bytes stay in the output
  * buffer: a stream buffer holds everything from the outermost such head on
  * (sdx_buf_pin), so memory grows with the container. */
-SDX_API sdx_err sdx_cbor_writer_begin_array(sdx_cbor_writer *w, uint64_t count);
-SDX_API sdx_err sdx_cbor_writer_begin_map(sdx_cbor_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_cbor_writer_begin_array)(sdx_cbor_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_cbor_writer_begin_map)(sdx_cbor_writer *w, uint64_t count);
 /* A text string map key; must come where a key is due (SDX_ERR_USAGE
  * otherwise). Keys of other types are written with the scalar and container
  * functions in key position. */
@@ -243,7 +243,7 @@ SDX_API sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t le
  * declared count is not met, after a map key without its value or after a
  * tag without its item). In a deterministic map: sorts its entries, and
  * two equal keys are SDX_ERR_KEY. */
-SDX_API sdx_err sdx_cbor_writer_end(sdx_cbor_writer *w);
+SDX_API sdx_err (sdx_cbor_writer_end)(sdx_cbor_writer *w);
 
 /* Write one event (see sdx_event and the table at the top of this file).
  * An event's tag of kind SDX_TAG_CBOR is written as a tag before the item,
@@ -269,6 +269,183 @@ SDX_API sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_cbor_writer_error(const sdx_cbor_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Writer: inline fast paths                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A call sdx_cbor_writer_int(w, v) (and likewise null, bool, uint, double,
+ * begin_array, begin_map and end) is a macro for the inline function
+ * sdx_cbor_writer_int_inline below, which behaves exactly like the
+ * exported function: it writes the commonest items itself, in the caller's
+ * code, when the innermost container allows them without bookkeeping (no
+ * sorted map, no tag waiting) and the buffer has room for their largest
+ * encoding, and hands everything else (errors included) to the exported
+ * function. The exported functions are called as
+ * (sdx_cbor_writer_int)(w, v) or through their address, as with getc in
+ * the C library. Everything named sdx_cb_w_ here is private to the
+ * library, which shares it with these functions. */
+
+/* Frame kinds (sdx_cbor_frame.kind) and the definite mode. The frame a
+ * writer points at after an error allows nothing, so every fast path falls
+ * through to the exported function, which returns the sticky error. */
+enum { SDX_CB_W_ROOT, SDX_CB_W_ARRAY, SDX_CB_W_MAP, SDX_CB_W_DEAD };
+enum { SDX_CB_W_DEFINITE = 0 };
+
+/* The low n bytes of v, big-endian, at p (compilers store them with one
+ * byte swap). */
+static inline void sdx_cb_w_be(char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
+}
+
+/* A head of major type `major` (its top three bits) with argument `arg` in
+ * its shortest form (RFC 8949 section 4.1) at p; returns the end. */
+static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
+    if (arg < 24) {
+        p[0] = (char)(unsigned char)(major | arg);
+        return p + 1;
+    }
+    if (arg <= 0xff) {
+        p[0] = (char)(unsigned char)(major | 24);
+        p[1] = (char)(unsigned char)arg;
+        return p + 2;
+    }
+    if (arg <= 0xffff) {
+        p[0] = (char)(unsigned char)(major | 25);
+        sdx_cb_w_be(p + 1, arg, 2);
+        return p + 3;
+    }
+    if (arg <= 0xffffffffu) {
+        p[0] = (char)(unsigned char)(major | 26);
+        sdx_cb_w_be(p + 1, arg, 4);
+        return p + 5;
+    }
+    p[0] = (char)(unsigned char)(major | 27);
+    sdx_cb_w_be(p + 1, arg, 8);
+    return p + 9;
+}
+
+/* Room for an item of `need` bytes where the innermost container allows
+ * one without bookkeeping: then the position to write at, else NULL. */
+static inline char *sdx_cb_w_room(const sdx_cbor_writer *w, size_t need) {
+    const sdx_cbor_frame *f = w->top;
+    char *p = w->out->cur;
+    if (f->left == 0 || f->slow || (size_t)(w->out->end - p) < need) return NULL;
+    return p;
+}
+
+/* Count the item just stored and move the buffer to its end `e`. */
+static inline sdx_err sdx_cb_w_done(sdx_cbor_writer *w, char *e) {
+    w->top->left--;
+    w->out->cur = e;
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_null_inline(sdx_cbor_writer *w) {
+    char *p = sdx_cb_w_room(w, 1);
+    if (!p) return (sdx_cbor_writer_null)(w);
+    *p = (char)0xf6;
+    return sdx_cb_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_cbor_writer_bool_inline(sdx_cbor_writer *w, bool v) {
+    char *p = sdx_cb_w_room(w, 1);
+    if (!p) return (sdx_cbor_writer_bool)(w, v);
+    *p = (char)(v ? 0xf5 : 0xf4);
+    return sdx_cb_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_cbor_writer_int_inline(sdx_cbor_writer *w, int64_t v) {
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p) return (sdx_cbor_writer_int)(w, v);
+    /* -1 - v for a negative v is ~v in two's complement (section 3.1) */
+    uint64_t sign = (uint64_t)(v >> 63);
+    return sdx_cb_w_done(w, sdx_cb_w_head(p, (unsigned)(sign & 0x20), (uint64_t)v ^ sign));
+}
+
+static inline sdx_err sdx_cbor_writer_uint_inline(sdx_cbor_writer *w, uint64_t v) {
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p) return (sdx_cbor_writer_uint)(w, v);
+    return sdx_cb_w_done(w, sdx_cb_w_head(p, 0x00, v));
+}
+
+/* A double as float64 when the shorter widths cannot hold it, told
+ * cheaply: a finite double (or infinity) with any of the low 29 bits of
+ * its significand set has more significant bits than a float32 (let alone
+ * a float16) keeps, so preferred serialization (section 4.1) is float64.
+ * Everything else (values a float32 might hold exactly, NaNs, which are
+ * written as f9 7e 00) takes the exported function. */
+static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p || (!(w->flags & SDX_CBOR_WRITE_FLOAT64) &&
+               ((bits & 0x1fffffffu) == 0 ||
+                (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000))))
+        return (sdx_cbor_writer_double)(w, v);
+    p[0] = (char)0xfb;
+    sdx_cb_w_be(p + 1, bits, 8);
+    return sdx_cb_w_done(w, p + 9);
+}
+
+/* A container of known count while the writer's frames have room (a map
+ * of a deterministic writer is sorted: the exported function's). The new
+ * frame is set up before the head is stored, so that those stores need
+ * not be followed by reloads of the writer's fields. */
+static inline int sdx_cb_w_begin(sdx_cbor_writer *w, uint64_t count, int map) {
+    sdx_cbor_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint32_t depth = w->depth;
+    if (count >= (UINT64_C(1) << 61) || depth + 1 >= w->cap || f->left == 0 || f->slow ||
+        (size_t)(b->end - p) < 9 || (map && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)))
+        return 0;
+    f->left--;
+    f[1].left = map ? 2 * count : count;
+    f[1].kind = (uint8_t)(map ? SDX_CB_W_MAP : SDX_CB_W_ARRAY);
+    f[1].mode = SDX_CB_W_DEFINITE;
+    f[1].slow = 0;
+    f[1].pinned = 0;
+    w->top = f + 1;
+    w->depth = depth + 1;
+    b->cur = sdx_cb_w_head(p, map ? 0xa0 : 0x80, count);
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_begin_array_inline(sdx_cbor_writer *w, uint64_t count) {
+    if (!sdx_cb_w_begin(w, count, 0)) return (sdx_cbor_writer_begin_array)(w, count);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_begin_map_inline(sdx_cbor_writer *w, uint64_t count) {
+    if (!sdx_cb_w_begin(w, count, 1)) return (sdx_cbor_writer_begin_map)(w, count);
+    return SDX_OK;
+}
+
+/* A definite count used up: nothing to write. */
+static inline int sdx_cb_w_end(sdx_cbor_writer *w) {
+    sdx_cbor_frame *f = w->top;
+    if (f->left != 0 || f->mode != SDX_CB_W_DEFINITE || f->slow ||
+        (f->kind != SDX_CB_W_ARRAY && f->kind != SDX_CB_W_MAP))
+        return 0;
+    w->top = f - 1;
+    w->depth--;
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_end_inline(sdx_cbor_writer *w) {
+    if (!sdx_cb_w_end(w)) return (sdx_cbor_writer_end)(w);
+    return SDX_OK;
+}
+
+#define sdx_cbor_writer_null(w) sdx_cbor_writer_null_inline(w)
+#define sdx_cbor_writer_bool(w, v) sdx_cbor_writer_bool_inline(w, v)
+#define sdx_cbor_writer_int(w, v) sdx_cbor_writer_int_inline(w, v)
+#define sdx_cbor_writer_uint(w, v) sdx_cbor_writer_uint_inline(w, v)
+#define sdx_cbor_writer_double(w, v) sdx_cbor_writer_double_inline(w, v)
+#define sdx_cbor_writer_begin_array(w, n) sdx_cbor_writer_begin_array_inline(w, n)
+#define sdx_cbor_writer_begin_map(w, n) sdx_cbor_writer_begin_map_inline(w, n)
+#define sdx_cbor_writer_end(w) sdx_cbor_writer_end_inline(w)
 
 /* ------------------------------------------------------------------------ */
 /* Reading: options shared by the pull reader and the tree parser            */
