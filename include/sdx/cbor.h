@@ -208,7 +208,7 @@ SDX_API sdx_err sdx_cbor_writer_float(sdx_cbor_writer *w, float v);
 SDX_API sdx_err sdx_cbor_writer_half(sdx_cbor_writer *w, uint16_t bits);
 /* A text string of `len` bytes (`s` may be NULL when len is 0). Invalid
  * UTF-8 is SDX_ERR_UTF8 unless SDX_CBOR_WRITE_NO_UTF8_CHECK. */
-SDX_API sdx_err sdx_cbor_writer_string(sdx_cbor_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_cbor_writer_string)(sdx_cbor_writer *w, const char *s, size_t len);
 /* A byte string of `len` bytes (`data` may be NULL when len is 0). */
 SDX_API sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t len);
 /* A simple value (major type 7): 0 to 23 in one byte (20 to 23 are false,
@@ -238,7 +238,7 @@ SDX_API sdx_err (sdx_cbor_writer_begin_map)(sdx_cbor_writer *w, uint64_t count);
 /* A text string map key; must come where a key is due (SDX_ERR_USAGE
  * otherwise). Keys of other types are written with the scalar and container
  * functions in key position. */
-SDX_API sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t len);
 /* Close the innermost container (SDX_ERR_USAGE if none is open, if its
  * declared count is not met, after a map key without its value or after a
  * tag without its item). In a deterministic map: sorts its entries, and
@@ -275,7 +275,7 @@ static inline sdx_err sdx_cbor_writer_error(const sdx_cbor_writer *w) { return w
 /* ------------------------------------------------------------------------ */
 
 /* A call sdx_cbor_writer_int(w, v) (and likewise null, bool, uint, double,
- * begin_array, begin_map and end) is a macro for the inline function
+ * string, key, begin_array, begin_map and end) is a macro for the inline function
  * sdx_cbor_writer_int_inline below, which behaves exactly like the
  * exported function: it writes the commonest items itself, in the caller's
  * code, when the innermost container allows them without bookkeeping (no
@@ -438,6 +438,57 @@ static inline sdx_err sdx_cbor_writer_end_inline(sdx_cbor_writer *w) {
     return SDX_OK;
 }
 
+/* Whether the n bytes at s are all ASCII (reading only those bytes): the
+ * cheap half of the UTF-8 check of short text, done inline. */
+static inline int sdx_cb_w_ascii(const char *s, size_t n) {
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            a |= x;
+        }
+        memcpy(&b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = x | y;
+    } else if (n > 0) {
+        a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
+    }
+    return ((a | b) & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* A text string of at most 64 bytes, ASCII (or any bytes without UTF-8
+ * checks), where the innermost container allows an item without
+ * bookkeeping and the buffer has room; `key`: only where a map key is due. */
+static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int key) {
+    sdx_cbor_frame *f = w->top;
+    char *p = w->out->cur;
+    if (n > 64 || f->left == 0 || f->slow || (size_t)(w->out->end - p) < 66 ||
+        (key && (f->kind != SDX_CB_W_MAP || (f->left & 1))) || (n && !s) ||
+        (!(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK) && !sdx_cb_w_ascii(s, n)))
+        return 0;
+    p = sdx_cb_w_head(p, 0x60, n);
+    if (n) memcpy(p, s, n);
+    f->left--;
+    w->out->cur = p + n;
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_string_inline(sdx_cbor_writer *w, const char *s, size_t n) {
+    if (!sdx_cb_w_text(w, s, n, 0)) return (sdx_cbor_writer_string)(w, s, n);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_key_inline(sdx_cbor_writer *w, const char *s, size_t n) {
+    if (!sdx_cb_w_text(w, s, n, 1)) return (sdx_cbor_writer_key)(w, s, n);
+    return SDX_OK;
+}
+
+#define sdx_cbor_writer_string(w, s, n) sdx_cbor_writer_string_inline(w, s, n)
+#define sdx_cbor_writer_key(w, s, n) sdx_cbor_writer_key_inline(w, s, n)
 #define sdx_cbor_writer_null(w) sdx_cbor_writer_null_inline(w)
 #define sdx_cbor_writer_bool(w, v) sdx_cbor_writer_bool_inline(w, v)
 #define sdx_cbor_writer_int(w, v) sdx_cbor_writer_int_inline(w, v)

@@ -307,7 +307,7 @@ static SDX_ALWAYS_INLINE sdx_err string(sdx_cbor_writer *w, unsigned major, cons
     return string_slow(w, major, s, n);
 }
 
-sdx_err sdx_cbor_writer_string(sdx_cbor_writer *w, const char *s, size_t n) {
+sdx_err (sdx_cbor_writer_string)(sdx_cbor_writer *w, const char *s, size_t n) {
     return string(w, SDX_CB_TEXT, s, n);
 }
 
@@ -315,7 +315,7 @@ sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t n) {
     return string(w, SDX_CB_BYTES, data, n);
 }
 
-sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t n) {
+sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     const sdx_cbor_frame *f = w->top;
     if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
@@ -544,11 +544,14 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
     case SDX_UINT: return sdx_cbor_writer_uint(w, ev->v.u);
     case SDX_NINT: return sdx_cbor_writer_nint(w, ev->v.u);
     case SDX_DOUBLE: return sdx_cbor_writer_double(w, ev->v.d);
-    case SDX_STR: return sdx_cbor_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    /* strings: the exported functions, whose own fast path checks UTF-8
+     * once (the inline one's ASCII test would come first for nothing
+     * on non-ASCII text) */
+    case SDX_STR: return (sdx_cbor_writer_string)(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_BIN: return sdx_cbor_writer_bytes(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_ARRAY: return sdx_cbor_writer_begin_array(w, ev->v.count);
     case SDX_MAP: return sdx_cbor_writer_begin_map(w, ev->v.count);
-    case SDX_KEY: return sdx_cbor_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_KEY: return (sdx_cbor_writer_key)(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_cbor_writer_end(w);
     case SDX_TAG: return w->err; /* a tag of another kind: ignored */
     case SDX_RAW:

@@ -541,8 +541,11 @@ static void gen_item(sdx_cbor_writer *w, unsigned *rng, int depth, unsigned *key
     case 8: sdx_cbor_writer_double(w, (double)(float)((double)big / 3.0)); break;
     case 9: sdx_cbor_writer_string(w, text, gen_rand(rng) % 300); break;
     case 10: sdx_cbor_writer_string(w, text, gen_rand(rng) % 20); break;
-    case 11: sdx_cbor_writer_string(w, utf8, (size_t[]){0, 2, 4, 7, 16, 20, 29}[gen_rand(rng) % 7]);
+    case 11: {
+        static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
+        sdx_cbor_writer_string(w, utf8, cut[gen_rand(rng) % 7]);
         break;
+    }
     case 12: sdx_cbor_writer_bool(w, gen_rand(rng) & 1); break;
     case 13: sdx_cbor_writer_null(w); break;
     case 14:

@@ -642,7 +642,8 @@ static void wr_items(sdx_cbor_writer *w, int use_inline, uint64_t seed) {
                 for (uint64_t k = 0; k < n; k++) {
                     char key[8];
                     int kn = snprintf(key, sizeof key, "k%u", (unsigned)k);
-                    sdx_cbor_writer_key(w, key, (size_t)kn);
+                    if (use_inline) sdx_cbor_writer_key(w, key, (size_t)kn);
+                    else (sdx_cbor_writer_key)(w, key, (size_t)kn);
                     if (use_inline) sdx_cbor_writer_int(w, (int64_t)k * 1000);
                     else (sdx_cbor_writer_int)(w, (int64_t)k * 1000);
                 }
@@ -664,7 +665,8 @@ static void wr_items(sdx_cbor_writer *w, int use_inline, uint64_t seed) {
                 else (sdx_cbor_writer_begin_array)(w, SDX_COUNT_UNKNOWN);
                 depth++;
             } else {
-                sdx_cbor_writer_string(w, "x", 1);
+                if (use_inline) sdx_cbor_writer_string(w, "x", 1);
+                else (sdx_cbor_writer_string)(w, "x", 1);
             }
             break;
         case 9:
@@ -679,9 +681,16 @@ static void wr_items(sdx_cbor_writer *w, int use_inline, uint64_t seed) {
             if (use_inline) sdx_cbor_writer_int(w, -5);
             else (sdx_cbor_writer_int)(w, -5);
             break;
-        default:
-            sdx_cbor_writer_string(w, "hello", 5);
+        default: { /* text: ASCII and not, short and long, empty */
+            static const char text[] = "hello, w\xc3\xb6rld: ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz "
+                                       "0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz";
+            static const size_t cut[] = {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 16, 23, 24, 63, 64, 65, 100};
+            const char *t = r & 128 ? text + 11 : text; /* the first without the o umlaut */
+            size_t n = cut[(r >> 8) % 17]; /* never inside the o umlaut */
+            if (use_inline) sdx_cbor_writer_string(w, t, n);
+            else (sdx_cbor_writer_string)(w, t, n);
             break;
+        }
         }
         if (depth && (r & 3) == 0) { /* close an open array now and then */
             if (use_inline) sdx_cbor_writer_end(w);
@@ -698,6 +707,35 @@ static void wr_items(sdx_cbor_writer *w, int use_inline, uint64_t seed) {
 }
 
 TEST(inline_paths) {
+    /* invalid UTF-8 of every short length, anywhere in the string, through
+     * the inline string and key: SDX_ERR_UTF8, and nothing written */
+    int bad = 0;
+    for (size_t n = 1; n <= 70; n++) {
+        for (size_t pos = 0; pos < n; pos += n > 8 ? n / 4 : 1) {
+            char t[70];
+            memset(t, 'a', sizeof t);
+            t[pos] = (char)0xff;
+            for (int key = 0; key < 2; key++) {
+                char mem[256]; /* room: the inline paths run */
+                wfix f;
+                sdx_buf_init_fixed(&f.out, mem, sizeof mem);
+                sdx_cbor_writer *w = &f.w;
+                sdx_cbor_writer_init(w, &f.out, NULL);
+                sdx_err e;
+                if (key) {
+                    sdx_cbor_writer_begin_map(w, 1);
+                    e = sdx_cbor_writer_key(w, t, n);
+                } else {
+                    sdx_cbor_writer_begin_array(w, 1);
+                    e = sdx_cbor_writer_string(w, t, n);
+                }
+                bad += e != SDX_ERR_UTF8 || sdx_buf_len(&f.out) != 1;
+                sdx_cbor_writer_finish(w);
+                sdx_buf_destroy(&f.out);
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
     static const uint32_t flags[] = {0, SDX_CBOR_WRITE_FLOAT64, SDX_CBOR_WRITE_DEFINITE,
                                      SDX_CBOR_WRITE_DETERMINISTIC};
     static char mem_a[65536], mem_b[65536];
@@ -723,7 +761,7 @@ TEST(inline_paths) {
             sdx_buf_destroy(&b);
             if (fl != 0 || total > sizeof mem_a) continue;
             /* fixed buffers that end everywhere */
-            int bad = 0;
+            bad = 0;
             for (size_t cap = 0; cap <= total; cap += 1 + cap / 64) {
                 sdx_buf_init_fixed(&a, mem_a, cap);
                 sdx_buf_init_fixed(&b, mem_b, cap);
