@@ -695,44 +695,13 @@ typedef struct sdx_cbor_reader_hot {
                                  inline END */
 } sdx_cbor_reader_hot;
 
-/* Private helpers of the inline fast path: the n bytes at p as a big-endian
- * number (compilers turn this into a load and a byte swap), and 8 bytes in
- * the machine's order. */
-static inline uint64_t sdx_cb_hot_be(const uint8_t *p, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = v << 8 | p[i];
-    return v;
-}
-static inline uint64_t sdx_cb_hot_word(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* The exported function into a copy of the event: the caller's event then
  * never has its address taken, and the compiler may keep it in registers. */
 static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
     sdx_event e;
     bool ok = (sdx_cbor_reader_next)(r, &e);
-    ev->kind = e.kind;
-    ev->tag_kind = e.tag_kind;
-    ev->flags = e.flags;
-    ev->depth = e.depth;
-    ev->tag = e.tag;
-    ev->v.str.ptr = e.v.str.ptr;
-    ev->v.str.len = e.v.str.len;
+    sdx_hot_copy(ev, &e);
     return ok;
-}
-
-/* An event's kind and depth, with no flags, no tag and a zero value. */
-static inline void sdx_cb_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
-    ev->kind = kind;
-    ev->tag_kind = SDX_TAG_NONE;
-    ev->flags = 0;
-    ev->depth = depth;
-    ev->tag = 0;
-    ev->v.str.ptr = NULL;
-    ev->v.str.len = 0;
 }
 
 /* Case labels of the switch below (undefined after it). */
@@ -741,7 +710,7 @@ static inline void sdx_cb_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) 
 #define SDX_CB_HOT_C24(x) SDX_CB_HOT_C8(x): SDX_CB_HOT_C8((x) + 8): SDX_CB_HOT_C8((x) + 16)
 #define SDX_CB_HOT_SCALAR(byte, kind, value, size) \
     case byte:                                     \
-        sdx_cb_hot_head(ev, kind, d);              \
+        sdx_hot_head(ev, kind, d);                 \
         ev->v.u = (value);                         \
         p += (size);                               \
         break;
@@ -769,7 +738,7 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
     int map;
     if (left == 0) { /* a definite-length container is complete */
         if (L->capped) return sdx_cb_hot_slow(r, ev);
-        sdx_cb_hot_head(ev, SDX_END, d - 1);
+        sdx_hot_head(ev, SDX_END, d - 1);
         s->depth = d - 1;
         s->last_p = NULL;
         return true;
@@ -777,34 +746,34 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
     if ((size_t)(s->end - p) < 18) return sdx_cb_hot_slow(r, ev);
     switch (*p) {
     SDX_CB_HOT_C24(0x00):
-        sdx_cb_hot_head(ev, SDX_INT, d);
+        sdx_hot_head(ev, SDX_INT, d);
         ev->v.i = *p;
         p += 1;
         break;
     SDX_CB_HOT_C24(0x20):
-        sdx_cb_hot_head(ev, SDX_INT, d);
+        sdx_hot_head(ev, SDX_INT, d);
         ev->v.i = -1 - (int64_t)(*p - 0x20);
         p += 1;
         break;
     SDX_CB_HOT_SCALAR(0x18, SDX_INT, p[1], 2)
-    SDX_CB_HOT_SCALAR(0x19, SDX_INT, sdx_cb_hot_be(p + 1, 2), 3)
-    SDX_CB_HOT_SCALAR(0x1a, SDX_INT, sdx_cb_hot_be(p + 1, 4), 5)
+    SDX_CB_HOT_SCALAR(0x19, SDX_INT, sdx_hot_be(p + 1, 2), 3)
+    SDX_CB_HOT_SCALAR(0x1a, SDX_INT, sdx_hot_be(p + 1, 4), 5)
     SDX_CB_HOT_SCALAR(0x38, SDX_INT, (uint64_t)(-1 - (int64_t)p[1]), 2)
-    SDX_CB_HOT_SCALAR(0x39, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_cb_hot_be(p + 1, 2)), 3)
-    SDX_CB_HOT_SCALAR(0x3a, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_cb_hot_be(p + 1, 4)), 5)
+    SDX_CB_HOT_SCALAR(0x39, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_hot_be(p + 1, 2)), 3)
+    SDX_CB_HOT_SCALAR(0x3a, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_hot_be(p + 1, 4)), 5)
     SDX_CB_HOT_SCALAR(0xf4, SDX_BOOL, 0, 1)
     SDX_CB_HOT_SCALAR(0xf5, SDX_BOOL, 1, 1)
     SDX_CB_HOT_SCALAR(0xf6, SDX_NULL, 0, 1)
-    SDX_CB_HOT_SCALAR(0xfb, SDX_DOUBLE, sdx_cb_hot_be(p + 1, 8), 9)
+    SDX_CB_HOT_SCALAR(0xfb, SDX_DOUBLE, sdx_hot_be(p + 1, 8), 9)
     case 0x1b:
-        v = sdx_cb_hot_be(p + 1, 8);
-        sdx_cb_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        v = sdx_hot_be(p + 1, 8);
+        sdx_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
         ev->v.u = v;
         p += 9;
         break;
     case 0x3b: /* -1 - v, below INT64_MIN as SDX_NINT with v */
-        v = sdx_cb_hot_be(p + 1, 8);
-        sdx_cb_hot_head(ev, v > INT64_MAX ? SDX_NINT : SDX_INT, d);
+        v = sdx_hot_be(p + 1, 8);
+        sdx_hot_head(ev, v > INT64_MAX ? SDX_NINT : SDX_INT, d);
         ev->v.u = v > INT64_MAX ? v : (uint64_t)(-1 - (int64_t)v);
         p += 9;
         break;
@@ -848,18 +817,18 @@ str: {
      * the string's bytes alone. Up to 128 bytes in the window: every 8
      * bytes. Other strings are the exported function's. */
     const uint8_t *q = p + h;
-    uint64_t a = sdx_cb_hot_word(q), b = 0;
+    uint64_t a = sdx_hot_word(q), b = 0;
     if (n < 8) {
-        a &= sdx_cb_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
+        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
     } else if (n <= 16) {
-        b = sdx_cb_hot_word(q + n - 8);
+        b = sdx_hot_word(q + n - 8);
     } else {
         if (n > 128 || n > (size_t)(s->end - q)) return sdx_cb_hot_slow(r, ev);
-        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_cb_hot_word(q + i);
-        b = sdx_cb_hot_word(q + n - 8);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
+        b = sdx_hot_word(q + n - 8);
     }
     if ((a | b) & s->ascii_mask) return sdx_cb_hot_slow(r, ev);
-    sdx_cb_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    sdx_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;
     ev->v.str.len = (size_t)n;
     L->left = left - 1;
@@ -880,7 +849,7 @@ begin: {
     c->capturing = 0;
     c->capped = 0;
     L->left = left - 1;
-    sdx_cb_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
+    sdx_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
     ev->v.count = n;
     s->depth = d + 1;
     s->p = s->begin_p = p + h;

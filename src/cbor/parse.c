@@ -53,26 +53,6 @@ typedef struct direct {
     frame inline_frames[INLINE_FRAMES];
 } direct;
 
-/* Room for at least `need` more slots after `used`; `bound` (the input's
- * length plus one: every slot takes a byte) caps the growth. */
-static SDX_NOINLINE int grow_vals(direct *ps, size_t used, size_t need, size_t bound) {
-    sdx_doc *doc = ps->doc;
-    size_t cap = doc->vals_cap ? doc->vals_cap * 2 : 64;
-    if (cap > bound) cap = bound;
-    if (cap < used + need) cap = used + need;
-    if (cap > SIZE_MAX / sizeof(sdx_val)) return 0;
-    sdx_val *v;
-    if (doc->vals)
-        v = ps->alloc.realloc(ps->alloc.ctx, doc->vals, doc->vals_cap * sizeof(sdx_val),
-                              cap * sizeof(sdx_val));
-    else
-        v = ps->alloc.malloc(ps->alloc.ctx, cap * sizeof(sdx_val));
-    if (!v) return 0;
-    doc->vals = v;
-    doc->vals_cap = cap;
-    return 1;
-}
-
 static SDX_NOINLINE int grow_frames(direct *ps) {
     uint32_t cap = ps->cap > UINT32_MAX / 2 ? UINT32_MAX : ps->cap * 2;
     frame *f;
@@ -115,7 +95,8 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap == n) && !grow_vals(ps, n, 1, bound)) return DIRECT_NOMEM;
+        if (SDX_UNLIKELY(doc->vals_cap == n) && !sdx_doc_grow_vals(doc, n, 1, bound))
+            return DIRECT_NOMEM;
         sdx_val *v = &doc->vals[n];
         size_t avail = (size_t)(end - p);
         if (SDX_UNLIKELY(avail == 0)) return DIRECT_FALLBACK;
@@ -223,7 +204,7 @@ static sdx_doc *direct_parse(const char *data, size_t len, const sdx_cbor_read_o
         in = copy;
     }
     /* A first guess at the slots; the array doubles when it is short. */
-    if (!grow_vals(&ps, 0, len / 8 + 16, len + 1)) goto out;
+    if (!sdx_doc_grow_vals(ps.doc, 0, len / 8 + 16, len + 1)) goto out;
     st = direct_values(&ps, in, in + len, opts->flags, max_depth);
 out:
     if (ps.frames != ps.inline_frames) ps.alloc.free(ps.alloc.ctx, ps.frames);

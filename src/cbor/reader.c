@@ -443,15 +443,7 @@ static SDX_NOINLINE bool grow_stack(sdx_cbor_reader *r, const uint8_t *at) {
     return true;
 }
 
-static void set_ev(sdx_event *ev, sdx_kind kind, uint32_t d) {
-    ev->kind = (uint8_t)kind;
-    ev->tag_kind = SDX_TAG_NONE;
-    ev->flags = 0;
-    ev->depth = d;
-    ev->tag = 0;
-    ev->v.str.ptr = NULL;
-    ev->v.str.len = 0;
-}
+static void set_ev(sdx_event *ev, sdx_kind kind, uint32_t d) { sdx_hot_head(ev, (uint8_t)kind, d); }
 
 /* Close the innermost container with an END event. */
 static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
