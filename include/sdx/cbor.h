@@ -785,25 +785,17 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
         n = p[1];
         h = 2;
         goto str;
-    SDX_CB_HOT_C24(0x80):
+    SDX_CB_HOT_C24(0x80): /* arrays (major type 4) and maps (5): the */
+    SDX_CB_HOT_C24(0xa0): /* low bit of the major type tells them apart */
         n = *p & 31u;
         h = 1;
-        map = 0;
+        map = *p >> 5 & 1;
         goto begin;
     case 0x98:
-        n = p[1];
-        h = 2;
-        map = 0;
-        goto begin;
-    SDX_CB_HOT_C24(0xa0):
-        n = *p & 31u;
-        h = 1;
-        map = 1;
-        goto begin;
     case 0xb8:
         n = p[1];
         h = 2;
-        map = 1;
+        map = *p >> 5 & 1;
         goto begin;
     default: return sdx_cb_hot_slow(r, ev);
     }
