@@ -299,7 +299,7 @@ static SDX_ALWAYS_INLINE sdx_err string(sdx_cbor_writer *w, unsigned major, cons
                 return string_slow(w, major, s, n);
             }
             u8 *body = sdx_cb_head(p, major, n);
-            if (n) memcpy(body, s, n);
+            sdx_cb_w_copy((char *)body, (const char *)s, n);
             w->out->cur = (char *)body + n;
             return SDX_OK;
         }
