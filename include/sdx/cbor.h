@@ -66,6 +66,7 @@
 #define SDX_CBOR_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "buf.h"
 #include "common.h"
@@ -187,19 +188,19 @@ SDX_API sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out,
  * level (once, or any number of times with SDX_CBOR_WRITE_SEQUENCE), in an
  * array, and in a map both as a key (CBOR keys may be of any type) and as a
  * value; more items than a container's declared count is SDX_ERR_USAGE. */
-SDX_API sdx_err sdx_cbor_writer_null(sdx_cbor_writer *w);
+SDX_API sdx_err (sdx_cbor_writer_null)(sdx_cbor_writer *w);
 SDX_API sdx_err sdx_cbor_writer_undefined(sdx_cbor_writer *w);
-SDX_API sdx_err sdx_cbor_writer_bool(sdx_cbor_writer *w, bool v);
+SDX_API sdx_err (sdx_cbor_writer_bool)(sdx_cbor_writer *w, bool v);
 /* Integers: nonnegative values as major type 0, negative ones as major
  * type 1. sdx_cbor_writer_nint writes -1 - n (major type 1 with argument
  * n), which reaches down to -2^64. */
-SDX_API sdx_err sdx_cbor_writer_int(sdx_cbor_writer *w, int64_t v);
-SDX_API sdx_err sdx_cbor_writer_uint(sdx_cbor_writer *w, uint64_t v);
+SDX_API sdx_err (sdx_cbor_writer_int)(sdx_cbor_writer *w, int64_t v);
+SDX_API sdx_err (sdx_cbor_writer_uint)(sdx_cbor_writer *w, uint64_t v);
 SDX_API sdx_err sdx_cbor_writer_nint(sdx_cbor_writer *w, uint64_t n);
 /* A double in the shortest of float16, float32 and float64 that keeps it
  * exactly (NaN as f9 7e 00), or always float64 with
  * SDX_CBOR_WRITE_FLOAT64. */
-SDX_API sdx_err sdx_cbor_writer_double(sdx_cbor_writer *w, double v);
+SDX_API sdx_err (sdx_cbor_writer_double)(sdx_cbor_writer *w, double v);
 /* A float: as a double of the same value. */
 SDX_API sdx_err sdx_cbor_writer_float(sdx_cbor_writer *w, float v);
 /* A float16 given by its bits, written as they are (f9 and two bytes),
@@ -207,7 +208,7 @@ SDX_API sdx_err sdx_cbor_writer_float(sdx_cbor_writer *w, float v);
 SDX_API sdx_err sdx_cbor_writer_half(sdx_cbor_writer *w, uint16_t bits);
 /* A text string of `len` bytes (`s` may be NULL when len is 0). Invalid
  * UTF-8 is SDX_ERR_UTF8 unless SDX_CBOR_WRITE_NO_UTF8_CHECK. */
-SDX_API sdx_err sdx_cbor_writer_string(sdx_cbor_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_cbor_writer_string)(sdx_cbor_writer *w, const char *s, size_t len);
 /* A byte string of `len` bytes (`data` may be NULL when len is 0). */
 SDX_API sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t len);
 /* A simple value (major type 7): 0 to 23 in one byte (20 to 23 are false,
@@ -232,17 +233,17 @@ SDX_API sdx_err sdx_cbor_writer_tag(sdx_cbor_writer *w, uint64_t tag);
  * elements or more). Until then the container's bytes stay in the output
  * buffer: a stream buffer holds everything from the outermost such head on
  * (sdx_buf_pin), so memory grows with the container. */
-SDX_API sdx_err sdx_cbor_writer_begin_array(sdx_cbor_writer *w, uint64_t count);
-SDX_API sdx_err sdx_cbor_writer_begin_map(sdx_cbor_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_cbor_writer_begin_array)(sdx_cbor_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_cbor_writer_begin_map)(sdx_cbor_writer *w, uint64_t count);
 /* A text string map key; must come where a key is due (SDX_ERR_USAGE
  * otherwise). Keys of other types are written with the scalar and container
  * functions in key position. */
-SDX_API sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t len);
 /* Close the innermost container (SDX_ERR_USAGE if none is open, if its
  * declared count is not met, after a map key without its value or after a
  * tag without its item). In a deterministic map: sorts its entries, and
  * two equal keys are SDX_ERR_KEY. */
-SDX_API sdx_err sdx_cbor_writer_end(sdx_cbor_writer *w);
+SDX_API sdx_err (sdx_cbor_writer_end)(sdx_cbor_writer *w);
 
 /* Write one event (see sdx_event and the table at the top of this file).
  * An event's tag of kind SDX_TAG_CBOR is written as a tag before the item,
@@ -268,6 +269,253 @@ SDX_API sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_cbor_writer_error(const sdx_cbor_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Writer: inline fast paths                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A call sdx_cbor_writer_int(w, v) (and likewise null, bool, uint, double,
+ * string, key, begin_array, begin_map and end) is a macro for the inline function
+ * sdx_cbor_writer_int_inline below, which behaves exactly like the
+ * exported function: it writes the commonest items itself, in the caller's
+ * code, when the innermost container allows them without bookkeeping (no
+ * sorted map, no tag waiting) and the buffer has room for their largest
+ * encoding, and hands everything else (errors included) to the exported
+ * function. The exported functions are called as
+ * (sdx_cbor_writer_int)(w, v) or through their address, as with getc in
+ * the C library. Everything named sdx_cb_w_ here is private to the
+ * library, which shares it with these functions. */
+
+/* Frame kinds (sdx_cbor_frame.kind) and the definite mode. The frame a
+ * writer points at after an error allows nothing, so every fast path falls
+ * through to the exported function, which returns the sticky error. */
+enum { SDX_CB_W_ROOT, SDX_CB_W_ARRAY, SDX_CB_W_MAP, SDX_CB_W_DEAD };
+enum { SDX_CB_W_DEFINITE = 0 };
+
+/* The low n bytes of v, big-endian, at p (compilers store them with one
+ * byte swap). */
+static inline void sdx_cb_w_be(char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
+}
+
+/* A head of major type `major` (its top three bits) with argument `arg` in
+ * its shortest form (RFC 8949 section 4.1) at p; returns the end. */
+static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
+    if (arg < 24) {
+        p[0] = (char)(unsigned char)(major | arg);
+        return p + 1;
+    }
+    if (arg <= 0xff) {
+        p[0] = (char)(unsigned char)(major | 24);
+        p[1] = (char)(unsigned char)arg;
+        return p + 2;
+    }
+    if (arg <= 0xffff) {
+        p[0] = (char)(unsigned char)(major | 25);
+        sdx_cb_w_be(p + 1, arg, 2);
+        return p + 3;
+    }
+    if (arg <= 0xffffffffu) {
+        p[0] = (char)(unsigned char)(major | 26);
+        sdx_cb_w_be(p + 1, arg, 4);
+        return p + 5;
+    }
+    p[0] = (char)(unsigned char)(major | 27);
+    sdx_cb_w_be(p + 1, arg, 8);
+    return p + 9;
+}
+
+/* Room for an item of `need` bytes where the innermost container allows
+ * one without bookkeeping: then the position to write at, else NULL. */
+static inline char *sdx_cb_w_room(const sdx_cbor_writer *w, size_t need) {
+    const sdx_cbor_frame *f = w->top;
+    char *p = w->out->cur;
+    if (f->left == 0 || f->slow || (size_t)(w->out->end - p) < need) return NULL;
+    return p;
+}
+
+/* Count the item just stored and move the buffer to its end `e`. */
+static inline sdx_err sdx_cb_w_done(sdx_cbor_writer *w, char *e) {
+    w->top->left--;
+    w->out->cur = e;
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_null_inline(sdx_cbor_writer *w) {
+    char *p = sdx_cb_w_room(w, 1);
+    if (!p) return (sdx_cbor_writer_null)(w);
+    *p = (char)0xf6;
+    return sdx_cb_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_cbor_writer_bool_inline(sdx_cbor_writer *w, bool v) {
+    char *p = sdx_cb_w_room(w, 1);
+    if (!p) return (sdx_cbor_writer_bool)(w, v);
+    *p = (char)(v ? 0xf5 : 0xf4);
+    return sdx_cb_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_cbor_writer_int_inline(sdx_cbor_writer *w, int64_t v) {
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p) return (sdx_cbor_writer_int)(w, v);
+    /* -1 - v for a negative v is ~v in two's complement (section 3.1) */
+    uint64_t sign = (uint64_t)(v >> 63);
+    return sdx_cb_w_done(w, sdx_cb_w_head(p, (unsigned)(sign & 0x20), (uint64_t)v ^ sign));
+}
+
+static inline sdx_err sdx_cbor_writer_uint_inline(sdx_cbor_writer *w, uint64_t v) {
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p) return (sdx_cbor_writer_uint)(w, v);
+    return sdx_cb_w_done(w, sdx_cb_w_head(p, 0x00, v));
+}
+
+/* A double as float64 when the shorter widths cannot hold it, told
+ * cheaply: a finite double (or infinity) with any of the low 29 bits of
+ * its significand set has more significant bits than a float32 (let alone
+ * a float16) keeps, so preferred serialization (section 4.1) is float64.
+ * Everything else (values a float32 might hold exactly, NaNs, which are
+ * written as f9 7e 00) takes the exported function. */
+static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    char *p = sdx_cb_w_room(w, 9);
+    if (!p || (!(w->flags & SDX_CBOR_WRITE_FLOAT64) &&
+               ((bits & 0x1fffffffu) == 0 ||
+                (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000))))
+        return (sdx_cbor_writer_double)(w, v);
+    p[0] = (char)0xfb;
+    sdx_cb_w_be(p + 1, bits, 8);
+    return sdx_cb_w_done(w, p + 9);
+}
+
+/* A container of known count while the writer's frames have room (a map
+ * of a deterministic writer is sorted: the exported function's). The new
+ * frame is set up before the head is stored, so that those stores need
+ * not be followed by reloads of the writer's fields. */
+static inline int sdx_cb_w_begin(sdx_cbor_writer *w, uint64_t count, int map) {
+    sdx_cbor_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint32_t depth = w->depth;
+    if (count >= (UINT64_C(1) << 61) || depth + 1 >= w->cap || f->left == 0 || f->slow ||
+        (size_t)(b->end - p) < 9 || (map && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)))
+        return 0;
+    f->left--;
+    f[1].left = map ? 2 * count : count;
+    f[1].kind = (uint8_t)(map ? SDX_CB_W_MAP : SDX_CB_W_ARRAY);
+    f[1].mode = SDX_CB_W_DEFINITE;
+    f[1].slow = 0;
+    f[1].pinned = 0;
+    w->top = f + 1;
+    w->depth = depth + 1;
+    b->cur = sdx_cb_w_head(p, map ? 0xa0 : 0x80, count);
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_begin_array_inline(sdx_cbor_writer *w, uint64_t count) {
+    if (!sdx_cb_w_begin(w, count, 0)) return (sdx_cbor_writer_begin_array)(w, count);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_begin_map_inline(sdx_cbor_writer *w, uint64_t count) {
+    if (!sdx_cb_w_begin(w, count, 1)) return (sdx_cbor_writer_begin_map)(w, count);
+    return SDX_OK;
+}
+
+/* A definite count used up: nothing to write. */
+static inline int sdx_cb_w_end(sdx_cbor_writer *w) {
+    sdx_cbor_frame *f = w->top;
+    if (f->left != 0 || f->mode != SDX_CB_W_DEFINITE || f->slow ||
+        (f->kind != SDX_CB_W_ARRAY && f->kind != SDX_CB_W_MAP))
+        return 0;
+    w->top = f - 1;
+    w->depth--;
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_end_inline(sdx_cbor_writer *w) {
+    if (!sdx_cb_w_end(w)) return (sdx_cbor_writer_end)(w);
+    return SDX_OK;
+}
+
+/* Whether the n bytes at s are all ASCII (reading only those bytes): the
+ * cheap half of the UTF-8 check of short text, done inline. */
+static inline int sdx_cb_w_ascii(const char *s, size_t n) {
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            a |= x;
+        }
+        memcpy(&b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = x | y;
+    } else if (n > 0) {
+        a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
+    }
+    return ((a | b) & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* Copy n bytes (s may be NULL when n is 0): up to 16 bytes as two
+ * overlapping fixed-size copies, which compile to a few loads and stores
+ * instead of a call. */
+static inline void sdx_cb_w_copy(char *p, const char *s, size_t n) {
+    if (n >= 8 && n <= 16) {
+        memcpy(p, s, 8);
+        memcpy(p + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(p, s, 4);
+        memcpy(p + n - 4, s + n - 4, 4);
+    } else if (n > 0 && n < 4) {
+        p[0] = s[0];
+        p[n / 2] = s[n / 2];
+        p[n - 1] = s[n - 1];
+    } else if (n) {
+        memcpy(p, s, n);
+    }
+}
+
+/* A text string of at most 64 bytes, ASCII (or any bytes without UTF-8
+ * checks), where the innermost container allows an item without
+ * bookkeeping and the buffer has room; `key`: only where a map key is due. */
+static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int key) {
+    sdx_cbor_frame *f = w->top;
+    char *p = w->out->cur;
+    if (n > 64 || f->left == 0 || f->slow || (size_t)(w->out->end - p) < 66 ||
+        (key && (f->kind != SDX_CB_W_MAP || (f->left & 1))) || (n && !s) ||
+        (!(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK) && !sdx_cb_w_ascii(s, n)))
+        return 0;
+    p = sdx_cb_w_head(p, 0x60, n);
+    sdx_cb_w_copy(p, s, n);
+    f->left--;
+    w->out->cur = p + n;
+    return 1;
+}
+
+static inline sdx_err sdx_cbor_writer_string_inline(sdx_cbor_writer *w, const char *s, size_t n) {
+    if (!sdx_cb_w_text(w, s, n, 0)) return (sdx_cbor_writer_string)(w, s, n);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_cbor_writer_key_inline(sdx_cbor_writer *w, const char *s, size_t n) {
+    if (!sdx_cb_w_text(w, s, n, 1)) return (sdx_cbor_writer_key)(w, s, n);
+    return SDX_OK;
+}
+
+#define sdx_cbor_writer_string(w, s, n) sdx_cbor_writer_string_inline(w, s, n)
+#define sdx_cbor_writer_key(w, s, n) sdx_cbor_writer_key_inline(w, s, n)
+#define sdx_cbor_writer_null(w) sdx_cbor_writer_null_inline(w)
+#define sdx_cbor_writer_bool(w, v) sdx_cbor_writer_bool_inline(w, v)
+#define sdx_cbor_writer_int(w, v) sdx_cbor_writer_int_inline(w, v)
+#define sdx_cbor_writer_uint(w, v) sdx_cbor_writer_uint_inline(w, v)
+#define sdx_cbor_writer_double(w, v) sdx_cbor_writer_double_inline(w, v)
+#define sdx_cbor_writer_begin_array(w, n) sdx_cbor_writer_begin_array_inline(w, n)
+#define sdx_cbor_writer_begin_map(w, n) sdx_cbor_writer_begin_map_inline(w, n)
+#define sdx_cbor_writer_end(w) sdx_cbor_writer_end_inline(w)
 
 /* ------------------------------------------------------------------------ */
 /* Reading: options shared by the pull reader and the tree parser            */
@@ -416,8 +664,217 @@ SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
  * the depth of the item it tags). Returns true with an event; false at the
  * end of the input (after the one top-level item, or the last one of a
  * sequence) or on an error: then sdx_cbor_reader_error() tells which.
- * Errors are sticky. */
-SDX_API bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev);
+ * Errors are sticky.
+ *
+ * A call sdx_cbor_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_cbor_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_cbor_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev);
+
+/* One open level of the reader (private): the root (level 0) or a
+ * container. `left` counts the items still due (a map's keys and values
+ * both), or for an indefinite-length container counts down from 2^62. */
+typedef struct sdx_cbor_level {
+    uint64_t left;
+    uint64_t start;   /* the container's first byte (where a truncation
+                         inside it is reported) */
+    size_t keys;      /* checked maps: its first key in the key list */
+    size_t key_start; /* a key being captured: its start in the key buffer */
+    uint64_t key_at;  /* ... and its input offset */
+    uint8_t kind;     /* 0 root, 1 array, 2 map */
+    uint8_t indef;
+    uint8_t capturing; /* a key of this map is being captured */
+    uint8_t capped;    /* a stream's count of 2^62 or more: `left` counts
+                          part of it */
+} sdx_cbor_level;
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_cbor_reader_next_inline may touch it, and
+ * its layout belongs to this version of the library (a program built with
+ * these headers must run with the library built from them, as for the
+ * writer's struct). */
+typedef struct sdx_cbor_reader_hot {
+    const uint8_t *p;         /* next byte of the input window */
+    const uint8_t *end;       /* end of the window */
+    const uint8_t *base;      /* offset 0 of the window is input offset */
+    uint64_t base_offset;     /* base_offset */
+    sdx_cbor_level *stack;    /* levels 0 .. depth */
+    uint32_t depth;           /* the innermost level */
+    uint32_t depth_limit;     /* the inline path runs at depths 1 to
+                                 depth_limit - 1 (containers may open
+                                 there); 0 while it must not run at all
+                                 (key checks, a tag read, the end, an
+                                 error) */
+    uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    const uint8_t *begin_p;   /* the window position and depth after the */
+    uint32_t begin_depth;     /* last inline ARRAY or MAP event */
+    const uint8_t *last_p;    /* the window position after the exported
+                                 function's last event; NULL after an
+                                 inline END */
+} sdx_cbor_reader_hot;
+
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_cbor_reader_next)(r, &e);
+    sdx_hot_copy(ev, &e);
+    return ok;
+}
+
+/* Case labels of the switch below (undefined after it). */
+#define SDX_CB_HOT_C4(x) case (x): case (x) + 1: case (x) + 2: case (x) + 3
+#define SDX_CB_HOT_C8(x) SDX_CB_HOT_C4(x): SDX_CB_HOT_C4((x) + 4)
+#define SDX_CB_HOT_C24(x) SDX_CB_HOT_C8(x): SDX_CB_HOT_C8((x) + 8): SDX_CB_HOT_C8((x) + 16)
+#define SDX_CB_HOT_SCALAR(byte, kind, value, size) \
+    case byte:                                     \
+        sdx_hot_head(ev, kind, d);                 \
+        ev->v.u = (value);                         \
+        p += (size);                               \
+        break;
+
+/* What sdx_cbor_reader_next(r, ev) expands to: the exported function with
+ * the commonest items decoded inline, in the caller's code, inside a
+ * container (depth 1 and more): the END of a definite-length container,
+ * integers of major types 0 and 1 (every argument size), false, true,
+ * null, float64, text strings of at most 255 bytes given in the head or
+ * one byte, when they are ASCII up to 128 bytes (any bytes without UTF-8
+ * checks), and arrays and maps with such counts while the reader's stack
+ * has room. It takes an item only when all its bytes, and 18 bytes in all,
+ * are in the window; everything else (the top level, tags, other kinds,
+ * errors, key checks, streams at the window's end) it hands to the
+ * exported function. */
+static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
+    sdx_cbor_reader_hot *s = (sdx_cbor_reader_hot *)(void *)r;
+    uint32_t d = s->depth;
+    if (d == 0 || d >= s->depth_limit) return sdx_cb_hot_slow(r, ev);
+    sdx_cbor_level *L = &s->stack[d];
+    uint64_t left = L->left;
+    const uint8_t *p = s->p;
+    uint64_t n, v;
+    size_t h;
+    int map;
+    if (left == 0) { /* a definite-length container is complete */
+        if (L->capped) return sdx_cb_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_END, d - 1);
+        s->depth = d - 1;
+        s->last_p = NULL;
+        return true;
+    }
+    if ((size_t)(s->end - p) < 18) return sdx_cb_hot_slow(r, ev);
+    switch (*p) {
+    SDX_CB_HOT_C24(0x00):
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = *p;
+        p += 1;
+        break;
+    SDX_CB_HOT_C24(0x20):
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = -1 - (int64_t)(*p - 0x20);
+        p += 1;
+        break;
+    SDX_CB_HOT_SCALAR(0x18, SDX_INT, p[1], 2)
+    SDX_CB_HOT_SCALAR(0x19, SDX_INT, sdx_hot_be(p + 1, 2), 3)
+    SDX_CB_HOT_SCALAR(0x1a, SDX_INT, sdx_hot_be(p + 1, 4), 5)
+    SDX_CB_HOT_SCALAR(0x38, SDX_INT, (uint64_t)(-1 - (int64_t)p[1]), 2)
+    SDX_CB_HOT_SCALAR(0x39, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_hot_be(p + 1, 2)), 3)
+    SDX_CB_HOT_SCALAR(0x3a, SDX_INT, (uint64_t)(-1 - (int64_t)sdx_hot_be(p + 1, 4)), 5)
+    SDX_CB_HOT_SCALAR(0xf4, SDX_BOOL, 0, 1)
+    SDX_CB_HOT_SCALAR(0xf5, SDX_BOOL, 1, 1)
+    SDX_CB_HOT_SCALAR(0xf6, SDX_NULL, 0, 1)
+    SDX_CB_HOT_SCALAR(0xfb, SDX_DOUBLE, sdx_hot_be(p + 1, 8), 9)
+    case 0x1b:
+        v = sdx_hot_be(p + 1, 8);
+        sdx_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        ev->v.u = v;
+        p += 9;
+        break;
+    case 0x3b: /* -1 - v, below INT64_MIN as SDX_NINT with v */
+        v = sdx_hot_be(p + 1, 8);
+        sdx_hot_head(ev, v > INT64_MAX ? SDX_NINT : SDX_INT, d);
+        ev->v.u = v > INT64_MAX ? v : (uint64_t)(-1 - (int64_t)v);
+        p += 9;
+        break;
+    SDX_CB_HOT_C24(0x60):
+        n = *p & 31u;
+        h = 1;
+        goto str;
+    case 0x78:
+        n = p[1];
+        h = 2;
+        goto str;
+    SDX_CB_HOT_C24(0x80): /* arrays (major type 4) and maps (5): the */
+    SDX_CB_HOT_C24(0xa0): /* low bit of the major type tells them apart */
+        n = *p & 31u;
+        h = 1;
+        map = *p >> 5 & 1;
+        goto begin;
+    case 0x98:
+    case 0xb8:
+        n = p[1];
+        h = 2;
+        map = *p >> 5 & 1;
+        goto begin;
+    default: return sdx_cb_hot_slow(r, ev);
+    }
+    L->left = left - 1;
+    s->p = p;
+    return true;
+
+str: {
+    /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the window
+     * holds them), or for fewer than 8 the first 8 under a mask of 0x80 in
+     * the string's bytes alone. Up to 128 bytes in the window: every 8
+     * bytes. Other strings are the exported function's. */
+    const uint8_t *q = p + h;
+    uint64_t a = sdx_hot_word(q), b = 0;
+    if (n < 8) {
+        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
+    } else if (n <= 16) {
+        b = sdx_hot_word(q + n - 8);
+    } else {
+        if (n > 128 || n > (size_t)(s->end - q)) return sdx_cb_hot_slow(r, ev);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
+        b = sdx_hot_word(q + n - 8);
+    }
+    if ((a | b) & s->ascii_mask) return sdx_cb_hot_slow(r, ev);
+    sdx_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = (const char *)q;
+    ev->v.str.len = (size_t)n;
+    L->left = left - 1;
+    s->p = q + n;
+    return true;
+}
+
+/* A container: a count the window cannot hold (each item takes a byte or
+ * more) is the exported function's: an error for memory, more input for a
+ * stream. */
+begin: {
+    if (n > ((size_t)(s->end - p) - h) >> map) return sdx_cb_hot_slow(r, ev);
+    sdx_cbor_level *c = L + 1;
+    c->left = n << map;
+    c->start = s->base_offset + (uint64_t)(p - s->base);
+    c->kind = (uint8_t)(1 + map);
+    c->indef = 0;
+    c->capturing = 0;
+    c->capped = 0;
+    L->left = left - 1;
+    sdx_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
+    ev->v.count = n;
+    s->depth = d + 1;
+    s->p = s->begin_p = p + h;
+    s->begin_depth = d + 1;
+    return true;
+}
+}
+
+#undef SDX_CB_HOT_C4
+#undef SDX_CB_HOT_C8
+#undef SDX_CB_HOT_C24
+#undef SDX_CB_HOT_SCALAR
+
+#define sdx_cbor_reader_next(r, ev) sdx_cbor_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the error; *err (if not
  * NULL) gets the details: code, message and byte offset. */

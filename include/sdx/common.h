@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -184,6 +185,43 @@ typedef struct sdx_event {
         uint64_t count; /* SDX_ARRAY, SDX_MAP */
     } v;
 } sdx_event;
+
+/* Private helpers of the readers' inline fast paths (msgpack.h, cbor.h),
+ * not part of the API: the n bytes at p as a big-endian number (compilers
+ * turn this into a load and a byte swap), 8 bytes in the machine's order,
+ * an event's kind and depth with no flags, no tag and a zero value (set
+ * whole, so that the compiler sees every byte of an event in registers
+ * initialized), and a copy of an event field by field (loads of the sizes
+ * the exported function stored: a wider copy would wait for its stores to
+ * retire). */
+static inline uint64_t sdx_hot_be(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = v << 8 | p[i];
+    return v;
+}
+static inline uint64_t sdx_hot_word(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline void sdx_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
+    ev->kind = kind;
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->depth = depth;
+    ev->tag = 0;
+    ev->v.str.ptr = NULL;
+    ev->v.str.len = 0;
+}
+static inline void sdx_hot_copy(sdx_event *ev, const sdx_event *e) {
+    ev->kind = e->kind;
+    ev->tag_kind = e->tag_kind;
+    ev->flags = e->flags;
+    ev->depth = e->depth;
+    ev->tag = e->tag;
+    ev->v.str.ptr = e->v.str.ptr;
+    ev->v.str.len = e->v.str.len;
+}
 
 /* The name of the SIMD instruction set the library's kernels use in this
  * process: "scalar", "sse2", "avx2", "avx512" or "neon". Chosen at first use

@@ -548,48 +548,13 @@ typedef struct sdx_msgpack_reader_hot {
     uint32_t begin_depth;     /* last ARRAY or MAP event */
 } sdx_msgpack_reader_hot;
 
-/* Private helpers of the inline fast path: the n bytes at p as a big-endian
- * number (compilers turn this into a load and a byte swap), and 8 bytes in
- * the machine's order. */
-static inline uint64_t sdx_mp_hot_be(const uint8_t *p, int n) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = v << 8 | p[i];
-    return v;
-}
-static inline uint64_t sdx_mp_hot_word(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* The exported function into a copy of the event: the caller's event then
  * never has its address taken, and the compiler may keep it in registers. */
 static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_event e;
     bool ok = (sdx_msgpack_reader_next)(r, &e);
-    /* field by field: loads of the sizes the function stored (a wider
-     * copy would wait for its stores to retire) */
-    ev->kind = e.kind;
-    ev->tag_kind = e.tag_kind;
-    ev->flags = e.flags;
-    ev->depth = e.depth;
-    ev->tag = e.tag;
-    ev->v.str.ptr = e.v.str.ptr;
-    ev->v.str.len = e.v.str.len;
+    sdx_hot_copy(ev, &e);
     return ok;
-}
-
-/* An event's kind and depth, with no flags, no tag and a zero value (set
- * whole, so that the compiler sees every byte of an event in registers
- * initialized). */
-static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
-    ev->kind = kind;
-    ev->tag_kind = SDX_TAG_NONE;
-    ev->flags = 0;
-    ev->depth = depth;
-    ev->tag = 0;
-    ev->v.str.ptr = NULL;
-    ev->v.str.len = 0;
 }
 
 /* Case labels of the switch below (undefined after it). */
@@ -598,7 +563,7 @@ static inline void sdx_mp_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) 
     SDX_MP_HOT_C4(x): SDX_MP_HOT_C4((x) + 4): SDX_MP_HOT_C4((x) + 8): SDX_MP_HOT_C4((x) + 12)
 #define SDX_MP_HOT_SCALAR(byte, kind, value, size) \
     case byte:                                     \
-        sdx_mp_hot_head(ev, kind, d);              \
+        sdx_hot_head(ev, kind, d);                 \
         ev->v.u = (value);                         \
         p += (size);                               \
         break;
@@ -621,7 +586,7 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     size_t h;
     if ((left & ~map_bit) == 0) { /* the innermost container is complete */
         if (d == 0) return sdx_mp_hot_slow(r, ev);
-        sdx_mp_hot_head(ev, SDX_END, d - 1);
+        sdx_hot_head(ev, SDX_END, d - 1);
         s->left = s->stack[d - 1];
         s->depth = d - 1;
         return true;
@@ -630,26 +595,26 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     switch (*p) {
     SDX_MP_HOT_C16(0x00): SDX_MP_HOT_C16(0x10): SDX_MP_HOT_C16(0x20): SDX_MP_HOT_C16(0x30):
     SDX_MP_HOT_C16(0x40): SDX_MP_HOT_C16(0x50): SDX_MP_HOT_C16(0x60): SDX_MP_HOT_C16(0x70):
-        sdx_mp_hot_head(ev, SDX_INT, d);
+        sdx_hot_head(ev, SDX_INT, d);
         ev->v.i = *p;
         p += 1;
         break;
     SDX_MP_HOT_C16(0xe0): SDX_MP_HOT_C16(0xf0):
-        sdx_mp_hot_head(ev, SDX_INT, d);
+        sdx_hot_head(ev, SDX_INT, d);
         ev->v.i = (int8_t)*p;
         p += 1;
         break;
     SDX_MP_HOT_C16(0x80):
         n = *p & 0x0fu;
         if (n > ((size_t)(s->end - p) - 1) / 2) return sdx_mp_hot_slow(r, ev);
-        sdx_mp_hot_head(ev, SDX_MAP, d);
+        sdx_hot_head(ev, SDX_MAP, d);
         ev->v.count = n;
         n = 2 * n | map_bit;
         goto begin;
     SDX_MP_HOT_C16(0x90):
         n = *p & 0x0fu;
         if (n > (size_t)(s->end - p) - 1) return sdx_mp_hot_slow(r, ev);
-        sdx_mp_hot_head(ev, SDX_ARRAY, d);
+        sdx_hot_head(ev, SDX_ARRAY, d);
         ev->v.count = n;
         goto begin;
     SDX_MP_HOT_C16(0xa0): SDX_MP_HOT_C16(0xb0):
@@ -663,17 +628,17 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     SDX_MP_HOT_SCALAR(0xc0, SDX_NULL, 0, 1)
     SDX_MP_HOT_SCALAR(0xc2, SDX_BOOL, 0, 1)
     SDX_MP_HOT_SCALAR(0xc3, SDX_BOOL, 1, 1)
-    SDX_MP_HOT_SCALAR(0xcb, SDX_DOUBLE, sdx_mp_hot_be(p + 1, 8), 9)
+    SDX_MP_HOT_SCALAR(0xcb, SDX_DOUBLE, sdx_hot_be(p + 1, 8), 9)
     SDX_MP_HOT_SCALAR(0xcc, SDX_INT, p[1], 2)
-    SDX_MP_HOT_SCALAR(0xcd, SDX_INT, sdx_mp_hot_be(p + 1, 2), 3)
-    SDX_MP_HOT_SCALAR(0xce, SDX_INT, sdx_mp_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xcd, SDX_INT, sdx_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xce, SDX_INT, sdx_hot_be(p + 1, 4), 5)
     SDX_MP_HOT_SCALAR(0xd0, SDX_INT, (uint64_t)(int64_t)(int8_t)p[1], 2)
-    SDX_MP_HOT_SCALAR(0xd1, SDX_INT, (uint64_t)(int64_t)(int16_t)sdx_mp_hot_be(p + 1, 2), 3)
-    SDX_MP_HOT_SCALAR(0xd2, SDX_INT, (uint64_t)(int64_t)(int32_t)sdx_mp_hot_be(p + 1, 4), 5)
-    SDX_MP_HOT_SCALAR(0xd3, SDX_INT, sdx_mp_hot_be(p + 1, 8), 9)
+    SDX_MP_HOT_SCALAR(0xd1, SDX_INT, (uint64_t)(int64_t)(int16_t)sdx_hot_be(p + 1, 2), 3)
+    SDX_MP_HOT_SCALAR(0xd2, SDX_INT, (uint64_t)(int64_t)(int32_t)sdx_hot_be(p + 1, 4), 5)
+    SDX_MP_HOT_SCALAR(0xd3, SDX_INT, sdx_hot_be(p + 1, 8), 9)
     case 0xcf:
-        v = sdx_mp_hot_be(p + 1, 8);
-        sdx_mp_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
+        v = sdx_hot_be(p + 1, 8);
+        sdx_hot_head(ev, v > INT64_MAX ? SDX_UINT : SDX_INT, d);
         ev->v.u = v;
         p += 9;
         break;
@@ -689,18 +654,18 @@ str: {
      * the string's bytes alone. Up to 128 bytes in the window: every 8
      * bytes. Other strings are the exported function's. */
     const uint8_t *q = p + h;
-    uint64_t a = sdx_mp_hot_word(q), b = 0;
+    uint64_t a = sdx_hot_word(q), b = 0;
     if (n < 8) {
-        a &= sdx_mp_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
+        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
     } else if (n <= 16) {
-        b = sdx_mp_hot_word(q + n - 8);
+        b = sdx_hot_word(q + n - 8);
     } else {
         if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
-        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_mp_hot_word(q + i);
-        b = sdx_mp_hot_word(q + n - 8);
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
+        b = sdx_hot_word(q + n - 8);
     }
     if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
-    sdx_mp_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    sdx_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;
     ev->v.str.len = (size_t)n;
     s->left = left - 1;

@@ -38,26 +38,16 @@
 #include "sdx/cbor.h"
 #include "simd/simd.h"
 
-/* An open level: the root (level 0) or a container. `left` counts the items
- * still due (a map's keys and values both), or for an indefinite-length
- * container counts down from INDEF (even, so that in every map a key is due
- * exactly when `left` is even). */
+/* An open level (sdx_cbor_level in cbor.h): the root (level 0) or a
+ * container. `left` counts the items still due (a map's keys and values
+ * both), or for an indefinite-length container counts down from INDEF
+ * (even, so that in every map a key is due exactly when `left` is even). */
 #define INDEF (UINT64_C(1) << 62)
 #define INLINE_STACK 32
 
 enum { LEVEL_ROOT, LEVEL_ARRAY, LEVEL_MAP };
 
-typedef struct level {
-    uint64_t left;
-    uint64_t start;   /* the container's first byte (where a truncation inside it is reported) */
-    size_t keys;      /* checked maps: its first key in the key list */
-    size_t key_start; /* a key being captured: its start in the key buffer */
-    uint64_t key_at;  /* ... and its input offset */
-    uint8_t kind;
-    uint8_t indef;
-    uint8_t capturing; /* a key of this map is being captured */
-    uint8_t capped;    /* a stream's count of 2^62 or more: `left` counts part of it */
-} level;
+typedef sdx_cbor_level level; /* cbor.h: the inline path opens levels too */
 
 /* A map key's preferred encoding in the key buffer, and where it was. */
 typedef struct key_ref {
@@ -68,12 +58,9 @@ typedef struct key_ref {
 enum { STATE_VALUE, STATE_END, STATE_ERROR };
 
 struct sdx_cbor_reader {
-    const uint8_t *p;    /* next byte of the window */
-    const uint8_t *end;  /* end of the window */
-    const uint8_t *base; /* offset 0 of the window: input offset base_offset */
-    uint64_t base_offset;
-    level *stack;        /* levels 0 .. depth */
-    uint32_t depth;
+    /* The window (p, end, base, base_offset), the levels 0 .. depth (stack)
+     * and what the inline path of cbor.h needs: first, where it looks. */
+    sdx_cbor_reader_hot hot;
     uint32_t cap;
     uint32_t max_depth;
     uint32_t max_tags;
@@ -115,8 +102,10 @@ struct sdx_cbor_reader {
 
 static const uint8_t empty_input[1] = {0};
 
+static void hot_update(sdx_cbor_reader *r);
+
 static uint64_t offset_of(const sdx_cbor_reader *r, const uint8_t *at) {
-    return r->base_offset + (uint64_t)(at - r->base);
+    return r->hot.base_offset + (uint64_t)(at - r->hot.base);
 }
 
 static SDX_NOINLINE bool fail_off(sdx_cbor_reader *r, sdx_err code, const char *msg,
@@ -148,15 +137,17 @@ static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_CBOR_DEFAULT_MAX_DEPTH;
     r->max_tags = opts && opts->max_tags ? opts->max_tags : SDX_CBOR_DEFAULT_MAX_TAGS;
     r->max_string = opts && opts->max_string ? opts->max_string : SDX_CBOR_DEFAULT_MAX_STRING;
-    r->stack = r->inline_stack;
+    r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
-    r->stack[0].kind = LEVEL_ROOT;
-    r->stack[0].left = 1; /* the root item is due */
+    r->hot.stack[0].kind = LEVEL_ROOT;
+    r->hot.stack[0].left = 1; /* the root item is due */
     r->state = STATE_VALUE;
     r->last_kind = SDX_NULL;
     r->check_keys =
         (r->flags & (SDX_CBOR_READ_REJECT_DUPLICATE_KEYS | SDX_CBOR_READ_DETERMINISTIC)) != 0;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    r->hot.ascii_mask = r->flags & SDX_CBOR_READ_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
+    hot_update(r);
     return r;
 }
 
@@ -165,8 +156,8 @@ sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
     sdx_cbor_reader *r = reader_alloc(opts);
     if (!r) return NULL;
     if (!data) len = 0;
-    r->base = r->p = data ? (const uint8_t *)data : empty_input;
-    r->end = r->p + len;
+    r->hot.base = r->hot.p = data ? (const uint8_t *)data : empty_input;
+    r->hot.end = r->hot.p + len;
     r->eof = true;
     return r;
 }
@@ -184,7 +175,7 @@ sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t 
     r->store_cap = r->chunk;
     r->read = read;
     r->ctx = ctx;
-    r->base = r->p = r->end = r->store;
+    r->hot.base = r->hot.p = r->hot.end = r->store;
     return r;
 }
 
@@ -202,7 +193,7 @@ sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opt
 void sdx_cbor_reader_free(sdx_cbor_reader *r) {
     if (!r) return;
     sdx_alloc a = r->alloc;
-    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
     a.free(a.ctx, r->store);
     a.free(a.ctx, r->scratch);
     a.free(a.ctx, r->chunks);
@@ -215,21 +206,23 @@ void sdx_cbor_reader_free(sdx_cbor_reader *r) {
 /* Input                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Make n bytes available from r->p on. Memory readers (and streams at their
+/* Make n bytes available from r->hot.p on. Memory readers (and streams at their
  * end) fail with SDX_ERR_TRUNCATED at `item`, the first byte of the item
  * that does not fit: `msg` says what was cut. A stream moves [p, end) to
  * the front of its buffer and reads chunks after it; the buffer grows to
  * hold what has arrived plus one chunk, never to n itself up front. `item`
  * is given as an offset, since the window may move. */
 static SDX_NOINLINE bool need(sdx_cbor_reader *r, size_t n, uint64_t item, const char *msg) {
-    while ((size_t)(r->end - r->p) < n) {
+    while ((size_t)(r->hot.end - r->hot.p) < n) {
         if (r->eof || !r->read) return fail_off(r, SDX_ERR_TRUNCATED, msg, item);
-        size_t have = (size_t)(r->end - r->p);
-        if (r->p != r->store) {
-            r->base_offset = offset_of(r, r->p);
-            memmove(r->store, r->p, have);
-            r->base = r->p = r->store;
-            r->end = r->store + have;
+        size_t have = (size_t)(r->hot.end - r->hot.p);
+        /* the window moves: positions the inline path noted mean nothing */
+        r->hot.begin_p = r->hot.last_p = NULL;
+        if (r->hot.p != r->store) {
+            r->hot.base_offset = offset_of(r, r->hot.p);
+            memmove(r->store, r->hot.p, have);
+            r->hot.base = r->hot.p = r->store;
+            r->hot.end = r->store + have;
         }
         if (r->store_cap - have < r->chunk) {
             size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
@@ -238,21 +231,21 @@ static SDX_NOINLINE bool need(sdx_cbor_reader *r, size_t n, uint64_t item, const
             if (!s) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
             r->store = s;
             r->store_cap = want;
-            r->base = r->p = s;
-            r->end = s + have;
+            r->hot.base = r->hot.p = s;
+            r->hot.end = s + have;
         }
-        size_t got = r->read(r->ctx, (uint8_t *)r->end, r->chunk);
+        size_t got = r->read(r->ctx, (uint8_t *)r->hot.end, r->chunk);
         if (got == (size_t)-1 || got > r->chunk)
-            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->hot.end);
         if (got == 0) r->eof = true;
-        r->end += got;
+        r->hot.end += got;
     }
     return true;
 }
 
 /* Whether any byte follows p (reading a stream if needed). */
 static bool more_input(sdx_cbor_reader *r) {
-    if (r->p != r->end) return true;
+    if (r->hot.p != r->hot.end) return true;
     if (!r->read || r->eof) return false;
     if (!need(r, 1, 0, "")) {
         if (r->err == SDX_ERR_TRUNCATED) { /* just the end: not an error here */
@@ -290,7 +283,7 @@ static bool key_bytes(sdx_cbor_reader *r, const void *s, size_t n) {
     char *buf = n > SIZE_MAX - r->keybuf_len
                     ? NULL
                     : grow_array(r, r->keybuf, &r->keybuf_cap, r->keybuf_len + n, 1);
-    if (!buf) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    if (!buf) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->hot.p);
     r->keybuf = buf;
     if (n) memcpy(r->keybuf + r->keybuf_len, s, n);
     r->keybuf_len += n;
@@ -359,7 +352,7 @@ static bool key_done(sdx_cbor_reader *r, level *L) {
     L->capturing = 0;
     r->captures--;
     key_ref *keys = grow_array(r, r->keys, &r->keys_cap, r->nkeys + 1, sizeof(key_ref));
-    if (!keys) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->p);
+    if (!keys) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->hot.p);
     r->keys = keys;
     key_ref *k = &r->keys[r->nkeys++];
     k->off = L->key_start;
@@ -424,7 +417,7 @@ static bool keys_after(sdx_cbor_reader *r, const sdx_event *ev, bool indef_end) 
     if (ev->kind == SDX_TAG || ev->kind == SDX_ARRAY || ev->kind == SDX_MAP) return true;
     /* a scalar at depth d, or the END of a container begun at depth d,
      * completes an item of level d */
-    level *L = &r->stack[ev->depth];
+    level *L = &r->hot.stack[ev->depth];
     if (L->capturing) return key_done(r, L);
     return true;
 }
@@ -437,34 +430,26 @@ static SDX_NOINLINE bool grow_stack(sdx_cbor_reader *r, const uint8_t *at) {
     uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
     if ((uint64_t)cap > (uint64_t)r->max_depth + 1) cap = r->max_depth + 1;
     level *s;
-    if (r->stack == r->inline_stack) {
+    if (r->hot.stack == r->inline_stack) {
         s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof(level));
-        if (s) memcpy(s, r->stack, ((size_t)r->depth + 1) * sizeof(level));
+        if (s) memcpy(s, r->hot.stack, ((size_t)r->hot.depth + 1) * sizeof(level));
     } else {
-        s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof(level),
+        s = r->alloc.realloc(r->alloc.ctx, r->hot.stack, (size_t)r->cap * sizeof(level),
                              (size_t)cap * sizeof(level));
     }
     if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", at);
-    r->stack = s;
+    r->hot.stack = s;
     r->cap = cap;
     return true;
 }
 
-static void set_ev(sdx_event *ev, sdx_kind kind, uint32_t d) {
-    ev->kind = (uint8_t)kind;
-    ev->tag_kind = SDX_TAG_NONE;
-    ev->flags = 0;
-    ev->depth = d;
-    ev->tag = 0;
-    ev->v.str.ptr = NULL;
-    ev->v.str.len = 0;
-}
+static void set_ev(sdx_event *ev, sdx_kind kind, uint32_t d) { sdx_hot_head(ev, (uint8_t)kind, d); }
 
 /* Close the innermost container with an END event. */
 static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
-    level *L = &r->stack[r->depth];
-    r->depth--;
-    set_ev(ev, SDX_END, r->depth);
+    level *L = &r->hot.stack[r->hot.depth];
+    r->hot.depth--;
+    set_ev(ev, SDX_END, r->hot.depth);
     if (r->check_keys) {
         if (L->kind == LEVEL_MAP && !keys_end(r, L)) return false;
         if (!keys_after(r, ev, indef)) return false;
@@ -473,7 +458,7 @@ static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
 }
 
 /* Join the chunks of an indefinite-length string (RFC 8949 section 3.2.3)
- * whose head 5f or 7f is at r->p into the scratch buffer: each chunk must
+ * whose head 5f or 7f is at r->hot.p into the scratch buffer: each chunk must
  * be a definite-length string of the same major type (each text chunk
  * valid UTF-8 on its own), up to the break. Consumes the whole item. */
 static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_t *len) {
@@ -484,26 +469,26 @@ static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_
     const size_t per_chunk = (r->flags & SDX_CBOR_READ_CHUNKS) ? sizeof(size_t) : 0;
     size_t limit = r->max_string;
     r->nchunks = 0;
-    r->p++;
+    r->hot.p++;
     for (;;) {
         if (!need(r, 1, item, "input ends inside an indefinite-length string")) return false;
-        uint8_t c = *r->p;
+        uint8_t c = *r->hot.p;
         if (c == SDX_CB_BREAK) {
-            r->p++;
+            r->hot.p++;
             break;
         }
         unsigned ai = c & 31u;
         if ((c & 0xe0u) != major)
             return fail_at(r, SDX_ERR_SYNTAX,
-                           "chunk of an indefinite-length string of another type", r->p);
+                           "chunk of an indefinite-length string of another type", r->hot.p);
         if (ai == 31)
             return fail_at(r, SDX_ERR_SYNTAX, "indefinite-length chunk in an indefinite-length string",
-                           r->p);
-        if (ai >= 28) return fail_at(r, SDX_ERR_SYNTAX, "reserved additional information", r->p);
+                           r->hot.p);
+        if (ai >= 28) return fail_at(r, SDX_ERR_SYNTAX, "reserved additional information", r->hot.p);
         size_t hs = sdx_cb_head_size(c);
         if (!need(r, hs, item, "input ends inside an indefinite-length string")) return false;
-        uint64_t n = sdx_cb_arg(r->p);
-        if (!r->read && n > (uint64_t)(r->end - r->p) - hs)
+        uint64_t n = sdx_cb_arg(r->hot.p);
+        if (!r->read && n > (uint64_t)(r->hot.end - r->hot.p) - hs)
             return fail_off(r, SDX_ERR_TRUNCATED, "string chunk longer than the input", item);
         if (per_chunk > limit - total || n > limit - total - per_chunk)
             return fail_off(r, SDX_ERR_LIMIT, "indefinite-length string longer than the limit", item);
@@ -515,10 +500,10 @@ static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_
             limit -= per_chunk;
         }
         if (!need(r, hs + (size_t)n, item, "string chunk longer than the input")) return false;
-        const uint8_t *s = r->p + hs;
+        const uint8_t *s = r->hot.p + hs;
         if (major == SDX_CB_TEXT && !(r->flags & SDX_CBOR_READ_NO_UTF8_CHECK) &&
             !sdx_utf8_ok(r->utf8_valid, (const char *)s, (size_t)n))
-            return fail_at(r, SDX_ERR_UTF8, "text string chunk is not valid UTF-8", r->p);
+            return fail_at(r, SDX_ERR_UTF8, "text string chunk is not valid UTF-8", r->hot.p);
         if (n) {
             char *sc = grow_array(r, r->scratch, &r->scratch_cap, total + (size_t)n, 1);
             if (!sc) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
@@ -526,32 +511,33 @@ static bool join_chunks(sdx_cbor_reader *r, unsigned major, uint64_t item, size_
             memcpy(r->scratch + total, s, (size_t)n);
             total += (size_t)n;
         }
-        r->p = s + n; /* the chunk is copied: a stream may drop its bytes */
+        r->hot.p = s + n; /* the chunk is copied: a stream may drop its bytes */
     }
     *len = total;
     return true;
 }
 
 /* A stream's definite-length string longer than memory can hold (its
- * length beyond SIZE_MAX; the head, hs bytes, is at r->p): read on without
+ * length beyond SIZE_MAX; the head, hs bytes, is at r->hot.p): read on without
  * keeping the bytes, to tell an input that ends inside the string
  * (SDX_ERR_TRUNCATED at the string, as a memory reader says at once) from
  * one that really holds that many bytes (SDX_ERR_LIMIT). Needs no memory:
  * each chunk is read into the same place. */
 static SDX_NOINLINE bool unholdable_string(sdx_cbor_reader *r, uint64_t len, size_t hs,
                                            uint64_t item) {
-    uint64_t have = (uint64_t)(r->end - r->p) - hs; /* the string's bytes read so far */
+    uint64_t have = (uint64_t)(r->hot.end - r->hot.p) - hs; /* the string's bytes read so far */
     for (;;) {
         if (have >= len)
             return fail_off(r, SDX_ERR_LIMIT, "string too long to hold in memory", item);
         if (r->eof) return fail_off(r, SDX_ERR_TRUNCATED, "string longer than the input", item);
-        r->base_offset = offset_of(r, r->end);
-        r->base = r->p = r->end = r->store;
+        r->hot.base_offset = offset_of(r, r->hot.end);
+        r->hot.begin_p = r->hot.last_p = NULL; /* the window moves */
+        r->hot.base = r->hot.p = r->hot.end = r->store;
         size_t got = r->read(r->ctx, r->store, r->chunk);
         if (got == (size_t)-1 || got > r->chunk)
-            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->end);
+            return fail_at(r, SDX_ERR_IO, "reading the input failed", r->hot.end);
         if (got == 0) r->eof = true;
-        r->p = r->end = r->store + got;
+        r->hot.p = r->hot.end = r->store + got;
         have = got > UINT64_MAX - have ? UINT64_MAX : have + got;
     }
 }
@@ -565,7 +551,7 @@ static bool before_root(sdx_cbor_reader *r) {
         r->state = STATE_END;
         return false;
     }
-    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->p);
+    return fail_at(r, SDX_ERR_TRUNCATED, "empty input", r->hot.p);
 }
 
 /* After the root item: the end of the input, the next item of a sequence,
@@ -573,10 +559,10 @@ static bool before_root(sdx_cbor_reader *r) {
 static bool after_root(sdx_cbor_reader *r) {
     if (more_input(r)) {
         if (r->flags & SDX_CBOR_READ_STOP_AFTER_VALUE) {
-            r->stack[0].left = 1;
+            r->hot.stack[0].left = 1;
             return true;
         }
-        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the item", r->p);
+        return fail_at(r, SDX_ERR_SYNTAX, "bytes after the item", r->hot.p);
     }
     if (r->state == STATE_ERROR) return false;
     r->state = STATE_END;
@@ -604,14 +590,14 @@ static const char *ends_inside(const level *L) {
 
 static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     if (r->state != STATE_VALUE) return false;
-    uint32_t d = r->depth;
-    level *L = &r->stack[d];
+    uint32_t d = r->hot.depth;
+    level *L = &r->hot.stack[d];
     if (L->left == 0) {
         if (d && L->capped)
             return fail_off(r, SDX_ERR_LIMIT, "count beyond what the reader can count", L->start);
         if (d) return end_event(r, ev, false);
         if (!after_root(r)) return false;
-    } else if (d == 0 && r->tags_run == 0 && r->p == r->end && !before_root(r)) {
+    } else if (d == 0 && r->tags_run == 0 && r->hot.p == r->hot.end && !before_root(r)) {
         return false;
     }
     const bool strict = (r->flags & SDX_CBOR_READ_DETERMINISTIC) != 0;
@@ -620,15 +606,15 @@ static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     uint64_t item;
     bool drain = false; /* a doomed container: read on to the error */
 again:
-    item = offset_of(r, r->p);
+    item = offset_of(r, r->hot.p);
     /* Where the input ends before an item of a container, the container is
      * the innermost item it ends inside: the error is reported at its first
      * byte (as for a definite count that exceeds the input), so that memory
      * and stream readers agree. */
-    if (r->p == r->end &&
+    if (r->hot.p == r->hot.end &&
         !need(r, 1, d ? L->start : item, d ? ends_inside(L) : "input ends before an item"))
         return false;
-    const uint8_t *p = r->p;
+    const uint8_t *p = r->hot.p;
     uint8_t ib = *p;
     unsigned major = ib & 0xe0u, ai = ib & 31u;
     if (ib == SDX_CB_BREAK) {
@@ -641,7 +627,7 @@ again:
                            p);
         if (L->kind == LEVEL_MAP && (L->left & 1))
             return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
-        r->p = p + 1;
+        r->hot.p = p + 1;
         return end_event(r, ev, true);
     }
     if (ai >= 28 && ai <= 30) return fail_at(r, SDX_ERR_SYNTAX, "reserved additional information", p);
@@ -653,7 +639,7 @@ again:
     }
     size_t hs = sdx_cb_head_size(ib);
     if (!need(r, hs, item, "input ends inside a head")) return false;
-    p = r->p;
+    p = r->hot.p;
     uint64_t arg = ai < 28 ? sdx_cb_arg(p) : 0;
     if (strict && ai < 28 && major != SDX_CB_SIMPLE && !sdx_cb_head_shortest(ai, arg))
         return fail_at(r, SDX_ERR_SYNTAX, "head not in its shortest form", p);
@@ -666,10 +652,10 @@ again:
         if (r->tags_run >= r->max_tags)
             return fail_at(r, SDX_ERR_LIMIT, "more tags on one item than the limit", p);
         r->tags_run++;
-        r->p = p + hs;
+        r->hot.p = p + hs;
         /* the tag is the innermost item the input ends inside */
         if (!need(r, 1, item, "input ends after a tag, before its content")) return false;
-        uint8_t nb = *r->p;
+        uint8_t nb = *r->hot.p;
         unsigned nmajor = nb & 0xe0u, nai = nb & 31u;
         if (nmajor == SDX_CB_TAG ||
             (nmajor == SDX_CB_SIMPLE && (nai < 20 || nai == 23 || nai == 24))) {
@@ -690,14 +676,14 @@ again:
     case SDX_CB_UINT:
         set_ev(ev, arg > INT64_MAX ? SDX_UINT : SDX_INT, d);
         ev->v.u = arg;
-        r->p = p + hs;
+        r->hot.p = p + hs;
         break;
     case SDX_CB_NINT:
         /* -1 - arg (section 3.1): int64 down to INT64_MIN, SDX_NINT below */
         set_ev(ev, arg > INT64_MAX ? SDX_NINT : SDX_INT, d);
         if (arg > INT64_MAX) ev->v.u = arg;
         else ev->v.i = -1 - (int64_t)arg;
-        r->p = p + hs;
+        r->hot.p = p + hs;
         break;
     case SDX_CB_BYTES:
     case SDX_CB_TEXT: {
@@ -710,17 +696,17 @@ again:
             s = r->scratch;
             indef = (r->flags & SDX_CBOR_READ_CHUNKS) != 0;
         } else {
-            if (!r->read && arg > (uint64_t)(r->end - p) - hs)
+            if (!r->read && arg > (uint64_t)(r->hot.end - p) - hs)
                 return fail_at(r, SDX_ERR_TRUNCATED, "string longer than the input", p);
             if (arg > SIZE_MAX - hs) return unholdable_string(r, arg, hs, item);
             if (!need(r, hs + (size_t)arg, item, "string longer than the input")) return false;
-            p = r->p;
+            p = r->hot.p;
             s = (const char *)p + hs;
             n = (size_t)arg;
             if (major == SDX_CB_TEXT && !(r->flags & SDX_CBOR_READ_NO_UTF8_CHECK) &&
                 !sdx_utf8_ok(r->utf8_valid, s, n))
                 return fail_at(r, SDX_ERR_UTF8, "text string is not valid UTF-8", p);
-            r->p = p + hs + n;
+            r->hot.p = p + hs + n;
         }
         set_ev(ev, kind, d);
         ev->v.str.ptr = s ? s : "";
@@ -739,7 +725,7 @@ again:
          * reading item by item meets (drain, below), counting down at most
          * the bytes left plus one items, so without allocating anything
          * for the count and without delivering an event. */
-        uint64_t room = (uint64_t)(r->end - p) - hs;
+        uint64_t room = (uint64_t)(r->hot.end - p) - hs;
         bool doomed = ai != 31 && !r->read && arg > room >> map;
         /* A stream's count of 2^62 items or more (which no input can
          * meet in practice): read on as for any count, counting down
@@ -749,7 +735,7 @@ again:
         bool capped = ai != 31 && !doomed && arg >= (map ? INDEF / 2 : INDEF);
         if (d >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
         if (d + 1 >= r->cap && !grow_stack(r, p)) return false;
-        level *c = &r->stack[d + 1];
+        level *c = &r->hot.stack[d + 1];
         c->kind = map ? LEVEL_MAP : LEVEL_ARRAY;
         c->indef = ai == 31;
         c->start = item;
@@ -762,8 +748,8 @@ again:
             c->left = ai == 31 ? INDEF : map ? 2 * arg : arg;
         c->capturing = 0;
         c->keys = r->nkeys;
-        r->depth = d + 1;
-        r->p = p + hs;
+        r->hot.depth = d + 1;
+        r->hot.p = p + hs;
         set_ev(ev, map ? SDX_MAP : SDX_ARRAY, d);
         ev->v.count = ai == 31 ? SDX_COUNT_UNKNOWN : arg;
         drain = doomed && !r->draining;
@@ -805,7 +791,7 @@ again:
         }
         if (strict && ai >= 25 && ai <= 27 && !float_shortest(ev->v.d, 1u << (ai - 24)))
             return fail_at(r, SDX_ERR_SYNTAX, "float not in its shortest form", p);
-        r->p = p + hs;
+        r->hot.p = p + hs;
         break;
     }
     if (tagged) {
@@ -818,7 +804,7 @@ again:
          * loop; doomed containers met inside just count down), to the first
          * error, which is certain to come (its count of items is more
          * than the bytes left). */
-        uint64_t start = r->stack[r->depth].start;
+        uint64_t start = r->hot.stack[r->hot.depth].start;
         sdx_event dropped;
         r->draining = true;
         while (next_event(r, &dropped)) {
@@ -834,12 +820,27 @@ again:
     return true;
 }
 
-bool sdx_cbor_reader_next(sdx_cbor_reader *r, sdx_event *ev) {
-    if (!next_event(r, ev)) return false;
-    r->last_kind = ev->kind;
-    r->last_flags = ev->flags;
-    r->last_depth = ev->depth;
-    return true;
+/* Whether the inline path of cbor.h may run from here on, and at which
+ * depths: only for a reader reading on (no error, not at the end), without
+ * key checks (it does not feed them) and with no tag read for the next
+ * item; at depths where a container may open (below max_depth, and with a
+ * level free in the stack). */
+static void hot_update(sdx_cbor_reader *r) {
+    uint32_t limit = r->cap - 1 < r->max_depth ? r->cap - 1 : r->max_depth;
+    r->hot.depth_limit =
+        r->state == STATE_VALUE && !r->check_keys && r->tags_run == 0 ? limit : 0;
+}
+
+bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev) {
+    bool ok = next_event(r, ev);
+    if (ok) {
+        r->last_kind = ev->kind;
+        r->last_flags = ev->flags;
+        r->last_depth = ev->depth;
+    }
+    r->hot.last_p = r->hot.p;
+    hot_update(r);
+    return ok;
 }
 
 sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err) {
@@ -861,11 +862,13 @@ sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err) {
     return r->err;
 }
 
-uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r) { return offset_of(r, r->p); }
+uint64_t sdx_cbor_reader_offset(const sdx_cbor_reader *r) { return offset_of(r, r->hot.p); }
 
 const size_t *sdx_cbor_reader_chunks(const sdx_cbor_reader *r, size_t *n) {
+    /* the last event is the exported function's (not the inline path's)
+     * when the window is where that function left it */
     bool chunked = r->state == STATE_VALUE && (r->flags & SDX_CBOR_READ_CHUNKS) &&
-                   (r->last_flags & SDX_EVENT_INDEFINITE);
+                   r->hot.p == r->hot.last_p && (r->last_flags & SDX_EVENT_INDEFINITE);
     *n = chunked ? r->nchunks : 0;
     return chunked ? r->chunks : NULL;
 }
@@ -875,6 +878,16 @@ bool sdx_cbor_reader_skip(sdx_cbor_reader *r) {
     sdx_event ev;
     uint8_t kind = r->last_kind;
     uint32_t depth = r->last_depth;
+    /* The last event: the exported function's when the window is where
+     * that function left it (the inline path moves it on, or clears
+     * last_p at an END); else the inline path's, a begin when the window
+     * and depth are where its last begin left them, a scalar or an END
+     * otherwise. */
+    if (r->hot.p != r->hot.last_p) {
+        bool begun = r->hot.p == r->hot.begin_p && r->hot.depth == r->hot.begin_depth;
+        kind = begun ? SDX_ARRAY : SDX_NULL;
+        depth = r->hot.depth - 1;
+    }
     while (kind == SDX_TAG) { /* the tagged item follows */
         if (!sdx_cbor_reader_next(r, &ev)) return r->state != STATE_ERROR;
         kind = ev.kind;

@@ -33,8 +33,15 @@
 #define UNKNOWN_MAP (UINT64_MAX - 1)
 
 /* Frame kinds, modes and slow bits. */
-enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP, FRAME_DEAD };
-enum { MODE_DEFINITE, MODE_INDEFINITE, MODE_PATCH };
+/* (the kinds and the definite mode are cbor.h's, which its inline paths
+ * test) */
+enum {
+    FRAME_ROOT = SDX_CB_W_ROOT,
+    FRAME_ARRAY = SDX_CB_W_ARRAY,
+    FRAME_MAP = SDX_CB_W_MAP,
+    FRAME_DEAD = SDX_CB_W_DEAD
+};
+enum { MODE_DEFINITE = SDX_CB_W_DEFINITE, MODE_INDEFINITE, MODE_PATCH };
 enum { SLOW_SORTED = 1, SLOW_TAGGED = 2 };
 
 typedef uint8_t u8;
@@ -191,23 +198,23 @@ static u8 *one(u8 *p, u8 b) {
     return p + 1;
 }
 
-sdx_err sdx_cbor_writer_null(sdx_cbor_writer *w) { SMALL_ITEM(w, 1, one(p, SDX_CB_NULL)); }
+sdx_err (sdx_cbor_writer_null)(sdx_cbor_writer *w) { SMALL_ITEM(w, 1, one(p, SDX_CB_NULL)); }
 
 sdx_err sdx_cbor_writer_undefined(sdx_cbor_writer *w) {
     SMALL_ITEM(w, 1, one(p, SDX_CB_UNDEFINED));
 }
 
-sdx_err sdx_cbor_writer_bool(sdx_cbor_writer *w, bool v) {
+sdx_err (sdx_cbor_writer_bool)(sdx_cbor_writer *w, bool v) {
     SMALL_ITEM(w, 1, one(p, v ? SDX_CB_TRUE : SDX_CB_FALSE));
 }
 
-sdx_err sdx_cbor_writer_int(sdx_cbor_writer *w, int64_t v) {
+sdx_err (sdx_cbor_writer_int)(sdx_cbor_writer *w, int64_t v) {
     /* -1 - v for a negative v is ~v in two's complement (section 3.1) */
     uint64_t u = (uint64_t)v, sign = (uint64_t)(v >> 63);
     SMALL_ITEM(w, 9, sdx_cb_head(p, (unsigned)(sign & SDX_CB_NINT), u ^ sign));
 }
 
-sdx_err sdx_cbor_writer_uint(sdx_cbor_writer *w, uint64_t v) {
+sdx_err (sdx_cbor_writer_uint)(sdx_cbor_writer *w, uint64_t v) {
     SMALL_ITEM(w, 9, sdx_cb_head(p, SDX_CB_UINT, v));
 }
 
@@ -223,7 +230,7 @@ static u8 *f64(u8 *p, double v) {
     return p + 9;
 }
 
-sdx_err sdx_cbor_writer_double(sdx_cbor_writer *w, double v) {
+sdx_err (sdx_cbor_writer_double)(sdx_cbor_writer *w, double v) {
     if (SDX_UNLIKELY(w->flags & SDX_CBOR_WRITE_FLOAT64)) SMALL_ITEM(w, 9, f64(p, v));
     SMALL_ITEM(w, 9, sdx_cb_double(p, v));
 }
@@ -292,7 +299,7 @@ static SDX_ALWAYS_INLINE sdx_err string(sdx_cbor_writer *w, unsigned major, cons
                 return string_slow(w, major, s, n);
             }
             u8 *body = sdx_cb_head(p, major, n);
-            if (n) memcpy(body, s, n);
+            sdx_cb_w_copy((char *)body, (const char *)s, n);
             w->out->cur = (char *)body + n;
             return SDX_OK;
         }
@@ -300,7 +307,7 @@ static SDX_ALWAYS_INLINE sdx_err string(sdx_cbor_writer *w, unsigned major, cons
     return string_slow(w, major, s, n);
 }
 
-sdx_err sdx_cbor_writer_string(sdx_cbor_writer *w, const char *s, size_t n) {
+sdx_err (sdx_cbor_writer_string)(sdx_cbor_writer *w, const char *s, size_t n) {
     return string(w, SDX_CB_TEXT, s, n);
 }
 
@@ -308,7 +315,7 @@ sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t n) {
     return string(w, SDX_CB_BYTES, data, n);
 }
 
-sdx_err sdx_cbor_writer_key(sdx_cbor_writer *w, const char *s, size_t n) {
+sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     const sdx_cbor_frame *f = w->top;
     if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
@@ -393,11 +400,11 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     return SDX_OK;
 }
 
-sdx_err sdx_cbor_writer_begin_array(sdx_cbor_writer *w, uint64_t count) {
+sdx_err (sdx_cbor_writer_begin_array)(sdx_cbor_writer *w, uint64_t count) {
     return begin(w, count, FRAME_ARRAY);
 }
 
-sdx_err sdx_cbor_writer_begin_map(sdx_cbor_writer *w, uint64_t count) {
+sdx_err (sdx_cbor_writer_begin_map)(sdx_cbor_writer *w, uint64_t count) {
     return begin(w, count, FRAME_MAP);
 }
 
@@ -500,7 +507,7 @@ static sdx_err end_slow(sdx_cbor_writer *w) {
     return SDX_OK;
 }
 
-sdx_err sdx_cbor_writer_end(sdx_cbor_writer *w) {
+sdx_err (sdx_cbor_writer_end)(sdx_cbor_writer *w) {
     sdx_cbor_frame *f = w->top;
     if (SDX_LIKELY(f->left == 0 && f->mode == MODE_DEFINITE && !f->slow &&
                    (f->kind == FRAME_ARRAY || f->kind == FRAME_MAP))) {
@@ -537,11 +544,14 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
     case SDX_UINT: return sdx_cbor_writer_uint(w, ev->v.u);
     case SDX_NINT: return sdx_cbor_writer_nint(w, ev->v.u);
     case SDX_DOUBLE: return sdx_cbor_writer_double(w, ev->v.d);
-    case SDX_STR: return sdx_cbor_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    /* strings: the exported functions, whose own fast path checks UTF-8
+     * once (the inline one's ASCII test would come first for nothing
+     * on non-ASCII text) */
+    case SDX_STR: return (sdx_cbor_writer_string)(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_BIN: return sdx_cbor_writer_bytes(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_ARRAY: return sdx_cbor_writer_begin_array(w, ev->v.count);
     case SDX_MAP: return sdx_cbor_writer_begin_map(w, ev->v.count);
-    case SDX_KEY: return sdx_cbor_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_KEY: return (sdx_cbor_writer_key)(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_cbor_writer_end(w);
     case SDX_TAG: return w->err; /* a tag of another kind: ignored */
     case SDX_RAW:

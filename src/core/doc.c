@@ -34,6 +34,23 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc) {
     return doc;
 }
 
+int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t bound) {
+    size_t cap = doc->vals_cap ? doc->vals_cap * 2 : 64;
+    if (cap > bound) cap = bound;
+    if (cap < used + need) cap = used + need;
+    if (cap > SIZE_MAX / sizeof(sdx_val)) return 0;
+    sdx_val *v;
+    if (doc->vals)
+        v = doc->alloc.realloc(doc->alloc.ctx, doc->vals, doc->vals_cap * sizeof(sdx_val),
+                               cap * sizeof(sdx_val));
+    else
+        v = doc->alloc.malloc(doc->alloc.ctx, cap * sizeof(sdx_val));
+    if (!v) return 0;
+    doc->vals = v;
+    doc->vals_cap = cap;
+    return 1;
+}
+
 void *sdx_doc_block_alloc(sdx_doc *doc, size_t size) {
     if (size > SIZE_MAX - SDX_DOC_BLOCK_HEADER) return NULL;
     size_t total = SDX_DOC_BLOCK_HEADER + size;

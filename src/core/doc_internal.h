@@ -46,6 +46,12 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc);
  * NULL (size checked for overflow). */
 void *sdx_doc_block_alloc(sdx_doc *doc, size_t size);
 
+/* Parsers that fill the value array directly: room for at least `need`
+ * more slots after `used`, the array doubling (from 64) but not beyond
+ * `bound` (what the input can need at most), with the document's
+ * allocator. Returns 0 when the allocation fails (the array is kept). */
+int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t bound);
+
 /* Copy `len` (> 0) bytes into the document's string storage: chunks that
  * grow geometrically (a large string gets a block of its own). Returns the
  * copy, or NULL when an allocation fails. */

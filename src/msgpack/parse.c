@@ -44,26 +44,6 @@ static SDX_NOINLINE int fail(parser *ps, sdx_err code, const char *msg, const ui
     return 0;
 }
 
-/* Room for at least `need` more slots after `used` (the input bounds the
- * total: every value takes a byte, an ext value two slots for three). */
-static SDX_NOINLINE int grow_vals(parser *ps, size_t used, size_t need, size_t bound) {
-    sdx_doc *doc = ps->doc;
-    size_t cap = doc->vals_cap ? doc->vals_cap * 2 : 64;
-    if (cap > bound) cap = bound;
-    if (cap < used + need) cap = used + need;
-    if (cap > SIZE_MAX / sizeof(sdx_val)) return 0;
-    sdx_val *v;
-    if (doc->vals)
-        v = ps->alloc.realloc(ps->alloc.ctx, doc->vals, doc->vals_cap * sizeof(sdx_val),
-                              cap * sizeof(sdx_val));
-    else
-        v = ps->alloc.malloc(ps->alloc.ctx, cap * sizeof(sdx_val));
-    if (!v) return 0;
-    doc->vals = v;
-    doc->vals_cap = cap;
-    return 1;
-}
-
 static SDX_NOINLINE int grow_frames(parser *ps, frame *inline_frames, uint32_t max_depth) {
     uint32_t cap = ps->cap > UINT32_MAX / 2 ? UINT32_MAX : ps->cap * 2;
     if (cap > max_depth) cap = max_depth;
@@ -124,7 +104,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !grow_vals(ps, n, 2, bound))
+        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, bound))
             return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
         sdx_val *v = &doc->vals[n];
         size_t avail = (size_t)(end - p);
@@ -281,7 +261,8 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
         /* A first guess at the slots (as many bytes as the input); the
          * array doubles when the guess is short. */
         size_t guess = len / 16 + 16;
-        if (!grow_vals(&ps, 0, guess, len + 2)) ok = fail(&ps, SDX_ERR_NOMEM, "out of memory", in);
+        if (!sdx_doc_grow_vals(ps.doc, 0, guess, len + 2))
+            ok = fail(&ps, SDX_ERR_NOMEM, "out of memory", in);
     }
     if (ok) ok = parse_values(&ps, in, in + len, opts->flags, max_depth, inline_frames);
     if (ps.frames != inline_frames) ps.alloc.free(ps.alloc.ctx, ps.frames);

@@ -38,7 +38,7 @@ static inline size_t unhex(const char *hex, unsigned char *out) {
 /* Compare a buffer's content with hex text. */
 #define CHECK_HEX(buf, hex)                                                          \
     do {                                                                             \
-        unsigned char want_[4096];                                                   \
+        unsigned char want_[4096] = {0};                                             \
         size_t wn_ = unhex(hex, want_);                                              \
         CHECK_MEM(sdx_buf_data(buf), sdx_buf_len(buf), want_, wn_);                  \
     } while (0)

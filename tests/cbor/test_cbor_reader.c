@@ -8,6 +8,7 @@
 
 #include "alloc_test.h"
 #include "cbor_test.h"
+#include "core/doc_internal.h"
 
 /* read hex, expect the event text and a clean end */
 #define READS(hex, want)                                                \
@@ -509,6 +510,184 @@ TEST(alloc_failures) {
     }
 }
 
+/* A document with every item the inline paths of cbor.h take and many they
+ * hand on: integers of every head size and sign, ASCII and non-ASCII text
+ * of every length class, keys, floats of every width, tags, bytes, simple
+ * values, definite containers of small and large counts, indefinite ones,
+ * nesting; `rng` a seed. Unique keys (n0, n1, ...). */
+static unsigned gen_rand(unsigned *rng) {
+    *rng = *rng * 1103515245u + 12345u;
+    return *rng >> 8;
+}
+
+static void gen_item(sdx_cbor_writer *w, unsigned *rng, int depth, unsigned *keyno) {
+    static const char text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    static const char utf8[] = "gr\xc3\xbc\xc3\x9f dich, \xe2\x82\xac 12 and more text after it";
+    unsigned c = gen_rand(rng) % (depth < 4 ? 22 : 16);
+    int64_t big = (int64_t)((uint64_t)gen_rand(rng) << 40 | gen_rand(rng));
+    switch (c) {
+    case 0: sdx_cbor_writer_int(w, (int64_t)(gen_rand(rng) % 48) - 24); break;
+    case 1: sdx_cbor_writer_int(w, (int64_t)(gen_rand(rng) % 70000)); break;
+    case 2: sdx_cbor_writer_int(w, -(int64_t)(gen_rand(rng) % 70000)); break;
+    case 3: sdx_cbor_writer_int(w, gen_rand(rng) & 1 ? big : -big); break;
+    case 4: sdx_cbor_writer_uint(w, UINT64_MAX - gen_rand(rng)); break;
+    case 5: sdx_cbor_writer_nint(w, UINT64_MAX - gen_rand(rng)); break;
+    case 6: sdx_cbor_writer_double(w, (double)big / 7.0); break;
+    case 7: sdx_cbor_writer_double(w, 0.5 * (gen_rand(rng) % 9)); break; /* float16 */
+    case 8: sdx_cbor_writer_double(w, (double)(float)((double)big / 3.0)); break;
+    case 9: sdx_cbor_writer_string(w, text, gen_rand(rng) % 300); break;
+    case 10: sdx_cbor_writer_string(w, text, gen_rand(rng) % 20); break;
+    case 11: {
+        static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
+        sdx_cbor_writer_string(w, utf8, cut[gen_rand(rng) % 7]);
+        break;
+    }
+    case 12: sdx_cbor_writer_bool(w, gen_rand(rng) & 1); break;
+    case 13: sdx_cbor_writer_null(w); break;
+    case 14:
+        if (gen_rand(rng) & 1) sdx_cbor_writer_simple(w, 99);
+        else sdx_cbor_writer_bytes(w, text, gen_rand(rng) % 40);
+        break;
+    case 15:
+        sdx_cbor_writer_tag(w, gen_rand(rng) % 3000);
+        gen_item(w, rng, depth + 1, keyno);
+        break;
+    default: {
+        int map = c >= 19;
+        uint64_t n = gen_rand(rng) % 8 == 0 ? 20 + gen_rand(rng) % 20 : gen_rand(rng) % 6;
+        uint64_t declared = c == 18 || c == 21 ? SDX_COUNT_UNKNOWN : n;
+        if (map) sdx_cbor_writer_begin_map(w, declared);
+        else sdx_cbor_writer_begin_array(w, declared);
+        for (uint64_t i = 0; i < n; i++) {
+            if (map) {
+                char key[16];
+                int kn = snprintf(key, sizeof key, "n%u", (*keyno)++);
+                sdx_cbor_writer_key(w, key, (size_t)kn);
+            }
+            gen_item(w, rng, depth + 1, keyno);
+        }
+        sdx_cbor_writer_end(w);
+        break;
+    }
+    }
+}
+
+/* A document's value array (doc.h describes the layout). */
+static const sdx_val *test_doc_vals(const sdx_doc *d, size_t *n) {
+    *n = d->nvals;
+    return d->vals;
+}
+
+/* Whether two events are the same in every field their kind uses. */
+static int same_event(const sdx_event *a, const sdx_event *b) {
+    if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->flags != b->flags ||
+        a->depth != b->depth || a->tag != b->tag)
+        return 0;
+    switch (a->kind) {
+    case SDX_STR:
+    case SDX_KEY:
+    case SDX_BIN: return a->v.str.ptr == b->v.str.ptr && a->v.str.len == b->v.str.len;
+    case SDX_END:
+    case SDX_TAG: return 1;
+    case SDX_BOOL: return a->v.b == b->v.b;
+    default: return a->v.u == b->v.u;
+    }
+}
+
+/* Read the input to its end (skipping the item of the event numbered
+ * skip_at), with the inline path (sdx_cbor_reader_next) or only the
+ * exported function; events and offsets into ev/off (room for max). */
+static size_t read_all(const unsigned char *in, size_t n, int use_inline, size_t skip_at,
+                       size_t chunk, sdx_event *ev, uint64_t *off, size_t max, sdx_err *rc) {
+    sdx_cbor_reader *r;
+    mem_in m = {in, n, 0, chunk};
+    if (chunk) r = sdx_cbor_reader_new_stream(mem_read, &m, chunk, NULL);
+    else r = sdx_cbor_reader_new((const char *)in, n, NULL);
+    size_t k = 0;
+    while (k < max && (use_inline ? sdx_cbor_reader_next(r, &ev[k])
+                                  : (sdx_cbor_reader_next)(r, &ev[k]))) {
+        off[k] = sdx_cbor_reader_offset(r);
+        if (k++ == skip_at) {
+            if (!sdx_cbor_reader_skip(r)) break;
+            off[k - 1] = sdx_cbor_reader_offset(r);
+        }
+    }
+    *rc = sdx_cbor_reader_error(r, NULL);
+    sdx_cbor_reader_free(r);
+    return k;
+}
+
+TEST(inline_path) {
+    enum { MAX = 50000 };
+    static sdx_event a[MAX], b[MAX];
+    static uint64_t ao[MAX], bo[MAX];
+    for (unsigned seed = 1; seed <= 12; seed++) {
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        sdx_cbor_writer w;
+        sdx_cbor_writer_init(&w, &out, NULL);
+        unsigned rng = seed, keyno = 0;
+        sdx_cbor_writer_begin_array(&w, 200);
+        for (int i = 0; i < 200; i++) gen_item(&w, &rng, 1, &keyno);
+        sdx_cbor_writer_end(&w);
+        if (!CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_OK)) break;
+        const unsigned char *in = (const unsigned char *)sdx_buf_data(&out);
+        size_t n = sdx_buf_len(&out);
+        sdx_err ra, rb;
+        /* every event the same, with the same offset after it */
+        size_t na = read_all(in, n, 1, SIZE_MAX, 0, a, ao, MAX, &ra);
+        size_t nb = read_all(in, n, 0, SIZE_MAX, 0, b, bo, MAX, &rb);
+        CHECK(na > 300 && na < MAX);
+        CHECK_EQ_INT(ra, SDX_OK);
+        CHECK_EQ_INT(rb, SDX_OK);
+        if (!CHECK_EQ_U64(na, nb)) break;
+        size_t bad = 0;
+        for (size_t i = 0; i < na; i++) bad += !same_event(&a[i], &b[i]) || ao[i] != bo[i];
+        CHECK_EQ_U64(bad, 0);
+        /* skip after every event: the same events and offsets after it */
+        for (size_t at = 0; at < na && at < 600; at++) {
+            size_t ka = read_all(in, n, 1, at, 0, a, ao, MAX, &ra);
+            size_t kb = read_all(in, n, 0, at, 0, b, bo, MAX, &rb);
+            bad = ka != kb || ra != rb;
+            for (size_t i = 0; i < ka && !bad; i++)
+                bad += !same_event(&a[i], &b[i]) || ao[i] != bo[i];
+            if (!CHECK_EQ_U64(bad, 0)) break;
+        }
+        /* streams: the window moves under the inline path */
+        nb = read_all(in, n, 0, SIZE_MAX, 0, b, bo, MAX, &rb);
+        size_t chunks[] = {1, 7, 20, 64};
+        for (size_t c = 0; c < 4; c++) {
+            size_t ka = read_all(in, n, 1, SIZE_MAX, chunks[c], a, ao, MAX, &ra);
+            CHECK_EQ_INT(ra, SDX_OK);
+            bad = ka != nb;
+            for (size_t i = 0; i < ka && !bad; i++)
+                bad += a[i].kind != b[i].kind || a[i].depth != b[i].depth || ao[i] != bo[i];
+            CHECK_EQ_U64(bad, 0);
+        }
+        /* the direct parser builds the document the general one does (the
+         * key checks take the general one); strings point at the same
+         * input bytes */
+        sdx_cbor_read_opts general = {SDX_CBOR_READ_REJECT_DUPLICATE_KEYS, 0, 0, 0, NULL};
+        sdx_doc *d1 = sdx_cbor_parse((const char *)in, n, NULL, NULL);
+        sdx_doc *d2 = sdx_cbor_parse((const char *)in, n, &general, NULL);
+        if (CHECK(d1 && d2)) {
+            size_t n1, n2;
+            const sdx_val *v1 = test_doc_vals(d1, &n1), *v2 = test_doc_vals(d2, &n2);
+            bad = n1 != n2 || sdx_doc_consumed(d1) != sdx_doc_consumed(d2);
+            for (size_t i = 0; i < n1 && !bad; i++)
+                bad += v1[i].tag != v2[i].tag || v1[i].v.u != v2[i].v.u;
+            CHECK_EQ_U64(bad, 0);
+        }
+        sdx_doc_free(d1);
+        sdx_doc_free(d2);
+        sdx_buf_destroy(&out);
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
@@ -524,6 +703,7 @@ int main(int argc, char **argv) {
                         {"parser", parser},
                         {"chunks", chunks},
                         {"alloc_failures", alloc_failures},
+                        {"inline_path", inline_path},
                         {0, 0},
                     });
 }

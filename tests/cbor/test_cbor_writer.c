@@ -582,6 +582,206 @@ TEST(alloc_failures) {
     }
 }
 
+/* The same items through the inline paths of cbor.h (the macros) and
+ * through the exported functions, into a growable and into a fixed buffer
+ * of every size up to the output's (the inline paths must hand on exactly
+ * where the room ends): the same bytes and the same errors. */
+static uint64_t wr_rand(uint64_t *s) {
+    *s = *s * 6364136223846793005u + 1442695040888963407u;
+    return *s >> 11 ^ *s << 29;
+}
+
+static void wr_items(sdx_cbor_writer *w, int use_inline, uint64_t seed) {
+    static const double special[] = {0.0, -0.0, 1.0, 1.5, 65504.0, 100000.0, 1e300, 5.960464477539063e-8,
+                                     3.4028234663852886e38, 1.1, 0.1, 4.9406564584124654e-324};
+    uint64_t rs = seed;
+    int depth = 0;
+    if (use_inline) sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    else (sdx_cbor_writer_begin_array)(w, SDX_COUNT_UNKNOWN);
+    for (int i = 0; i < 400; i++) {
+        uint64_t r = wr_rand(&rs);
+        uint64_t big = wr_rand(&rs) >> (r >> 58);
+        double d;
+        switch (r % 12) {
+        case 0:
+            if (use_inline) sdx_cbor_writer_int(w, (int64_t)big * (r & 64 ? -1 : 1));
+            else (sdx_cbor_writer_int)(w, (int64_t)big * (r & 64 ? -1 : 1));
+            break;
+        case 1:
+            if (use_inline) sdx_cbor_writer_uint(w, big);
+            else (sdx_cbor_writer_uint)(w, big);
+            break;
+        case 2:
+        case 3:
+            if (r & 256) {
+                uint64_t bits = wr_rand(&rs);
+                if (r & 512) bits &= ~(uint64_t)0x1fffffff; /* float32 may hold it */
+                if (r & 1024) bits |= UINT64_C(0x7ff0000000000000); /* inf or NaN */
+                memcpy(&d, &bits, 8);
+            } else {
+                d = special[(r >> 12) % 12] * (r & 2048 ? -1 : 1);
+            }
+            if (use_inline) sdx_cbor_writer_double(w, d);
+            else (sdx_cbor_writer_double)(w, d);
+            break;
+        case 4:
+            if (use_inline) sdx_cbor_writer_bool(w, r & 16);
+            else (sdx_cbor_writer_bool)(w, r & 16);
+            break;
+        case 5:
+            if (use_inline) sdx_cbor_writer_null(w);
+            else (sdx_cbor_writer_null)(w);
+            break;
+        case 6:
+        case 7: {
+            uint64_t n = (r >> 20) % 30;
+            int map = (r & 32) != 0;
+            if (map) {
+                if (use_inline) sdx_cbor_writer_begin_map(w, n);
+                else (sdx_cbor_writer_begin_map)(w, n);
+                for (uint64_t k = 0; k < n; k++) {
+                    char key[8];
+                    int kn = snprintf(key, sizeof key, "k%u", (unsigned)k);
+                    if (use_inline) sdx_cbor_writer_key(w, key, (size_t)kn);
+                    else (sdx_cbor_writer_key)(w, key, (size_t)kn);
+                    if (use_inline) sdx_cbor_writer_int(w, (int64_t)k * 1000);
+                    else (sdx_cbor_writer_int)(w, (int64_t)k * 1000);
+                }
+            } else {
+                if (use_inline) sdx_cbor_writer_begin_array(w, n);
+                else (sdx_cbor_writer_begin_array)(w, n);
+                for (uint64_t k = 0; k < n; k++) {
+                    if (use_inline) sdx_cbor_writer_uint(w, k << (k % 60));
+                    else (sdx_cbor_writer_uint)(w, k << (k % 60));
+                }
+            }
+            if (use_inline) sdx_cbor_writer_end(w);
+            else (sdx_cbor_writer_end)(w);
+            break;
+        }
+        case 8: /* nesting deeper than the writer's inline frames */
+            if (depth < 40) {
+                if (use_inline) sdx_cbor_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+                else (sdx_cbor_writer_begin_array)(w, SDX_COUNT_UNKNOWN);
+                depth++;
+            } else {
+                if (use_inline) sdx_cbor_writer_string(w, "x", 1);
+                else (sdx_cbor_writer_string)(w, "x", 1);
+            }
+            break;
+        case 9:
+            while (depth > 0) {
+                if (use_inline) sdx_cbor_writer_end(w);
+                else (sdx_cbor_writer_end)(w);
+                depth--;
+            }
+            break;
+        case 10:
+            sdx_cbor_writer_tag(w, r >> 50);
+            if (use_inline) sdx_cbor_writer_int(w, -5);
+            else (sdx_cbor_writer_int)(w, -5);
+            break;
+        default: { /* text: ASCII and not, short and long, empty */
+            static const char text[] = "hello, w\xc3\xb6rld: ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz "
+                                       "0123456789 ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz";
+            static const size_t cut[] = {0, 1, 2, 3, 4, 5, 7, 8, 10, 11, 16, 23, 24, 63, 64, 65, 100};
+            const char *t = r & 128 ? text + 11 : text; /* the first without the o umlaut */
+            size_t n = cut[(r >> 8) % 17]; /* never inside the o umlaut */
+            if (use_inline) sdx_cbor_writer_string(w, t, n);
+            else (sdx_cbor_writer_string)(w, t, n);
+            break;
+        }
+        }
+        if (depth && (r & 3) == 0) { /* close an open array now and then */
+            if (use_inline) sdx_cbor_writer_end(w);
+            else (sdx_cbor_writer_end)(w);
+            depth--;
+        }
+    }
+    while (depth-- > 0) {
+        if (use_inline) sdx_cbor_writer_end(w);
+        else (sdx_cbor_writer_end)(w);
+    }
+    if (use_inline) sdx_cbor_writer_end(w);
+    else (sdx_cbor_writer_end)(w);
+}
+
+TEST(inline_paths) {
+    /* invalid UTF-8 of every short length, anywhere in the string, through
+     * the inline string and key: SDX_ERR_UTF8, and nothing written */
+    int bad = 0;
+    for (size_t n = 1; n <= 70; n++) {
+        for (size_t pos = 0; pos < n; pos += n > 8 ? n / 4 : 1) {
+            char t[70];
+            memset(t, 'a', sizeof t);
+            t[pos] = (char)0xff;
+            for (int key = 0; key < 2; key++) {
+                char mem[256]; /* room: the inline paths run */
+                wfix f;
+                sdx_buf_init_fixed(&f.out, mem, sizeof mem);
+                sdx_cbor_writer *w = &f.w;
+                sdx_cbor_writer_init(w, &f.out, NULL);
+                sdx_err e;
+                if (key) {
+                    sdx_cbor_writer_begin_map(w, 1);
+                    e = sdx_cbor_writer_key(w, t, n);
+                } else {
+                    sdx_cbor_writer_begin_array(w, 1);
+                    e = sdx_cbor_writer_string(w, t, n);
+                }
+                bad += e != SDX_ERR_UTF8 || sdx_buf_len(&f.out) != 1;
+                sdx_cbor_writer_finish(w);
+                sdx_buf_destroy(&f.out);
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    static const uint32_t flags[] = {0, SDX_CBOR_WRITE_FLOAT64, SDX_CBOR_WRITE_DEFINITE,
+                                     SDX_CBOR_WRITE_DETERMINISTIC};
+    static char mem_a[65536], mem_b[65536];
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        for (size_t fl = 0; fl < 4; fl++) {
+            sdx_cbor_write_opts o = {flags[fl], NULL};
+            sdx_buf a, b;
+            sdx_cbor_writer wa, wb;
+            sdx_buf_init(&a, NULL);
+            sdx_buf_init(&b, NULL);
+            sdx_cbor_writer_init(&wa, &a, &o);
+            sdx_cbor_writer_init(&wb, &b, &o);
+            wr_items(&wa, 1, seed);
+            wr_items(&wb, 0, seed);
+            sdx_err ea = sdx_cbor_writer_finish(&wa), eb = sdx_cbor_writer_finish(&wb);
+            CHECK_EQ_INT(ea, eb);
+            /* deterministic: the generated keys repeat only in separate maps */
+            CHECK_EQ_INT(ea, SDX_OK);
+            CHECK(sdx_buf_len(&a) > 1000);
+            CHECK_MEM(sdx_buf_data(&a), sdx_buf_len(&a), sdx_buf_data(&b), sdx_buf_len(&b));
+            size_t total = sdx_buf_len(&a);
+            sdx_buf_destroy(&a);
+            sdx_buf_destroy(&b);
+            if (fl != 0 || total > sizeof mem_a) continue;
+            /* fixed buffers that end everywhere */
+            bad = 0;
+            for (size_t cap = 0; cap <= total; cap += 1 + cap / 64) {
+                sdx_buf_init_fixed(&a, mem_a, cap);
+                sdx_buf_init_fixed(&b, mem_b, cap);
+                sdx_cbor_writer_init(&wa, &a, &o);
+                sdx_cbor_writer_init(&wb, &b, &o);
+                wr_items(&wa, 1, seed);
+                wr_items(&wb, 0, seed);
+                ea = sdx_cbor_writer_finish(&wa);
+                eb = sdx_cbor_writer_finish(&wb);
+                bad += ea != eb || sdx_buf_len(&a) != sdx_buf_len(&b) ||
+                       memcmp(mem_a, mem_b, sdx_buf_len(&a)) != 0 ||
+                       (cap < total && ea != SDX_ERR_OVERFLOW);
+                sdx_buf_destroy(&a);
+                sdx_buf_destroy(&b);
+            }
+            CHECK_EQ_INT(bad, 0);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
@@ -595,6 +795,7 @@ int main(int argc, char **argv) {
                         {"sequences_and_misuse", sequences_and_misuse},
                         {"events", events},
                         {"alloc_failures", alloc_failures},
+                        {"inline_paths", inline_paths},
                         {0, 0},
                     });
 }
