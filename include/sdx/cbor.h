@@ -119,7 +119,11 @@ enum sdx_cbor_write_flag {
      * bytewise lexicographic order of their keys' encodings; two keys with
      * the same encoding are SDX_ERR_KEY. A map's bytes are held in the
      * output buffer until its end, then sorted in place (one scratch copy of
-     * the map's content; no allocation per entry). */
+     * the map's content; no allocation per entry). Bignums are written in
+     * their preferred serialization (section 3.4.3): a byte string tagged 2
+     * or 3 loses its leading zero bytes, and one whose value fits major
+     * type 0 or 1 (8 bytes or fewer) is written as that integer instead,
+     * without the tag. */
     SDX_CBOR_WRITE_DETERMINISTIC = 1u << 4,
     /* Start the output with the self-described CBOR tag 55799 (d9 d9 f7,
      * RFC 8949 section 3.4.6) on the first item. */
@@ -172,6 +176,10 @@ typedef struct sdx_cbor_writer {
     char *scratch;              /* deterministic maps: sorting space */
     size_t scratch_cap;
     sdx_alloc alloc;
+    /* deterministic mode: the total output offset just after the head of
+     * a bignum tag (2 or 3), UINT64_MAX for none, and that tag */
+    uint64_t big_end;
+    uint64_t big_tag;
     sdx_cbor_frame inline_frames[SDX_CBOR_WRITER_INLINE_DEPTH];
 } sdx_cbor_writer;
 
@@ -534,14 +542,19 @@ enum sdx_cbor_read_flag {
     /* Two keys of one map that are the same value are SDX_ERR_KEY (RFC 8949
      * section 5.6), at the map's end, with the offset of the later key.
      * Keys are compared by their preferred encodings, so 1 written as 01
-     * and as 18 01 are the same key; keys that are containers compare
-     * element by element, in their order (maps as keys are not sorted). */
+     * and as 18 01 are the same key, and so are a string or container of
+     * indefinite length and its definite-length equal ((_ "a", "b") and
+     * "ab", [_ 1] and [1]); keys that are containers compare element by
+     * element, in their order (maps as keys are not sorted). */
     SDX_CBOR_READ_REJECT_DUPLICATE_KEYS = 1u << 3,
     /* Validate Core Deterministic Encoding (RFC 8949 section 4.2.1):
      * every head in its shortest form, no indefinite-length item, every
      * float in the shortest of the three widths that keeps it, and every
      * map's keys in strictly increasing bytewise order of their encodings
-     * (so also no duplicates). A violation is SDX_ERR_SYNTAX at the item. */
+     * (so also no duplicates), and every bignum (tag 2 or 3) in preferred
+     * serialization (section 3.4.3: no leading zero byte, and not a value
+     * that major type 0 or 1 holds). A violation is SDX_ERR_SYNTAX at the
+     * item (for a bignum, at its tag). */
     SDX_CBOR_READ_DETERMINISTIC = 1u << 4,
     /* Reader: keep what an indefinite-length string looked like, for
      * consumers that show it (diagnostic notation, RFC 8949 section 8.1:

@@ -292,10 +292,15 @@ static bool key_bytes(sdx_cbor_reader *r, const void *s, size_t n) {
 }
 
 /* Append the preferred encoding of an event to the key buffer (while a
- * key is being captured). Containers of unknown count get an indefinite
- * head and a break; a definite one's END adds nothing. */
+ * key is being captured). In deterministic mode (where every container is
+ * definite) that is the key's encoding, whose order is checked. Otherwise
+ * keys are only compared for equality, and equal data items must give
+ * equal bytes whatever their lengths' encodings: every container then gets
+ * an indefinite head and a break, so that [_ 1] and [1] are the same key
+ * (strings arrive joined, numbers in preferred form, already). */
 static bool key_event(sdx_cbor_reader *r, const sdx_event *ev, bool indef_end) {
     uint8_t tmp[2 * SDX_CB_HEAD_MAX], *q = tmp;
+    const bool as_indef = !(r->flags & SDX_CBOR_READ_DETERMINISTIC);
     if (ev->tag_kind == SDX_TAG_CBOR && ev->kind != SDX_END) q = sdx_cb_head(q, SDX_CB_TAG, ev->tag);
     switch ((sdx_kind)ev->kind) {
     case SDX_TAG: break;
@@ -319,12 +324,12 @@ static bool key_event(sdx_cbor_reader *r, const sdx_event *ev, bool indef_end) {
     case SDX_ARRAY:
     case SDX_MAP: {
         unsigned major = ev->kind == SDX_MAP ? SDX_CB_MAP : SDX_CB_ARRAY;
-        if (ev->v.count == SDX_COUNT_UNKNOWN) *q++ = (uint8_t)(major | 31);
+        if (ev->v.count == SDX_COUNT_UNKNOWN || as_indef) *q++ = (uint8_t)(major | 31);
         else q = sdx_cb_head(q, major, ev->v.count);
         break;
     }
     case SDX_END:
-        if (indef_end) *q++ = SDX_CB_BREAK;
+        if (indef_end || as_indef) *q++ = SDX_CB_BREAK;
         break;
     default: break;
     }
@@ -603,7 +608,7 @@ static bool next_event(sdx_cbor_reader *r, sdx_event *ev) {
     }
     const bool strict = (r->flags & SDX_CBOR_READ_DETERMINISTIC) != 0;
     bool tagged = false; /* the item's own (innermost) tag was read */
-    uint64_t tag = 0;
+    uint64_t tag = 0, tag_at = 0;
     uint64_t item;
     bool drain = false; /* a doomed container: read on to the error */
 again:
@@ -669,6 +674,7 @@ again:
         }
         tagged = true;
         tag = arg;
+        tag_at = item;
         goto again;
     }
     r->tags_run = 0;
@@ -798,6 +804,14 @@ again:
     if (tagged) {
         ev->tag_kind = SDX_TAG_CBOR;
         ev->tag = tag;
+        /* a bignum in preferred serialization (section 3.4.3): no leading
+         * zero byte, and a value that major type 0 or 1 cannot hold */
+        if (strict && (tag == 2 || tag == 3) && ev->kind == SDX_BIN &&
+            (ev->v.str.len <= 8 || ev->v.str.ptr[0] == 0))
+            return fail_off(r, SDX_ERR_SYNTAX,
+                            ev->v.str.len <= 8 ? "bignum that fits a plain integer"
+                                               : "bignum with a leading zero byte",
+                            tag_at);
     }
     if (r->check_keys && !keys_after(r, ev, false)) return false;
     if (drain) {

@@ -79,6 +79,8 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
     w->nentries = w->entries_cap = 0;
     w->scratch = NULL;
     w->scratch_cap = 0;
+    w->big_end = UINT64_MAX;
+    w->big_tag = 0;
     w->top = w->frames;
     w->top->left = w->flags & SDX_CBOR_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
     w->top->header = 0;
@@ -266,6 +268,17 @@ sdx_err sdx_cbor_writer_tag(sdx_cbor_writer *w, uint64_t tag) {
      * value): its bytes belong to the key (or value) that follows. */
     if ((f->slow & (SLOW_SORTED | SLOW_TAGGED)) == SLOW_SORTED && !note_entry(w, f)) return w->err;
     f->slow |= SLOW_TAGGED;
+    if ((w->flags & SDX_CBOR_WRITE_DETERMINISTIC) && (tag == 2 || tag == 3)) {
+        /* A bignum's head goes in one reservation, so that it is still in
+         * the buffer when its byte string comes (bignum_det may take it
+         * back). */
+        char *p = sdx_buf_reserve(w->out, 2);
+        if (!p) return fail_buf(w);
+        w->out->cur = (char *)sdx_cb_head((u8 *)p, SDX_CB_TAG, tag);
+        w->big_end = sdx_buf_total(w->out);
+        w->big_tag = tag;
+        return SDX_OK;
+    }
     u8 head[SDX_CB_HEAD_MAX];
     put_bytes(w, head, (size_t)(sdx_cb_head(head, SDX_CB_TAG, tag) - head));
     return w->err;
@@ -311,7 +324,26 @@ sdx_err (sdx_cbor_writer_string)(sdx_cbor_writer *w, const char *s, size_t n) {
     return string(w, SDX_CB_TEXT, s, n);
 }
 
+/* Deterministic mode: a byte string right after a bignum tag's head (RFC
+ * 8949 section 3.4.3) in its preferred serialization: without leading zero
+ * bytes, and as a plain integer of major type 0 (tag 2, value n) or 1 (tag
+ * 3, value -1 - n) when n fits 64 bits; the tag's head (one byte, c2 or
+ * c3) is then taken back out of the buffer. */
+static SDX_NOINLINE sdx_err bignum_det(sdx_cbor_writer *w, const void *data, size_t n) {
+    const u8 *s = data;
+    while (n && *s == 0) s++, n--;
+    if (n > 8 || sdx_buf_len(w->out) < 1 || w->err) return string_slow(w, SDX_CB_BYTES, s, n);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v = v << 8 | s[i];
+    w->out->cur -= 1;
+    w->big_end = UINT64_MAX;
+    return w->big_tag == 2 ? (sdx_cbor_writer_uint)(w, v) : sdx_cbor_writer_nint(w, v);
+}
+
 sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t n) {
+    if (SDX_UNLIKELY(w->big_end != UINT64_MAX) && w->big_end == sdx_buf_total(w->out) &&
+        (data || !n))
+        return bignum_det(w, data, n);
     return string(w, SDX_CB_BYTES, data, n);
 }
 

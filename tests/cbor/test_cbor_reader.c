@@ -245,6 +245,12 @@ TEST(key_checks) {
     FAILS("a28101028101 03", &dup, SDX_ERR_KEY, 4);   /* container keys */
     FAILS("bf7f6161ff01616102ff", &dup, SDX_ERR_KEY, 6); /* joined and plain "a" */
     CHECK_EQ_INT(read_text("a2a1010201a1010302", &dup, &t, NULL), SDX_OK);
+    /* an indefinite-length container key equals its definite-length equal */
+    FAILS("a29f01ff008101 00", &dup, SDX_ERR_KEY, 5);
+    FAILS("a2bf0102ff00a10102 00", &dup, SDX_ERR_KEY, 6);
+    FAILS("a2 9f9f01ffff00 818101 00", &dup, SDX_ERR_KEY, 7);
+    CHECK_EQ_INT(read_text("a29f01ff0082010200", &dup, &t, NULL), SDX_OK);
+    CHECK_EQ_INT(read_text("a29f01ff008100 00", &dup, &t, NULL), SDX_OK);
     /* duplicates inside a map that is a key, and in nested values */
     FAILS("a1a20102010304", &dup, SDX_ERR_KEY, 4);
     FAILS("a101a2010201 03", &dup, SDX_ERR_KEY, 5);
@@ -262,6 +268,15 @@ TEST(key_checks) {
     CHECK_EQ_INT(read_text("fa47c35000", &det, &t, NULL), SDX_OK);
     CHECK_EQ_INT(read_text("f97e00", &det, &t, NULL), SDX_OK);
     CHECK_EQ_INT(read_text("fb3ff199999999999a", &det, &t, NULL), SDX_OK);
+    /* bignums in preferred serialization only (section 3.4.3) */
+    CHECK_EQ_INT(read_text("c249010000000000000000", &det, &t, NULL), SDX_OK);
+    CHECK_EQ_INT(read_text("c349010000000000000000", &det, &t, NULL), SDX_OK);
+    FAILS("c24100", &det, SDX_ERR_SYNTAX, 0);          /* fits a plain integer */
+    FAILS("c240", &det, SDX_ERR_SYNTAX, 0);
+    FAILS("82 00 c348ffffffffffffffff", &det, SDX_ERR_SYNTAX, 2);
+    FAILS("c24a00010000000000000000", &det, SDX_ERR_SYNTAX, 0); /* leading zero */
+    FAILS("d9d9f7c24100", &det, SDX_ERR_SYNTAX, 3);    /* at its own tag */
+    CHECK_EQ_INT(read_text("c24100", NULL, &t, NULL), SDX_OK);
 }
 
 typedef struct mem_in {

@@ -324,6 +324,41 @@ TEST(deterministic) {
     sdx_cbor_writer_null(w);
     sdx_cbor_writer_end(w);
     WDONE(&f, "a200f6c100f6");
+    /* bignums in preferred serialization (RFC 8949 section 3.4.3): leading
+     * zeros dropped, a value that fits 64 bits as a plain integer */
+    w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_array(w, 7);
+    sdx_cbor_writer_tag(w, 2);
+    sdx_cbor_writer_bytes(w, "\0\0\1", 3);              /* 1 */
+    sdx_cbor_writer_tag(w, 3);
+    sdx_cbor_writer_bytes(w, "\1\0", 2);                 /* -1 - 256 */
+    sdx_cbor_writer_tag(w, 2);
+    sdx_cbor_writer_bytes(w, NULL, 0);                    /* 0 */
+    sdx_cbor_writer_tag(w, 2);
+    sdx_cbor_writer_bytes(w, "\0\1\0\0\0\0\0\0\0\0", 10); /* 2^64 */
+    sdx_cbor_writer_tag(w, 3);
+    sdx_cbor_writer_bytes(w, "\xff\xff\xff\xff\xff\xff\xff\xff", 8); /* -2^64 */
+    sdx_cbor_writer_tag(w, 2);
+    sdx_cbor_writer_int(w, 5);                            /* not a bignum: kept */
+    sdx_event ev = {0};
+    ev.kind = SDX_BIN;
+    ev.tag_kind = SDX_TAG_CBOR;
+    ev.tag = 2;
+    ev.v.str.ptr = "\0\x07";
+    ev.v.str.len = 2;
+    sdx_cbor_writer_put(w, &ev);                          /* the event path */
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "87 01 390100 00 c249010000000000000000 3bffffffffffffffff c205 07");
+    /* ... and a bignum key sorts as the integer it is written as */
+    w = wopen(&f, SDX_CBOR_WRITE_DETERMINISTIC);
+    sdx_cbor_writer_begin_map(w, 2);
+    sdx_cbor_writer_tag(w, 2);
+    sdx_cbor_writer_bytes(w, "\0\5", 2);
+    sdx_cbor_writer_int(w, 1);
+    sdx_cbor_writer_int(w, 3);
+    sdx_cbor_writer_int(w, 2);
+    sdx_cbor_writer_end(w);
+    WDONE(&f, "a2 0302 0501");
     /* float64 with deterministic is refused */
     sdx_cbor_write_opts o = {SDX_CBOR_WRITE_DETERMINISTIC | SDX_CBOR_WRITE_FLOAT64, NULL};
     sdx_buf_init(&f.out, NULL);
