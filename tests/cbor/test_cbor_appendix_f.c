@@ -146,7 +146,7 @@ static int load(const char *path, example **out) {
         e->offset = (size_t)off;
         e->kind = strcmp(kind, "truncated") == 0 ? SDX_ERR_TRUNCATED : SDX_ERR_SYNTAX;
         e->line = lineno;
-        snprintf(e->hex, sizeof e->hex, "%s", hex);
+        memcpy(e->hex, hex, strlen(hex) + 1); /* at most 128 digits, checked above */
     }
     fclose(f);
     if (bad) {
