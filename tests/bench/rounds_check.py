@@ -18,17 +18,10 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import report  # noqa: E402
 import rounds  # noqa: E402
 import stats  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import tally  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what)
+check = tally.check
 
 
 def coverage(n, k):
@@ -223,8 +216,7 @@ def main():
     test_stats()
     got, wgot, _ = test_rounds(programs, work)
     test_report(got, wgot, work)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -24,17 +24,10 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import run  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import tally  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what)
+check = tally.check
 
 
 def main():
@@ -76,8 +69,7 @@ def main():
     moved = [r["cell"] for r in rows if r["change"] is not None and r["change"] > threshold]
     print("reproduced within ±%.0f%% on this machine: %s (largest change %.1f%%)%s" % (
         100 * threshold, "no" if moved else "yes", 100 * worst2, "; moved: " + ", ".join(moved) if moved else ""))
-    print("stability_check: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish("stability_check")
 
 
 if __name__ == "__main__":

@@ -9,17 +9,10 @@ import json
 import os
 import subprocess
 import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tally  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what)
+check = tally.check
 
 
 def run(*args):
@@ -225,8 +218,7 @@ def main():
     rc, _, err = run("encode", "json", "gen:1", "/nonexistent/dir/out")
     check(rc == 1 and "cannot write" in err, "unwritable output: exit 1")
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

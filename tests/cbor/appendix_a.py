@@ -35,6 +35,10 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+import tally  # noqa: E402
+
+check = tally.check
 
 # The not-preferred floats of Appendix A, with the width suffix of RFC 8949
 # section 8.1 (_2 single, _3 double) that sdx adds.
@@ -93,17 +97,6 @@ EXTRA = [
 
 EMULATOR = []
 SDX = None
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
-    return ok
 
 
 def run(args, data):
@@ -180,8 +173,7 @@ def main():
         check(rc == 0 and out == (want + "\n").encode(),
               "view %s %s: want %r, got %r (exit %d) %s" % (" ".join(args), hexstr, want, out, rc, err))
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.finish()
 
 
 if __name__ == "__main__":

@@ -29,21 +29,14 @@ import zlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import sbh  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, ".."))
+import tally  # noqa: E402
+
+check = tally.check
 
 SDX = None
 EMULATOR = []
 WORK = None
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL " + what, flush=True)
-    return ok
 
 
 def cmd(*args):
@@ -1158,8 +1151,7 @@ def main():
         subprocess.run(["rm", "-rf", WORK])
     os.makedirs(WORK)
     GROUPS[args.group](args)
-    print("%s: %d checks passed, %d failed" % (args.group, passed, failed))
-    return 1 if failed else 0
+    return tally.finish(args.group, "checks passed")
 
 
 if __name__ == "__main__":
