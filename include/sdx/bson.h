@@ -1,9 +1,9 @@
 /*
  * sdx — BSON (bsonspec.org, specification version 1.1): the writer.
  *
- * STATUS: this header holds the writer. The pull reader, the tree parser,
- * decimal128 string conversion and MongoDB Extended JSON come next (issue
- * 14); their sections will follow the writer's in the order of msgpack.h.
+ * STATUS: this header holds the writer and the pull reader. The tree
+ * parser, decimal128 string conversion and MongoDB Extended JSON come next
+ * (issue 14).
  *
  * A BSON document is an int32 total length (little-endian, counting itself
  * and the terminator), a list of elements and a 0x00 terminator. An element
@@ -84,6 +84,11 @@
 #include "buf.h"
 #include "common.h"
 #include "sink.h"
+#include "source.h"
+
+#ifndef SDX_NO_STDIO
+#include <stdio.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,6 +241,94 @@ SDX_API sdx_err sdx_bson_writer_finish(sdx_bson_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_bson_writer_error(const sdx_bson_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Reading: options                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Reader options (flags). With none set the input is exactly one document. */
+enum sdx_bson_read_flag {
+    /* Do not check that strings, keys and cstrings are valid UTF-8 (by
+     * default invalid UTF-8 is SDX_ERR_UTF8). */
+    SDX_BSON_READ_NO_UTF8_CHECK = 1u << 0,
+    /* Any number of root documents back to back (a mongodump file), each
+     * delivered at depth 0; without it bytes after the one document are
+     * SDX_ERR_SYNTAX. */
+    SDX_BSON_READ_SEQUENCE = 1u << 1
+};
+
+/* Reader options; a NULL pointer means all defaults. */
+typedef struct sdx_bson_read_opts {
+    uint32_t flags;         /* sdx_bson_read_flag bits */
+    uint32_t max_depth;     /* nesting limit of documents and arrays, the
+                               root counting 1 (SDX_ERR_DEPTH beyond it);
+                               0 = SDX_BSON_DEFAULT_MAX_DEPTH */
+    size_t max_document;    /* stream input: the largest root document
+                               (SDX_ERR_LIMIT beyond it), the bound of the
+                               reader's buffer; 0 = SDX_BSON_DEFAULT_MAX_DOCUMENT */
+    const sdx_alloc *alloc; /* NULL = sdx_alloc_default() */
+} sdx_bson_read_opts;
+
+#define SDX_BSON_DEFAULT_MAX_DEPTH 1024
+/* MongoDB's document limit is 16 MiB; the default leaves room above it. */
+#define SDX_BSON_DEFAULT_MAX_DOCUMENT ((size_t)64 << 20)
+/* Code with scope inside code with scope, deeper than this, is
+ * SDX_ERR_DEPTH (each scope is validated by a nested reader). */
+#define SDX_BSON_MAX_SCOPE_NESTING 8
+
+/* Errors of the reader, with the byte offset of the offending byte or
+ * length field: SDX_ERR_TRUNCATED (the input ends inside a document),
+ * SDX_ERR_SYNTAX (a length below its minimum or beyond its enclosing
+ * document, a missing or early terminator, an unknown element type, a
+ * boolean other than 0 or 1, an old binary whose inner length disagrees,
+ * bytes after the document), SDX_ERR_UTF8, SDX_ERR_DEPTH, SDX_ERR_LIMIT,
+ * SDX_ERR_NOMEM, SDX_ERR_IO, SDX_ERR_INVALID_ARG (unknown flags). */
+
+/* ------------------------------------------------------------------------ */
+/* Incremental (pull) reader                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The reader (opaque). It does not allocate per element: strings and
+ * binaries are views into the input (memory) or into the buffer holding
+ * the current root document (stream); only the stack of levels beyond 16
+ * and a stream's document buffer are allocated. */
+typedef struct sdx_bson_reader sdx_bson_reader;
+
+/* Create a reader over `len` bytes in memory (not copied: keep them alive
+ * while reading). Returns NULL when the allocation fails. Invalid options
+ * give a reader whose first next() fails with SDX_ERR_INVALID_ARG. */
+SDX_API sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len,
+                                             const sdx_bson_read_opts *opts);
+
+/* Create a reader over a stream: each root document is read whole (its
+ * buffer grows with the bytes that arrive, up to max_document). */
+SDX_API sdx_bson_reader *sdx_bson_reader_new_stream(sdx_read_fn read, void *ctx,
+                                                    const sdx_bson_read_opts *opts);
+
+#ifndef SDX_NO_STDIO
+/* Create a reader over a FILE* (read with fread; not closed). */
+SDX_API sdx_bson_reader *sdx_bson_reader_new_file(FILE *f, const sdx_bson_read_opts *opts);
+#endif
+
+/* Free a reader (NULL is a no-op). */
+SDX_API void sdx_bson_reader_free(sdx_bson_reader *r);
+
+/* Read the next event into *ev (see the table at the top of this file):
+ * each document begins with SDX_MAP (or SDX_ARRAY) of SDX_COUNT_UNKNOWN
+ * entries and ends with SDX_END; a map element is an SDX_KEY event then
+ * its value. Returns false at the end of the input or on an error (then
+ * sdx_bson_reader_error() tells which). */
+SDX_API bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev);
+
+/* SDX_OK while reading or at a clean end, else the sticky error; fills
+ * *err (if not NULL) with code, message and byte offset. */
+SDX_API sdx_err sdx_bson_reader_error(const sdx_bson_reader *r, sdx_error *err);
+
+/* Byte offset in the input just after the last event. */
+SDX_API uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r);
+
+/* The reader as a format-independent source (valid while `r` is). */
+SDX_API sdx_source sdx_bson_reader_source(sdx_bson_reader *r);
 
 #ifdef __cplusplus
 }

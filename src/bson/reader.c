@@ -1,0 +1,583 @@
+/*
+ * The BSON pull reader (bsonspec.org 1.1).
+ *
+ * Every length is checked before it is used: a document's against the
+ * bytes left in its enclosing document (or the input, at the root), and
+ * every element value's against the bytes left before its document's
+ * terminator. A document ends exactly at its terminator: a 0x00 type
+ * byte before the end and a last byte that is not 0x00 are both errors
+ * (no validation step returns early with success). Nesting is kept on an
+ * explicit stack of levels, bounded by max_depth.
+ *
+ * Stream and FILE* input: each root document's length is read first,
+ * then its bytes into one buffer that grows only as bytes actually arrive
+ * (never to a size the input merely claims), bounded by max_document; the
+ * memory reader then runs over that buffer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/endian.h"
+#include "core/utf8.h"
+#include "sdx/bson.h"
+
+typedef uint8_t u8;
+
+typedef struct level {
+    size_t end;     /* offset of the document's terminator */
+    uint64_t index; /* array: the next element's index */
+    u8 array;       /* keys are "0", "1", ... (checked) */
+} level;
+
+#define INLINE_LEVELS 16
+
+struct sdx_bson_reader {
+    const u8 *data; /* the input (memory) or the current root document */
+    size_t len;
+    size_t pos;
+    uint64_t base;  /* input offset of data[0] */
+    uint32_t flags;
+    uint32_t max_depth;
+    size_t max_document;
+    sdx_alloc alloc;
+    level *levels;
+    size_t depth;
+    size_t cap;
+    size_t pending; /* offset of the element whose key was delivered */
+    u8 value_due;
+    u8 done;
+    u8 scopes; /* code-with-scope validations this one is inside */
+    uint64_t roots;
+    sdx_err err;
+    uint64_t err_off;
+    const char *msg;
+    sdx_read_fn read; /* NULL for memory input */
+    void *read_ctx;
+    u8 *owned;
+    size_t owned_cap;
+    level inline_levels[INLINE_LEVELS];
+};
+
+static bool fail(sdx_bson_reader *r, sdx_err code, size_t at, const char *msg) {
+    if (!r->err) {
+        r->err = code;
+        r->err_off = r->base + at;
+        r->msg = msg;
+    }
+    return false;
+}
+
+static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
+    static const sdx_bson_read_opts defaults = {0, 0, 0, NULL};
+    if (!opts) opts = &defaults;
+    memset(r, 0, sizeof *r);
+    r->flags = opts->flags;
+    r->max_depth = opts->max_depth ? opts->max_depth : SDX_BSON_DEFAULT_MAX_DEPTH;
+    r->max_document = opts->max_document ? opts->max_document : SDX_BSON_DEFAULT_MAX_DOCUMENT;
+    if (r->max_document > SDX_BSON_MAX_SIZE) r->max_document = SDX_BSON_MAX_SIZE;
+    r->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    r->levels = r->inline_levels;
+    r->cap = INLINE_LEVELS;
+    if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE))
+        fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
+}
+
+sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bson_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_bson_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    init(r, opts);
+    r->data = (const u8 *)data;
+    r->len = data ? len : 0;
+    return r;
+}
+
+sdx_bson_reader *sdx_bson_reader_new_stream(sdx_read_fn read, void *ctx,
+                                            const sdx_bson_read_opts *opts) {
+    sdx_bson_reader *r = sdx_bson_reader_new(NULL, 0, opts);
+    if (!r) return NULL;
+    r->read = read;
+    r->read_ctx = ctx;
+    return r;
+}
+
+#ifndef SDX_NO_STDIO
+static size_t file_read(void *ctx, void *buf, size_t cap) {
+    FILE *f = ctx;
+    size_t n = fread(buf, 1, cap, f);
+    return n == 0 && ferror(f) ? (size_t)-1 : n;
+}
+
+sdx_bson_reader *sdx_bson_reader_new_file(FILE *f, const sdx_bson_read_opts *opts) {
+    return sdx_bson_reader_new_stream(file_read, f, opts);
+}
+#endif
+
+void sdx_bson_reader_free(sdx_bson_reader *r) {
+    if (!r) return;
+    if (r->levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->levels);
+    r->alloc.free(r->alloc.ctx, r->owned);
+    r->alloc.free(r->alloc.ctx, r);
+}
+
+sdx_err sdx_bson_reader_error(const sdx_bson_reader *r, sdx_error *err) {
+    if (err) {
+        err->code = r->err;
+        err->offset = (size_t)(r->err ? r->err_off : r->base + r->pos);
+        err->line = err->column = 0;
+        err->msg = r->err ? r->msg : sdx_strerror(SDX_OK);
+    }
+    return r->err;
+}
+
+uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r) { return r->base + r->pos; }
+
+/* ------------------------------------------------------------------------ */
+/* Stream input: one root document at a time                                */
+/* ------------------------------------------------------------------------ */
+
+/* Read up to n bytes into owned + have, growing the buffer only by what
+ * arrives; returns the bytes read (fewer at the end of the input), or
+ * (size_t)-1 after an error. */
+static size_t fill(sdx_bson_reader *r, size_t have, size_t want) {
+    size_t got = have;
+    while (got < want) {
+        if (got == r->owned_cap) {
+            size_t cap = r->owned_cap ? r->owned_cap * 2 : 4096;
+            if (cap > want) cap = want;
+            u8 *p = r->owned ? r->alloc.realloc(r->alloc.ctx, r->owned, r->owned_cap, cap)
+                             : r->alloc.malloc(r->alloc.ctx, cap);
+            if (!p) {
+                fail(r, SDX_ERR_NOMEM, 0, "out of memory");
+                return (size_t)-1;
+            }
+            r->owned = p;
+            r->owned_cap = cap;
+        }
+        size_t room = (want < r->owned_cap ? want : r->owned_cap) - got;
+        size_t n = r->read(r->read_ctx, r->owned + got, room);
+        if (n == (size_t)-1) {
+            fail(r, SDX_ERR_IO, got, "read error");
+            return (size_t)-1;
+        }
+        if (n == 0) break;
+        got += n > room ? room : n;
+    }
+    return got;
+}
+
+/* Load the next root document from the stream; false at the end of the
+ * input (r->done) or on an error. */
+static bool load_root(sdx_bson_reader *r) {
+    r->base += r->len;
+    r->data = r->owned;
+    r->len = r->pos = 0;
+    size_t got = fill(r, 0, 4);
+    if (got == (size_t)-1) return false;
+    if (got < 4) {
+        if (got == 0 && r->roots) {
+            r->done = 1;
+            return false;
+        }
+        return fail(r, SDX_ERR_TRUNCATED, got, "input ends inside a document's length");
+    }
+    int32_t l = (int32_t)sdx_load_le32(r->owned);
+    if (l < 5) return fail(r, SDX_ERR_SYNTAX, 0, "document length below 5");
+    if ((size_t)l > r->max_document) return fail(r, SDX_ERR_LIMIT, 0, "document above max_document");
+    got = fill(r, 4, (size_t)l);
+    if (got == (size_t)-1) return false;
+    r->data = r->owned;
+    r->len = got;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Element values                                                            */
+/* ------------------------------------------------------------------------ */
+
+static bool utf8_ok(const sdx_bson_reader *r, const u8 *s, size_t n) {
+    return (r->flags & SDX_BSON_READ_NO_UTF8_CHECK) || sdx_utf8_valid_prefix((const char *)s, n) == n;
+}
+
+/* A string value at `at` with `avail` bytes before the terminator of its
+ * document: int32 length L >= 1 (counting the NUL), L bytes ending in NUL.
+ * Stores L. */
+static bool string_value(sdx_bson_reader *r, size_t at, size_t avail, size_t *len) {
+    if (avail < 4) return fail(r, SDX_ERR_SYNTAX, at, "string length beyond its document");
+    int32_t l = (int32_t)sdx_load_le32(r->data + at);
+    if (l < 1) return fail(r, SDX_ERR_SYNTAX, at, "string length below 1");
+    if ((size_t)l > avail - 4) return fail(r, SDX_ERR_SYNTAX, at, "string length beyond its document");
+    if (r->data[at + 4 + (size_t)l - 1] != 0)
+        return fail(r, SDX_ERR_SYNTAX, at + 4 + (size_t)l - 1, "string not terminated by NUL");
+    if (!utf8_ok(r, r->data + at + 4, (size_t)l - 1))
+        return fail(r, SDX_ERR_UTF8, at + 4, "string is not valid UTF-8");
+    *len = (size_t)l;
+    return true;
+}
+
+/* A cstring at `at` within `avail` bytes; stores its length (without NUL). */
+static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, const char *what) {
+    const u8 *nul = avail ? memchr(r->data + at, 0, avail) : NULL;
+    if (!nul) return fail(r, SDX_ERR_SYNTAX, at, what);
+    *len = (size_t)(nul - (r->data + at));
+    if (!utf8_ok(r, r->data + at, *len)) return fail(r, SDX_ERR_UTF8, at, "cstring is not valid UTF-8");
+    return true;
+}
+
+/* Validate a code-with-scope's scope document (the n bytes at `at`,
+ * whose length field was checked to be n) with a reader of its own. */
+static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
+    if (r->depth + 1 >= r->max_depth || r->scopes >= SDX_BSON_MAX_SCOPE_NESTING)
+        return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
+    sdx_bson_read_opts o = {r->flags & SDX_BSON_READ_NO_UTF8_CHECK, (uint32_t)(r->max_depth - r->depth - 1),
+                            0, &r->alloc};
+    sdx_bson_reader sub;
+    init(&sub, &o);
+    sub.data = r->data + at;
+    sub.len = n;
+    sub.base = r->base + at;
+    sub.scopes = r->scopes + 1;
+    sdx_event ev;
+    while (sdx_bson_reader_next(&sub, &ev)) {
+    }
+    if (sub.levels != sub.inline_levels) sub.alloc.free(sub.alloc.ctx, sub.levels);
+    if (sub.err) {
+        if (!r->err) {
+            r->err = sub.err;
+            r->err_off = sub.err_off;
+            r->msg = sub.msg;
+        }
+        return false;
+    }
+    return true;
+}
+
+/* Whether the array document [at, end] (its length field at `at`, its
+ * terminator at end) has the keys "0", "1", ... in order. Malformed
+ * content answers false: reading it then reports the error. */
+static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end);
+
+/* The size of the value of type t at `at`, checked against `avail` (the
+ * bytes before its document's terminator); 0 with the error set when it
+ * is malformed. Documents and arrays: their whole length. */
+static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
+    size_t n = 0, l;
+    switch (t) {
+    case SDX_BSON_DOUBLE:
+    case SDX_BSON_DATETIME:
+    case SDX_BSON_TIMESTAMP:
+    case SDX_BSON_INT64: n = 8; break;
+    case SDX_BSON_INT32: n = 4; break;
+    case SDX_BSON_OBJECTID: n = 12; break;
+    case SDX_BSON_DECIMAL128: n = 16; break;
+    case SDX_BSON_BOOL: n = 1; break;
+    case SDX_BSON_UNDEFINED:
+    case SDX_BSON_NULL:
+    case SDX_BSON_MINKEY:
+    case SDX_BSON_MAXKEY: return (size_t)-2; /* no value bytes */
+    case SDX_BSON_STRING:
+    case SDX_BSON_CODE:
+    case SDX_BSON_SYMBOL:
+        if (!string_value(r, at, avail, &l)) return 0;
+        return 4 + l;
+    case SDX_BSON_DOCUMENT:
+    case SDX_BSON_ARRAY: {
+        if (avail < 4) break;
+        int32_t d = (int32_t)sdx_load_le32(r->data + at);
+        if (d < 5) {
+            fail(r, SDX_ERR_SYNTAX, at, "document length below 5");
+            return 0;
+        }
+        if ((size_t)d > avail) {
+            fail(r, SDX_ERR_SYNTAX, at, "document length beyond its enclosing document");
+            return 0;
+        }
+        return (size_t)d;
+    }
+    case SDX_BSON_BINARY: {
+        if (avail < 5) break;
+        int32_t b = (int32_t)sdx_load_le32(r->data + at);
+        if (b < 0) {
+            fail(r, SDX_ERR_SYNTAX, at, "negative binary length");
+            return 0;
+        }
+        if ((size_t)b > avail - 5) {
+            fail(r, SDX_ERR_SYNTAX, at, "binary length beyond its document");
+            return 0;
+        }
+        if (r->data[at + 4] == 0x02) {
+            if (b < 4 || (int32_t)sdx_load_le32(r->data + at + 5) != b - 4) {
+                fail(r, SDX_ERR_SYNTAX, at + 5, "old binary's inner length disagrees");
+                return 0;
+            }
+        }
+        return 5 + (size_t)b;
+    }
+    case SDX_BSON_REGEX: {
+        size_t p, o;
+        if (!cstring(r, at, avail, &p, "regex pattern not terminated within its document") ||
+            !cstring(r, at + p + 1, avail - p - 1, &o, "regex options not terminated within its document"))
+            return 0;
+        return p + o + 2;
+    }
+    case SDX_BSON_DBPOINTER:
+        if (!string_value(r, at, avail, &l)) return 0;
+        if (avail - 4 - l < 12) {
+            fail(r, SDX_ERR_SYNTAX, at + 4 + l, "DBPointer id beyond its document");
+            return 0;
+        }
+        return 4 + l + 12;
+    case SDX_BSON_CODE_W_SCOPE: {
+        if (avail < 4) break;
+        int32_t c = (int32_t)sdx_load_le32(r->data + at);
+        if (c < 4 + 5 + 5 || (size_t)c > avail) {
+            fail(r, SDX_ERR_SYNTAX, at, "code with scope length out of range");
+            return 0;
+        }
+        size_t cn = (size_t)c;
+        if (!string_value(r, at + 4, cn - 4, &l)) return 0;
+        size_t doc = 4 + 4 + l;
+        if (cn - doc < 5 || sdx_load_le32(r->data + at + doc) != cn - doc) {
+            fail(r, SDX_ERR_SYNTAX, at + doc, "code with scope's scope length disagrees");
+            return 0;
+        }
+        if (!scope_ok(r, at + doc, cn - doc)) return 0;
+        return cn;
+    }
+    default: fail(r, SDX_ERR_SYNTAX, at, "unknown element type"); return 0;
+    }
+    if (n == 0 || avail < n) {
+        fail(r, SDX_ERR_SYNTAX, at, "value beyond its document");
+        return 0;
+    }
+    if (t == SDX_BSON_BOOL && r->data[at] > 1) {
+        fail(r, SDX_ERR_SYNTAX, at, "boolean other than 0 or 1");
+        return 0;
+    }
+    return n;
+}
+
+/* The expected key of array element i in decimal at out; its length. */
+static size_t index_key(uint64_t i, char *out) {
+    char d[20];
+    size_t n = 0;
+    do {
+        d[n++] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    for (size_t k = 0; k < n; k++) out[k] = d[n - 1 - k];
+    return n;
+}
+
+static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
+    /* a throwaway reader state: errors found here are not kept */
+    sdx_bson_reader probe = *r;
+    probe.err = SDX_OK;
+    probe.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
+    probe.depth = probe.max_depth; /* no scope validation while probing */
+    size_t pos = at + 4;
+    for (uint64_t i = 0;; i++) {
+        if (pos >= end) return pos == end;
+        u8 t = r->data[pos];
+        if (t == 0) return false;
+        char k[21];
+        size_t kn = index_key(i, k);
+        if (end - pos - 1 < kn + 1 || memcmp(r->data + pos + 1, k, kn) || r->data[pos + 1 + kn]) return false;
+        size_t vat = pos + 1 + kn + 1;
+        if (t == SDX_BSON_CODE_W_SCOPE) { /* size without validating the scope */
+            if (end - vat < 4) return false;
+            uint32_t c = sdx_load_le32(r->data + vat);
+            if (c < 14 || c > end - vat) return false;
+            pos = vat + c;
+            continue;
+        }
+        size_t vn = value_size(&probe, t, vat, end - vat);
+        if (probe.err) return false;
+        pos = vat + (vn == (size_t)-2 ? 0 : vn);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+static void head(sdx_event *ev, sdx_kind kind, uint32_t depth, uint64_t tag) {
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (u8)kind;
+    ev->depth = depth;
+    if (tag) {
+        ev->tag_kind = SDX_TAG_BSON;
+        ev->tag = tag;
+    }
+}
+
+static bool push(sdx_bson_reader *r, size_t at, size_t end, bool array) {
+    if (r->depth >= r->max_depth) return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
+    if (r->depth == r->cap) {
+        size_t cap = r->cap * 2;
+        level *l = r->levels == r->inline_levels
+                       ? r->alloc.malloc(r->alloc.ctx, cap * sizeof *l)
+                       : r->alloc.realloc(r->alloc.ctx, r->levels, r->cap * sizeof *l, cap * sizeof *l);
+        if (!l) return fail(r, SDX_ERR_NOMEM, at, "out of memory");
+        if (r->levels == r->inline_levels) memcpy(l, r->inline_levels, sizeof r->inline_levels);
+        r->levels = l;
+        r->cap = cap;
+    }
+    level *lv = &r->levels[r->depth++];
+    lv->end = end;
+    lv->index = 0;
+    lv->array = (u8)array;
+    return true;
+}
+
+/* The value of the element whose type byte is at `el`, its value at `at`. */
+static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
+    level *lv = &r->levels[r->depth - 1];
+    u8 t = r->data[el];
+    size_t avail = lv->end - at;
+    uint32_t depth = (uint32_t)r->depth;
+    size_t n = value_size(r, t, at, avail);
+    if (n == 0) return false;
+    if (n == (size_t)-2) n = 0;
+    const u8 *p = r->data + at;
+    switch (t) {
+    case SDX_BSON_DOUBLE: {
+        uint64_t bits = sdx_load_le64(p);
+        head(ev, SDX_DOUBLE, depth, 0);
+        memcpy(&ev->v.d, &bits, 8);
+        break;
+    }
+    case SDX_BSON_STRING:
+    case SDX_BSON_CODE:
+    case SDX_BSON_SYMBOL:
+        head(ev, SDX_STR, depth, t == SDX_BSON_STRING ? 0 : t);
+        ev->v.str.ptr = (const char *)p + 4;
+        ev->v.str.len = n - 5;
+        break;
+    case SDX_BSON_DOCUMENT:
+    case SDX_BSON_ARRAY: {
+        bool array = t == SDX_BSON_ARRAY && array_keys_canonical(r, at, at + n - 1);
+        if (!push(r, at, at + n - 1, array)) return false;
+        head(ev, array ? SDX_ARRAY : SDX_MAP, depth, t == SDX_BSON_ARRAY && !array ? SDX_BSON_ARRAY : 0);
+        ev->v.count = SDX_COUNT_UNKNOWN;
+        r->pos = at + 4;
+        return true;
+    }
+    case SDX_BSON_BINARY: {
+        u8 sub = p[4];
+        size_t skip = sub == 0x02 ? 9 : 5;
+        head(ev, SDX_BIN, depth, sub ? SDX_BSON_BINARY_TAG(sub) : 0);
+        ev->v.str.ptr = (const char *)p + skip;
+        ev->v.str.len = n - skip;
+        break;
+    }
+    case SDX_BSON_UNDEFINED:
+    case SDX_BSON_MINKEY:
+    case SDX_BSON_MAXKEY: head(ev, SDX_NULL, depth, t); break;
+    case SDX_BSON_NULL: head(ev, SDX_NULL, depth, 0); break;
+    case SDX_BSON_BOOL:
+        head(ev, SDX_BOOL, depth, 0);
+        ev->v.b = p[0] != 0;
+        break;
+    case SDX_BSON_INT32:
+        head(ev, SDX_INT, depth, 0);
+        ev->v.i = (int32_t)sdx_load_le32(p);
+        break;
+    case SDX_BSON_DATETIME:
+    case SDX_BSON_INT64:
+        head(ev, SDX_INT, depth, t);
+        ev->v.i = (int64_t)sdx_load_le64(p);
+        break;
+    case SDX_BSON_TIMESTAMP: {
+        uint64_t u = sdx_load_le64(p);
+        head(ev, u > INT64_MAX ? SDX_UINT : SDX_INT, depth, t);
+        ev->v.u = u;
+        break;
+    }
+    default: /* ObjectId, decimal128, regex, DBPointer, code with scope */
+        head(ev, SDX_BIN, depth, t);
+        ev->v.str.ptr = (const char *)p;
+        ev->v.str.len = n;
+        break;
+    }
+    r->pos = at + n;
+    return true;
+}
+
+bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev) {
+    if (r->err || r->done) return false;
+    if (r->value_due) {
+        r->value_due = 0;
+        size_t el = r->pending;
+        size_t klen = strlen((const char *)r->data + el + 1); /* checked: NUL within */
+        return value(r, ev, el, el + 1 + klen + 1);
+    }
+    if (r->depth == 0) {
+        /* a root document */
+        if (r->read) {
+            if (!load_root(r)) return false;
+        } else if (r->pos == r->len && r->roots) {
+            r->done = 1;
+            return false;
+        } else if (r->roots && !(r->flags & SDX_BSON_READ_SEQUENCE)) {
+            return fail(r, SDX_ERR_SYNTAX, r->pos, "bytes after the document");
+        }
+        size_t left = r->len - r->pos;
+        if (left < 4) return fail(r, SDX_ERR_TRUNCATED, r->len, "input ends inside a document's length");
+        int32_t l = (int32_t)sdx_load_le32(r->data + r->pos);
+        if (l < 5) return fail(r, SDX_ERR_SYNTAX, r->pos, "document length below 5");
+        if ((size_t)l > left) return fail(r, SDX_ERR_TRUNCATED, r->len, "input ends inside a document");
+        if (!push(r, r->pos, r->pos + (size_t)l - 1, false)) return false;
+        r->pos += 4;
+        head(ev, SDX_MAP, 0, 0);
+        ev->v.count = SDX_COUNT_UNKNOWN;
+        return true;
+    }
+    level *lv = &r->levels[r->depth - 1];
+    size_t pos = r->pos;
+    if (pos == lv->end) {
+        if (r->data[pos] != 0) return fail(r, SDX_ERR_SYNTAX, pos, "document not terminated by 0x00");
+        r->pos = pos + 1;
+        r->depth--;
+        head(ev, SDX_END, (uint32_t)r->depth, 0);
+        if (r->depth == 0) {
+            r->roots++;
+            if (r->read && !(r->flags & SDX_BSON_READ_SEQUENCE)) {
+                /* one document: the stream must end here */
+                u8 extra;
+                size_t n = r->read(r->read_ctx, &extra, 1);
+                if (n == (size_t)-1) return fail(r, SDX_ERR_IO, r->pos, "read error");
+                if (n) return fail(r, SDX_ERR_SYNTAX, r->pos, "bytes after the document");
+                r->done = 1;
+            }
+        }
+        return true;
+    }
+    u8 t = r->data[pos];
+    if (t == 0) return fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
+    if (!((t >= SDX_BSON_DOUBLE && t <= SDX_BSON_DECIMAL128) || t == SDX_BSON_MINKEY || t == SDX_BSON_MAXKEY))
+        return fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
+    size_t klen;
+    if (!cstring(r, pos + 1, lv->end - pos - 1, &klen, "key not terminated within its document")) return false;
+    if (lv->array) {
+        lv->index++; /* keys checked when the array began */
+        return value(r, ev, pos, pos + 1 + klen + 1);
+    }
+    head(ev, SDX_KEY, (uint32_t)r->depth, 0);
+    ev->v.str.ptr = (const char *)r->data + pos + 1;
+    ev->v.str.len = klen;
+    r->pending = pos;
+    r->value_due = 1;
+    r->pos = pos + 1 + klen + 1;
+    return true;
+}
+
+static bool src_next(void *ctx, sdx_event *ev) { return sdx_bson_reader_next(ctx, ev); }
+static sdx_err src_error(const void *ctx, sdx_error *err) { return sdx_bson_reader_error(ctx, err); }
+static uint64_t src_offset(const void *ctx) { return sdx_bson_reader_offset(ctx); }
+static const sdx_source_vt bson_source_vt = {src_next, src_error, src_offset};
+
+sdx_source sdx_bson_reader_source(sdx_bson_reader *r) {
+    sdx_source s = {&bson_source_vt, r};
+    return s;
+}

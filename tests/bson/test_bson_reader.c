@@ -1,0 +1,344 @@
+/*
+ * The BSON pull reader: every element type read and written back byte for
+ * byte (memory, a stream fed one byte at a time, FILE*), arrays with odd
+ * keys, sequences, and malformed input: truncation at every byte, byte
+ * flips, lengths that lie (negative, short, beyond the document, beyond the
+ * input), early terminators, deep nesting, allocation failure at every
+ * point. Regression tests name the bug classes of libbson CVE-2018-16790
+ * (a length read past the buffer) and CVE-2026-6231 (validation that
+ * returns early with success).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_test.h"
+#include "core/endian.h"
+#include "msgpack_util.h"
+#include "sdx/sdx.h"
+#include "test.h"
+
+/* A document with every element type and every binary subtype, written
+ * with the writer from events (bsonspec.org 1.1). */
+static size_t all_types(unsigned char *out, size_t cap) {
+    static const char *hex =
+        "01 6400 000000000000f03f"                       /* double 1.0 */
+        "02 7300 04000000 610062 00"                     /* string "a\0b" */
+        "03 6f00 0c000000 10 7800 ffffffff 00"           /* {x: -1} */
+        "04 6100 0f000000 08 3000 01 0a 3100 ff 3200 00" /* [true, null, minkey] */
+        "04 6200 08000000 0a 3500 00"                    /* array with key "5" */
+        "05 6200 02000000 00 0102"                       /* binary 0 */
+        "05 633100 02000000 01 0102"                       /* function */
+        "05 633200 06000000 02 02000000 0102"              /* old binary */
+        "05 633300 10000000 03 00112233445566778899aabbccddeeff"
+        "05 633400 10000000 04 00112233445566778899aabbccddeeff"
+        "05 633500 10000000 05 00112233445566778899aabbccddeeff"
+        "05 633600 01000000 06 00"
+        "05 633700 01000000 07 00"
+        "05 633800 01000000 08 00"
+        "05 633900 03000000 09 100000"
+        "05 633a00 00000000 80"
+        "06 7500"                                        /* undefined */
+        "07 6900 0102030405060708090a0b0c"               /* ObjectId */
+        "08 7400 00"                                     /* false */
+        "09 7400 0100000000000080"                       /* datetime */
+        "0a 6e00"                                        /* null */
+        "0b 7200 615e00 696d00"                          /* regex /a^/im */
+        "0c 7000 02000000 6200 0102030405060708090a0b0c" /* DBPointer */
+        "0d 6300 02000000 6600"                          /* code */
+        "0e 7900 02000000 7300"                          /* symbol */
+        "0f 7700 18000000 02000000 6600 0e000000 0d 7800 02000000 6700 00" /* code w/ scope */
+        "10 6900 2a000000"                               /* int32 */
+        "11 7400 0100000002000000"                       /* timestamp */
+        "12 6c00 0100000000000000"                       /* int64 1 */
+        "13 6400 01000000000000000000000000004030"       /* decimal128 */
+        "ff 6d00"                                        /* min key */
+        "7f 4d00";                                       /* max key */
+    unsigned char body[1024];
+    size_t n = mp_unhex(hex, body, sizeof body);
+    if (n + 5 > cap) abort();
+    sdx_store_le32(out, (uint32_t)(n + 5));
+    memcpy(out + 4, body, n);
+    out[n + 4] = 0;
+    return n + 5;
+}
+
+/* Read bytes with a reader and write the events back; returns the read
+ * error (SDX_OK when clean) and leaves the output in *b. */
+static sdx_err reread(sdx_bson_reader *r, sdx_buf *b, uint32_t wflags) {
+    sdx_bson_writer w;
+    sdx_bson_write_opts o = {wflags, NULL};
+    sdx_buf_init(b, NULL);
+    sdx_bson_writer_init(&w, b, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev))
+        if (sdx_bson_writer_put(&w, &ev)) break;
+    sdx_err rc = sdx_bson_reader_error(r, NULL);
+    sdx_err wc = sdx_bson_writer_finish(&w);
+    return rc ? rc : wc;
+}
+
+static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
+    sdx_bson_read_opts o = {flags, 0, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new(p, n, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev)) {
+    }
+    sdx_err rc = sdx_bson_reader_error(r, e);
+    sdx_bson_reader_free(r);
+    return rc;
+}
+
+typedef struct trickle {
+    const unsigned char *p;
+    size_t n, at;
+} trickle;
+
+static size_t trickle_read(void *ctx, void *buf, size_t cap) {
+    trickle *t = ctx;
+    if (t->at == t->n || cap == 0) return 0;
+    memcpy(buf, t->p + t->at++, 1);
+    return 1;
+}
+
+TEST(round_trip_every_type) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    sdx_buf b;
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+
+    trickle t = {in, n, 0};
+    r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+
+    FILE *f = tmpfile();
+    if (!CHECK(f != NULL)) return;
+    fwrite(in, 1, n, f);
+    fwrite(in, 1, n, f);
+    rewind(f);
+    sdx_bson_read_opts o = {SDX_BSON_READ_SEQUENCE, 0, 0, NULL};
+    r = sdx_bson_reader_new_file(f, &o);
+    CHECK_EQ_INT(reread(r, &b, SDX_BSON_WRITE_SEQUENCE), SDX_OK);
+    CHECK(sdx_buf_len(&b) == 2 * n && !memcmp(sdx_buf_data(&b), in, n) &&
+          !memcmp(sdx_buf_data(&b) + n, in, n));
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+    fclose(f);
+}
+
+TEST(events) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    sdx_event ev;
+    int seen_odd_array = 0, seen_array = 0, seen_int64 = 0, seen_oid = 0, seen_old = 0;
+    while (sdx_bson_reader_next(r, &ev)) {
+        if (ev.kind == SDX_MAP && ev.tag_kind == SDX_TAG_BSON && ev.tag == SDX_BSON_ARRAY) seen_odd_array++;
+        if (ev.kind == SDX_ARRAY && ev.tag_kind == SDX_TAG_NONE && ev.depth == 1) seen_array++;
+        if (ev.kind == SDX_INT && ev.tag == SDX_BSON_INT64 && ev.v.i == 1) seen_int64++;
+        if (ev.kind == SDX_BIN && ev.tag == SDX_BSON_OBJECTID && ev.v.str.len == 12) seen_oid++;
+        if (ev.kind == SDX_BIN && ev.tag == SDX_BSON_BINARY_TAG(2) && ev.v.str.len == 2) seen_old++;
+    }
+    sdx_error e;
+    if (!CHECK_EQ_INT(sdx_bson_reader_error(r, &e), SDX_OK)) fprintf(stderr, "  at %zu: %s\n", e.offset, e.msg);
+    CHECK(seen_odd_array == 1 && seen_array == 1 && seen_int64 == 1 && seen_oid == 1 && seen_old == 1);
+    sdx_bson_reader_free(r);
+}
+
+/* Every proper prefix is an error (never success, never a read past it:
+ * the prefix is copied into an allocation of exactly its size, so ASan
+ * sees any overread); so is every prefix given to the stream reader. */
+TEST(truncation_at_every_byte) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    for (size_t k = 0; k < n; k++) {
+        unsigned char *p = malloc(k ? k : 1);
+        memcpy(p, in, k);
+        sdx_error e;
+        sdx_err rc = read_mem(p, k, 0, &e);
+        CHECK(rc == SDX_ERR_TRUNCATED);
+        trickle t = {p, k, 0};
+        sdx_bson_reader *r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
+        sdx_event ev;
+        while (sdx_bson_reader_next(r, &ev)) {
+        }
+        CHECK(sdx_bson_reader_error(r, NULL) == SDX_ERR_TRUNCATED);
+        sdx_bson_reader_free(r);
+        free(p);
+    }
+}
+
+/* Random byte flips: an error or a document that writes back to the same
+ * bytes (a flip may give another valid document) — never a crash. */
+TEST(byte_flips) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    long rounds = (long)(20000 * test_scale());
+    for (long i = 0; i < rounds; i++) {
+        unsigned char *p = malloc(n);
+        memcpy(p, in, n);
+        for (int f = 0; f < 1 + (int)(i % 3); f++) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            p[(seed >> 33) % n] ^= (unsigned char)(1u << ((seed >> 20) % 8));
+        }
+        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+        sdx_buf b;
+        sdx_err rc = reread(r, &b, 0);
+        if (rc == SDX_OK) CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+        sdx_bson_reader_free(r);
+        sdx_buf_destroy(&b);
+        free(p);
+    }
+}
+
+/* One malformed document given as hex: its error and offset. */
+#define EXPECT_BAD(hex, code, off)                                                     \
+    do {                                                                               \
+        unsigned char in_[256];                                                        \
+        size_t n_ = mp_unhex(hex, in_, sizeof in_);                                    \
+        unsigned char *p_ = malloc(n_);                                                \
+        memcpy(p_, in_, n_);                                                           \
+        sdx_error e_;                                                                  \
+        CHECK_EQ_INT(read_mem(p_, n_, 0, &e_), code);                                  \
+        CHECK_EQ_U64(e_.offset, off);                                                  \
+        free(p_);                                                                      \
+    } while (0)
+
+TEST(lying_lengths) {
+    /* CVE-2018-16790 class: a length that reaches past the buffer */
+    EXPECT_BAD("ff000000 0a 6100 00", SDX_ERR_TRUNCATED, 8);
+    EXPECT_BAD("0f000000 03 6100 ff000000 00 00 00 00", SDX_ERR_SYNTAX, 7);  /* beyond enclosing */
+    EXPECT_BAD("0f000000 02 6100 ffffff7f 6100 00 00", SDX_ERR_SYNTAX, 7);   /* string beyond */
+    EXPECT_BAD("0e000000 05 6100 ff000000 00 01 00", SDX_ERR_SYNTAX, 7);     /* binary beyond */
+    /* negative and short lengths */
+    EXPECT_BAD("ffffffff 00", SDX_ERR_SYNTAX, 0);
+    EXPECT_BAD("04000000 00", SDX_ERR_SYNTAX, 0);
+    EXPECT_BAD("0d000000 02 6100 ffffffff 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0d000000 02 6100 00000000 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0e000000 05 6100 ffffffff 00 01 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0e000000 03 6100 04000000 00 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("13000000 05 6100 06000000 02 03000000 ffff 00", SDX_ERR_SYNTAX, 12); /* old binary */
+    /* a string whose last byte is not NUL */
+    EXPECT_BAD("0e000000 02 6100 02000000 6161 00", SDX_ERR_SYNTAX, 12);
+    /* the document length shorter than its elements */
+    EXPECT_BAD("0b000000 10 6100 01000000 00", SDX_ERR_SYNTAX, 7);
+}
+
+TEST(terminators_and_types) {
+    /* CVE-2026-6231 class: a check that stops early and says yes. A 0x00
+     * type byte before the document's end is not its end. */
+    EXPECT_BAD("0c000000 00 0a 6100 000000 00", SDX_ERR_SYNTAX, 4);
+    EXPECT_BAD("14000000 03 6100 06000000 00 ff 0a 6200 000000 00", SDX_ERR_SYNTAX, 11);
+    /* a last byte that is not the terminator */
+    EXPECT_BAD("08000000 0a 6100 01", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("05000000 01", SDX_ERR_SYNTAX, 4);
+    /* a key without NUL inside its document */
+    EXPECT_BAD("08000000 0a 616100", SDX_ERR_SYNTAX, 5);
+    /* unknown types, booleans other than 0 or 1, unterminated regex */
+    EXPECT_BAD("08000000 14 6100 00", SDX_ERR_SYNTAX, 4);
+    EXPECT_BAD("09000000 08 6100 02 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0b000000 0b 6100 6100 62 00", SDX_ERR_SYNTAX, 9);
+    /* invalid UTF-8 in a key and a string */
+    EXPECT_BAD("08000000 0a ff00 00", SDX_ERR_UTF8, 5);
+    EXPECT_BAD("0e000000 02 6100 02000000 ff00 00", SDX_ERR_UTF8, 11);
+    CHECK_EQ_INT(read_mem("\x0e\0\0\0\x02\x61\0\x02\0\0\0\xff\0\0", 14, SDX_BSON_READ_NO_UTF8_CHECK, NULL),
+                 SDX_OK);
+    /* a bad scope inside code with scope */
+    EXPECT_BAD("1b000000 0f 6100 13000000 02000000 6600 09000000 08 7800 05 00 00", SDX_ERR_SYNTAX, 24);
+    /* bytes after the document, and the same as a sequence */
+    EXPECT_BAD("05000000 00 05", SDX_ERR_SYNTAX, 5);
+    CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0\0", 10, SDX_BSON_READ_SEQUENCE, NULL), SDX_OK);
+    CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0", 9, SDX_BSON_READ_SEQUENCE, NULL), SDX_ERR_TRUNCATED);
+    CHECK_EQ_INT(read_mem("", 0, 0, NULL), SDX_ERR_TRUNCATED);
+}
+
+/* n nested documents {"a": {"a": ...}} */
+static unsigned char *nested(size_t levels, size_t *len) {
+    size_t n = 5 + levels * 8;
+    unsigned char *p = malloc(n);
+    for (size_t i = 0; i <= levels; i++) {
+        size_t at = i * 7, dl = n - 2 * at + (i ? 0 : 0);
+        (void)dl;
+        size_t inner = n - i * 8; /* bytes of the document at depth i */
+        sdx_store_le32(p + i * 7, (uint32_t)inner);
+        if (i < levels) {
+            p[i * 7 + 4] = 0x03;
+            p[i * 7 + 5] = 'a';
+            p[i * 7 + 6] = 0;
+        }
+        p[n - 1 - i] = 0;
+    }
+    *len = n;
+    return p;
+}
+
+TEST(deep_nesting) {
+    size_t n;
+    unsigned char *p = nested(5000, &n);
+    sdx_error e;
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_DEPTH);
+    CHECK_EQ_U64(e.offset, 1024 * 7);
+    sdx_bson_read_opts o = {0, 6000, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_buf b;
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+    sdx_buf_destroy(&b);
+    sdx_bson_reader_free(r);
+    free(p);
+}
+
+TEST(alloc_failures) {
+    size_t n;
+    unsigned char *p = nested(100, &n);
+    for (int stream = 0; stream < 2; stream++) {
+        for (long fail_at = 1;; fail_at++) {
+            counting_alloc a;
+            counting_alloc_init(&a, fail_at);
+            sdx_bson_read_opts o = {0, 0, 0, &a.iface};
+            trickle t = {p, n, 0};
+            sdx_bson_reader *r = stream ? sdx_bson_reader_new_stream(trickle_read, &t, &o)
+                                        : sdx_bson_reader_new((const char *)p, n, &o);
+            sdx_err rc = SDX_ERR_NOMEM;
+            size_t events = 0;
+            if (r) {
+                sdx_event ev;
+                while (sdx_bson_reader_next(r, &ev)) events++;
+                rc = sdx_bson_reader_error(r, NULL);
+                sdx_bson_reader_free(r);
+            }
+            CHECK(a.live == 0);
+            if (rc == SDX_OK) {
+                CHECK_EQ_U64(events, 1 + 100 * 2 + 101);
+                break;
+            }
+            CHECK_EQ_INT(rc, SDX_ERR_NOMEM);
+            if (fail_at > 50) {
+                CHECK(0);
+                break;
+            }
+        }
+    }
+    free(p);
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){{"round_trip_every_type", round_trip_every_type},
+                                  {"events", events},
+                                  {"truncation_at_every_byte", truncation_at_every_byte},
+                                  {"byte_flips", byte_flips},
+                                  {"lying_lengths", lying_lengths},
+                                  {"terminators_and_types", terminators_and_types},
+                                  {"deep_nesting", deep_nesting},
+                                  {"alloc_failures", alloc_failures},
+                                  {0}});
+}
