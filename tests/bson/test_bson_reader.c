@@ -265,8 +265,6 @@ static unsigned char *nested(size_t levels, size_t *len) {
     size_t n = 5 + levels * 8;
     unsigned char *p = malloc(n);
     for (size_t i = 0; i <= levels; i++) {
-        size_t at = i * 7, dl = n - 2 * at + (i ? 0 : 0);
-        (void)dl;
         size_t inner = n - i * 8; /* bytes of the document at depth i */
         sdx_store_le32(p + i * 7, (uint32_t)inner);
         if (i < levels) {
