@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "alloc_test.h"
+#include "bson_test.h"
 #include "core/endian.h"
 #include "msgpack_util.h"
 #include "sdx/sdx.h"
@@ -63,21 +64,6 @@ static size_t all_types(unsigned char *out, size_t cap) {
     return n + 5;
 }
 
-/* Read bytes with a reader and write the events back; returns the read
- * error (SDX_OK when clean) and leaves the output in *b. */
-static sdx_err reread(sdx_bson_reader *r, sdx_buf *b, uint32_t wflags) {
-    sdx_bson_writer w;
-    sdx_bson_write_opts o = {wflags, NULL};
-    sdx_buf_init(b, NULL);
-    sdx_bson_writer_init(&w, b, &o);
-    sdx_event ev;
-    while (sdx_bson_reader_next(r, &ev))
-        if (sdx_bson_writer_put(&w, &ev)) break;
-    sdx_err rc = sdx_bson_reader_error(r, NULL);
-    sdx_err wc = sdx_bson_writer_finish(&w);
-    return rc ? rc : wc;
-}
-
 static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
     sdx_bson_read_opts o = {flags, 0, 0, NULL};
     sdx_bson_reader *r = sdx_bson_reader_new(p, n, &o);
@@ -87,18 +73,6 @@ static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
     sdx_err rc = sdx_bson_reader_error(r, e);
     sdx_bson_reader_free(r);
     return rc;
-}
-
-typedef struct trickle {
-    const unsigned char *p;
-    size_t n, at;
-} trickle;
-
-static size_t trickle_read(void *ctx, void *buf, size_t cap) {
-    trickle *t = ctx;
-    if (t->at == t->n || cap == 0) return 0;
-    memcpy(buf, t->p + t->at++, 1);
-    return 1;
 }
 
 TEST(round_trip_every_type) {
