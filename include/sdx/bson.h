@@ -68,8 +68,7 @@
  * the input with no allocation and no extra events, byte-exactness is
  * immediate, and the writer validates them like the reader does (cstrings
  * without NUL inside, lengths that agree, UTF-8, a well-formed scope
- * document; until the reader lands the writer checks the scope document's
- * length and terminator only). The Extended JSON mapping layer splits them into their parts.
+ * document). The Extended JSON mapping layer splits them into their parts.
  *
  * Untagged events from other formats: SDX_INT as int32 when it fits, else
  * int64 (tagged 0x12 forces int64); SDX_UINT up to INT64_MAX likewise, above

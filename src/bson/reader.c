@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/endian.h"
+#include "bson/bson_internal.h"
 #include "core/utf8.h"
 #include "sdx/bson.h"
 
@@ -224,23 +225,41 @@ static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, co
     return true;
 }
 
+/* Read the n bytes at p to their end with a reader held in *sub (its
+ * error then tells whether they are one well-formed document); frees what
+ * it allocated. `base` is the input offset of p, `scopes` how many
+ * code-with-scope validations this one is inside. */
+static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, uint32_t max_depth,
+                  const sdx_alloc *alloc, uint64_t base, u8 scopes) {
+    sdx_bson_read_opts o = {flags, max_depth, 0, alloc};
+    init(sub, &o);
+    sub->data = p;
+    sub->len = n;
+    sub->base = base;
+    sub->scopes = scopes;
+    sdx_event ev;
+    while (sdx_bson_reader_next(sub, &ev)) {
+    }
+    if (sub->levels != sub->inline_levels) sub->alloc.free(sub->alloc.ctx, sub->levels);
+    sub->levels = sub->inline_levels;
+}
+
+bool sdx_bson_valid_document(const void *p, size_t n, bool no_utf8, uint32_t max_depth,
+                             const sdx_alloc *alloc, sdx_err *err) {
+    sdx_bson_reader sub;
+    drain(&sub, p, n, no_utf8 ? SDX_BSON_READ_NO_UTF8_CHECK : 0, max_depth, alloc, 0, 0);
+    *err = sub.err;
+    return sub.err == SDX_OK;
+}
+
 /* Validate a code-with-scope's scope document (the n bytes at `at`,
  * whose length field was checked to be n) with a reader of its own. */
 static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
     if (r->depth + 1 >= r->max_depth || r->scopes >= SDX_BSON_MAX_SCOPE_NESTING)
         return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
-    sdx_bson_read_opts o = {r->flags & SDX_BSON_READ_NO_UTF8_CHECK, (uint32_t)(r->max_depth - r->depth - 1),
-                            0, &r->alloc};
     sdx_bson_reader sub;
-    init(&sub, &o);
-    sub.data = r->data + at;
-    sub.len = n;
-    sub.base = r->base + at;
-    sub.scopes = r->scopes + 1;
-    sdx_event ev;
-    while (sdx_bson_reader_next(&sub, &ev)) {
-    }
-    if (sub.levels != sub.inline_levels) sub.alloc.free(sub.alloc.ctx, sub.levels);
+    drain(&sub, r->data + at, n, r->flags & SDX_BSON_READ_NO_UTF8_CHECK,
+          (uint32_t)(r->max_depth - r->depth - 1), &r->alloc, r->base + at, (u8)(r->scopes + 1));
     if (sub.err) {
         if (!r->err) {
             r->err = sub.err;

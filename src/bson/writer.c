@@ -17,8 +17,9 @@
  */
 #include <string.h>
 
-#include "core/endian.h"
+#include "bson/bson_internal.h"
 #include "core/backpatch.h"
+#include "core/endian.h"
 #include "core/utf8.h"
 #include "sdx/bson.h"
 
@@ -278,15 +279,19 @@ static int dbpointer_ok(const sdx_bson_writer *w, const u8 *p, size_t n) {
 }
 
 /* A code with scope's value: int32 total length (= n), a string, a
- * document filling the rest. The scope document is checked in its length
- * and terminator only: its elements are checked once the BSON reader
- * exists to validate them (TODO, issue 14). */
-static int code_w_scope_ok(const sdx_bson_writer *w, const u8 *p, size_t n) {
+ * document filling the rest, which must be a well-formed document (checked
+ * with the reader's rules). SDX_OK, SDX_ERR_INVALID_ARG or SDX_ERR_NOMEM. */
+static sdx_err code_w_scope_check(sdx_bson_writer *w, const u8 *p, size_t n) {
     size_t l;
-    if (n < 4 + 5 + 5 || sdx_load_le32(p) != n || !string_value_ok(w, p + 4, n - 4, &l)) return 0;
+    if (n < 4 + 5 + 5 || sdx_load_le32(p) != n || !string_value_ok(w, p + 4, n - 4, &l))
+        return SDX_ERR_INVALID_ARG;
     size_t doc = 4 + 4 + l;
-    if (n - doc < 5) return 0;
-    return sdx_load_le32(p + doc) == n - doc && p[n - 1] == 0;
+    if (n - doc < 5) return SDX_ERR_INVALID_ARG;
+    sdx_err err;
+    if (sdx_bson_valid_document(p + doc, n - doc, (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) != 0,
+                                SDX_BSON_DEFAULT_MAX_DEPTH, &w->alloc, &err))
+        return SDX_OK;
+    return err == SDX_ERR_NOMEM ? SDX_ERR_NOMEM : SDX_ERR_INVALID_ARG;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -393,9 +398,12 @@ static sdx_err put_bin(sdx_bson_writer *w, int64_t tag, const u8 *p, size_t n) {
     case SDX_BSON_DBPOINTER:
         if (!dbpointer_ok(w, p, n)) return invalid(w);
         return element(w, SDX_BSON_DBPOINTER, p, n);
-    case SDX_BSON_CODE_W_SCOPE:
-        if (n > SDX_BSON_MAX_SIZE || !code_w_scope_ok(w, p, n)) return invalid(w);
+    case SDX_BSON_CODE_W_SCOPE: {
+        if (n > SDX_BSON_MAX_SIZE) return invalid(w);
+        sdx_err e = code_w_scope_check(w, p, n);
+        if (e) return fail(w, e);
         return element(w, SDX_BSON_CODE_W_SCOPE, p, n);
+    }
     default: return unsupported(w);
     }
 }

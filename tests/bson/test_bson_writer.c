@@ -227,6 +227,14 @@ TEST(composites) {
     cws[10] = 5;
     cws[4] = 0xff; /* the string's length beyond the value */
     EXPECT_ONE_ERR(ev_bin(SDX_BSON_CODE_W_SCOPE, cws, n), SDX_ERR_INVALID_ARG);
+    /* a scope whose content is malformed: {x: bool 5}, then a bad key */
+    n = mp_unhex("13000000 02000000 6600 09000000 08 7800 05 00", cws, sizeof cws);
+    EXPECT_ONE_ERR(ev_bin(SDX_BSON_CODE_W_SCOPE, cws, n), SDX_ERR_INVALID_ARG);
+    cws[17] = 1;
+    EXPECT_ONE(ev_bin(SDX_BSON_CODE_W_SCOPE, cws, n),
+               "1b000000 0f 6100 13000000 02000000 6600 09000000 08 7800 01 00 00");
+    n = mp_unhex("12000000 02000000 6600 08000000 0a ff00 00", cws, sizeof cws); /* a key not UTF-8 */
+    EXPECT_ONE_ERR(ev_bin(SDX_BSON_CODE_W_SCOPE, cws, n), SDX_ERR_INVALID_ARG);
 }
 
 TEST(documents_and_arrays) {
