@@ -292,12 +292,6 @@ static inline sdx_err sdx_cbor_writer_error(const sdx_cbor_writer *w) { return w
 enum { SDX_CB_W_ROOT, SDX_CB_W_ARRAY, SDX_CB_W_MAP, SDX_CB_W_DEAD };
 enum { SDX_CB_W_DEFINITE = 0 };
 
-/* The low n bytes of v, big-endian, at p (compilers store them with one
- * byte swap). */
-static inline void sdx_cb_w_be(char *p, uint64_t v, int n) {
-    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
-}
-
 /* A head of major type `major` (its top three bits) with argument `arg` in
  * its shortest form (RFC 8949 section 4.1) at p; returns the end. */
 static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
@@ -312,16 +306,16 @@ static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
     }
     if (arg <= 0xffff) {
         p[0] = (char)(unsigned char)(major | 25);
-        sdx_cb_w_be(p + 1, arg, 2);
+        sdx_hot_store_be(p + 1, arg, 2);
         return p + 3;
     }
     if (arg <= 0xffffffffu) {
         p[0] = (char)(unsigned char)(major | 26);
-        sdx_cb_w_be(p + 1, arg, 4);
+        sdx_hot_store_be(p + 1, arg, 4);
         return p + 5;
     }
     p[0] = (char)(unsigned char)(major | 27);
-    sdx_cb_w_be(p + 1, arg, 8);
+    sdx_hot_store_be(p + 1, arg, 8);
     return p + 9;
 }
 
@@ -384,7 +378,7 @@ static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v
                 (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000))))
         return (sdx_cbor_writer_double)(w, v);
     p[0] = (char)0xfb;
-    sdx_cb_w_be(p + 1, bits, 8);
+    sdx_hot_store_be(p + 1, bits, 8);
     return sdx_cb_w_done(w, p + 9);
 }
 

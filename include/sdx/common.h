@@ -186,8 +186,9 @@ typedef struct sdx_event {
     } v;
 } sdx_event;
 
-/* Private helpers of the readers' inline fast paths (msgpack.h, cbor.h),
- * not part of the API: the n bytes at p as a big-endian number (compilers
+/* Private helpers of the readers' and writers' inline fast paths
+ * (msgpack.h, cbor.h), not part of the API: the n bytes at p as a
+ * big-endian number (compilers
  * turn this into a load and a byte swap), 8 bytes in the machine's order,
  * an event's kind and depth with no flags, no tag and a zero value (set
  * whole, so that the compiler sees every byte of an event in registers
@@ -198,6 +199,11 @@ static inline uint64_t sdx_hot_be(const uint8_t *p, int n) {
     uint64_t v = 0;
     for (int i = 0; i < n; i++) v = v << 8 | p[i];
     return v;
+}
+/* The low n bytes of v, big-endian, at p (compilers store them with one
+ * byte swap): the writers' inline paths. */
+static inline void sdx_hot_store_be(char *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
 }
 static inline uint64_t sdx_hot_word(const void *p) {
     uint64_t v;

@@ -237,12 +237,6 @@ static inline sdx_err sdx_msgpack_writer_error(const sdx_msgpack_writer *w) { re
  * exported function, which returns the sticky error. */
 enum { SDX_MP_FRAME_ROOT, SDX_MP_FRAME_ARRAY, SDX_MP_FRAME_MAP, SDX_MP_FRAME_DEAD };
 
-/* The low n bytes of v, big-endian, at p (compilers store them with one
- * byte swap). */
-static inline void sdx_mp_w_be(char *p, uint64_t v, int n) {
-    for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
-}
-
 /* The smallest encodings: each stores at p and returns the end. */
 static inline char *sdx_mp_w_uint(char *p, uint64_t v) {
     if (v < 0x80) {
@@ -256,16 +250,16 @@ static inline char *sdx_mp_w_uint(char *p, uint64_t v) {
     }
     if (v <= 0xffff) {
         p[0] = (char)0xcd;
-        sdx_mp_w_be(p + 1, v, 2);
+        sdx_hot_store_be(p + 1, v, 2);
         return p + 3;
     }
     if (v <= 0xffffffffu) {
         p[0] = (char)0xce;
-        sdx_mp_w_be(p + 1, v, 4);
+        sdx_hot_store_be(p + 1, v, 4);
         return p + 5;
     }
     p[0] = (char)0xcf;
-    sdx_mp_w_be(p + 1, v, 8);
+    sdx_hot_store_be(p + 1, v, 8);
     return p + 9;
 }
 
@@ -282,16 +276,16 @@ static inline char *sdx_mp_w_int(char *p, int64_t v) {
     }
     if (v >= INT16_MIN) {
         p[0] = (char)0xd1;
-        sdx_mp_w_be(p + 1, (uint64_t)v, 2);
+        sdx_hot_store_be(p + 1, (uint64_t)v, 2);
         return p + 3;
     }
     if (v >= INT32_MIN) {
         p[0] = (char)0xd2;
-        sdx_mp_w_be(p + 1, (uint64_t)v, 4);
+        sdx_hot_store_be(p + 1, (uint64_t)v, 4);
         return p + 5;
     }
     p[0] = (char)0xd3;
-    sdx_mp_w_be(p + 1, (uint64_t)v, 8);
+    sdx_hot_store_be(p + 1, (uint64_t)v, 8);
     return p + 9;
 }
 
@@ -299,7 +293,7 @@ static inline char *sdx_mp_w_f64(char *p, double v) {
     uint64_t bits;
     memcpy(&bits, &v, 8);
     p[0] = (char)0xcb;
-    sdx_mp_w_be(p + 1, bits, 8);
+    sdx_hot_store_be(p + 1, bits, 8);
     return p + 9;
 }
 
@@ -311,11 +305,11 @@ static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
     }
     if (n <= 0xffff) {
         p[0] = (char)(map ? 0xde : 0xdc);
-        sdx_mp_w_be(p + 1, n, 2);
+        sdx_hot_store_be(p + 1, n, 2);
         return p + 3;
     }
     p[0] = (char)(map ? 0xdf : 0xdd);
-    sdx_mp_w_be(p + 1, n, 4);
+    sdx_hot_store_be(p + 1, n, 4);
     return p + 5;
 }
 

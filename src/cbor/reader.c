@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cbor/cbor_internal.h"
+#include "core/error.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "sdx/cbor.h"
@@ -845,20 +846,10 @@ bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev) {
 
 sdx_err sdx_cbor_reader_error(const sdx_cbor_reader *r, sdx_error *err) {
     if (r->state != STATE_ERROR) {
-        if (err) {
-            err->code = SDX_OK;
-            err->offset = 0;
-            err->line = err->column = 0;
-            err->msg = NULL;
-        }
+        sdx_error_fill(err, SDX_OK, 0, NULL);
         return SDX_OK;
     }
-    if (err) {
-        err->code = r->err;
-        err->offset = (size_t)r->err_offset;
-        err->line = err->column = 0;
-        err->msg = r->msg;
-    }
+    sdx_error_fill(err, r->err, r->err_offset, r->msg);
     return r->err;
 }
 

@@ -327,20 +327,14 @@ sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t n) {
 /* ------------------------------------------------------------------------ */
 
 static SDX_NOINLINE int grow_frames(sdx_cbor_writer *w) {
-    if (w->cap > UINT32_MAX / 4) {
-        fail(w, SDX_ERR_LIMIT);
-        return 0;
-    }
-    size_t old_size = (size_t)w->cap * sizeof(sdx_cbor_frame);
-    sdx_cbor_frame *f =
-        sdx_grow_inline(&w->alloc, w->frames, w->inline_frames, old_size, old_size, old_size * 2);
+    sdx_err e = SDX_OK;
+    sdx_cbor_frame *f = sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
-        fail(w, SDX_ERR_NOMEM);
+        fail(w, e);
         return 0;
     }
     w->frames = f;
     w->top = f + w->depth;
-    w->cap *= 2;
     return 1;
 }
 

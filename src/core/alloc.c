@@ -1,6 +1,6 @@
 /*
  * The default allocator (the C library's malloc, realloc and free) and the
- * internal helper that moves an array out of inline storage.
+ * internal helpers that move an array out of inline storage.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,4 +34,20 @@ void *sdx_grow_inline(const sdx_alloc *a, void *items, const void *inline_items,
     void *p = a->malloc(a->ctx, new_size);
     if (p && used) memcpy(p, items, used);
     return p;
+}
+
+void *sdx_grow_frames(const sdx_alloc *a, void *frames, const void *inline_frames, uint32_t *cap,
+                      size_t size, sdx_err *err) {
+    if (*cap > UINT32_MAX / 4) {
+        *err = SDX_ERR_LIMIT;
+        return NULL;
+    }
+    size_t old_size = (size_t)*cap * size;
+    void *f = sdx_grow_inline(a, frames, inline_frames, old_size, old_size, old_size * 2);
+    if (!f) {
+        *err = SDX_ERR_NOMEM;
+        return NULL;
+    }
+    *cap *= 2;
+    return f;
 }

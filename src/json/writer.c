@@ -502,20 +502,14 @@ sdx_err sdx_json_writer_bin(sdx_json_writer *w, const void *data, size_t n) {
 /* ------------------------------------------------------------------------ */
 
 static SDX_NOINLINE int grow_frames(sdx_json_writer *w) {
-    if (w->cap > UINT32_MAX / 4) {
-        fail(w, SDX_ERR_LIMIT);
-        return 0;
-    }
-    size_t old_size = (size_t)w->cap * sizeof(sdx_json_frame);
-    sdx_json_frame *f =
-        sdx_grow_inline(&w->alloc, w->frames, w->inline_frames, old_size, old_size, old_size * 2);
+    sdx_err e = SDX_OK;
+    sdx_json_frame *f = sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
-        fail(w, SDX_ERR_NOMEM);
+        fail(w, e);
         return 0;
     }
     w->frames = f;
     w->top = f + w->depth;
-    w->cap *= 2;
     return 1;
 }
 

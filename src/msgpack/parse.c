@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/doc_internal.h"
+#include "core/error.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
@@ -266,12 +267,7 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
     }
     if (ok) ok = parse_values(&ps, in, in + len, opts->flags, max_depth, inline_frames);
     if (ps.frames != inline_frames) ps.alloc.free(ps.alloc.ctx, ps.frames);
-    if (err) {
-        err->code = ps.code;
-        err->offset = ps.offset;
-        err->line = err->column = 0;
-        err->msg = ps.msg;
-    }
+    sdx_error_fill(err, ps.code, ps.offset, ps.msg);
     if (!ok) {
         sdx_doc_free(ps.doc);
         return NULL;

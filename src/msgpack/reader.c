@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
@@ -646,20 +647,10 @@ begin:
 
 sdx_err sdx_msgpack_reader_error(const sdx_msgpack_reader *r, sdx_error *err) {
     if (r->state != STATE_ERROR) {
-        if (err) {
-            err->code = SDX_OK;
-            err->offset = 0;
-            err->line = err->column = 0;
-            err->msg = NULL;
-        }
+        sdx_error_fill(err, SDX_OK, 0, NULL);
         return SDX_OK;
     }
-    if (err) {
-        err->code = r->err;
-        err->offset = (size_t)r->err_offset;
-        err->line = err->column = 0;
-        err->msg = r->msg;
-    }
+    sdx_error_fill(err, r->err, r->err_offset, r->msg);
     return r->err;
 }
 

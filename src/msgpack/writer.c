@@ -546,20 +546,14 @@ sdx_err sdx_msgpack_writer_timestamp(sdx_msgpack_writer *w, int64_t sec, uint32_
 /* ------------------------------------------------------------------------ */
 
 static SDX_NOINLINE int grow_frames(sdx_msgpack_writer *w) {
-    if (w->cap > UINT32_MAX / 4) {
-        fail(w, SDX_ERR_LIMIT);
-        return 0;
-    }
-    size_t old_size = (size_t)w->cap * sizeof(sdx_msgpack_frame);
-    sdx_msgpack_frame *f =
-        sdx_grow_inline(&w->alloc, w->frames, w->inline_frames, old_size, old_size, old_size * 2);
+    sdx_err e = SDX_OK;
+    sdx_msgpack_frame *f = sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
-        fail(w, SDX_ERR_NOMEM);
+        fail(w, e);
         return 0;
     }
     w->frames = f;
     w->top = f + w->depth;
-    w->cap *= 2;
     return 1;
 }
 
