@@ -329,6 +329,35 @@ SDX_API uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r);
 /* The reader as a format-independent source (valid while `r` is). */
 SDX_API sdx_source sdx_bson_reader_source(sdx_bson_reader *r);
 
+/* ------------------------------------------------------------------------ */
+/* Decimal128 text                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* The longest text sdx_bson_decimal128_to_string writes, without its NUL
+ * ("-0.000...0" forms of 34 digits with exponent -6176 need at most 42
+ * characters; scientific form at most 42 as well). */
+#define SDX_BSON_DECIMAL128_STRING_MAX 48
+
+/* Write the decimal128 value held in `bytes` (16 bytes, little-endian, as
+ * BSON stores them) as text, by the algorithm of the BSON Decimal128
+ * specification (mongodb/specifications, bson-decimal128): "Infinity",
+ * "-Infinity", "NaN", plain notation when the exponent is <= 0 and the
+ * adjusted exponent >= -6, otherwise scientific "d.dddE+n"; a non-canonical
+ * significand (above 10^34 - 1) reads as zero. `out` gets the text and a
+ * NUL and must hold SDX_BSON_DECIMAL128_STRING_MAX + 1 bytes. Returns the
+ * text's length. */
+SDX_API size_t sdx_bson_decimal128_to_string(const uint8_t bytes[16], char *out);
+
+/* Parse decimal text (`len` bytes, no NUL needed) into the 16 bytes of a
+ * decimal128, by the same specification: optional sign, digits with an
+ * optional point, an optional exponent "e"/"E" with sign; "Inf",
+ * "Infinity", "NaN" in any case, signed. Values that need rounding are
+ * errors unless only zeros are lost (clamping), as the specification
+ * requires. Returns SDX_OK, or SDX_ERR_SYNTAX for text that is not a
+ * decimal number, SDX_ERR_RANGE for one decimal128 cannot hold exactly;
+ * `out` is written only on success. */
+SDX_API sdx_err sdx_bson_decimal128_from_string(const char *s, size_t len, uint8_t out[16]);
+
 #ifdef __cplusplus
 }
 #endif
