@@ -22,10 +22,16 @@ It writes, one case a line (hex in upper case as the corpus has it):
       leading and trailing spaces survive; "lossy" marks the cases whose
       text does not give back canonical_bson (NaN payloads and signs,
       non-canonical coefficients).
+    corpus_parse_errors.txt   file TAB description TAB string: the
+      Extended JSON parseErrors of the other files (the text as the corpus
+      has it, a JSON document on one line; the extraction checks that none
+      holds a tab or a line break). The decimal128 files' parseErrors are
+      decimal texts, in corpus_decimal128.txt (the corpus spec: wrap each in
+      {"d": {"$numberDecimal": ...}} to get its Extended JSON case).
 
 The other Extended JSON fields (canonical_extjson, relaxed_extjson,
-degenerate_*, the other files' parseErrors) are not extracted yet: they
-belong to the Extended JSON step of issue 14.
+degenerate_*) are not extracted yet: they belong to the Extended JSON step
+of issue 14.
 """
 import json
 import sys
@@ -82,7 +88,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: extract_corpus.py PYMONGO_SDIST.tar.gz OUTDIR")
     sdist, out = sys.argv[1], sys.argv[2]
-    valid, errors, decimal = [], [], []
+    valid, errors, decimal, parse_errors = [], [], [], []
     with tarfile.open(sdist) as tar:
         top = tar.getnames()[0].split("/")[0]
         names = sorted(n for n in tar.getnames()
@@ -96,10 +102,17 @@ def main():
                 errors.append((base, clean(case["description"]), case["bson"]))
             if base.startswith("decimal128-"):
                 decimal.extend(decimal_rows(base, data))
+            else:
+                for case in data.get("parseErrors", []):
+                    text = case["string"]
+                    assert not any(c in text for c in "\t\r\n"), text
+                    parse_errors.append((base, clean(case["description"]), text))
     header = ("# MongoDB BSON corpus ({} from {}, test/bson_corpus; Apache License 2.0),\n"
               "# extracted by tests/bson/extract_corpus.py: file TAB description TAB {}\n")
     for path, rows, field in ((out + "/corpus_valid.txt", valid, "canonical_bson"),
-                              (out + "/corpus_decode_errors.txt", errors, "bson")):
+                              (out + "/corpus_decode_errors.txt", errors, "bson"),
+                              (out + "/corpus_parse_errors.txt", parse_errors,
+                               "string (Extended JSON parseErrors, decimal128 files aside)")):
         with open(path, "w") as f:
             f.write(header.format(len(names), top, field))
             for row in rows:
@@ -109,8 +122,8 @@ def main():
                               "[TAB \"degenerate\"], or parseError TAB \"string\""))
         for row in decimal:
             f.write("\t".join(row) + "\n")
-    print("%d files: %d valid, %d decode errors, %d decimal128 text cases"
-          % (len(names), len(valid), len(errors), len(decimal)))
+    print("%d files: %d valid, %d decode errors, %d decimal128 text cases, %d parse errors"
+          % (len(names), len(valid), len(errors), len(decimal), len(parse_errors)))
 
 
 if __name__ == "__main__":
