@@ -121,7 +121,8 @@ size_t sdx_bson_decimal128_to_string(const uint8_t bytes[16], char *out) {
             memcpy(p, "Infinity", 9);
             return (size_t)(p - out) + 8;
         }
-        /* coefficient 100 then 111 bits: non-canonical, read as zero */
+        /* the coefficient is binary 100 followed by bits 110..0, at least
+         * 2^113: non-canonical, read as zero (the exponent is bits 60..47) */
         exponent = (int)(hi >> 47 & 0x3FFF) - EXP_BIAS;
         coeff = (u128){0, 0};
     } else {
