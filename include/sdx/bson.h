@@ -1,8 +1,8 @@
 /*
  * sdx — BSON (bsonspec.org, specification version 1.1): the writer.
  *
- * STATUS: this header holds the writer and the pull reader. The tree
- * parser, decimal128 string conversion and MongoDB Extended JSON come next
+ * STATUS: this header holds the writer, the tree parser and the pull
+ * reader. Decimal128 string conversion and MongoDB Extended JSON come next
  * (issue 14).
  *
  * A BSON document is an int32 total length (little-endian, counting itself
@@ -82,6 +82,7 @@
 
 #include "buf.h"
 #include "common.h"
+#include "doc.h"
 #include "sink.h"
 #include "source.h"
 
@@ -250,10 +251,17 @@ enum sdx_bson_read_flag {
     /* Do not check that strings, keys and cstrings are valid UTF-8 (by
      * default invalid UTF-8 is SDX_ERR_UTF8). */
     SDX_BSON_READ_NO_UTF8_CHECK = 1u << 0,
-    /* Any number of root documents back to back (a mongodump file), each
-     * delivered at depth 0; without it bytes after the one document are
-     * SDX_ERR_SYNTAX. */
-    SDX_BSON_READ_SEQUENCE = 1u << 1
+    /* Reader: any number of root documents back to back (a mongodump
+     * file), each delivered at depth 0; without it bytes after the one
+     * document are SDX_ERR_SYNTAX. Parser: parse the first document only;
+     * what follows it is not looked at, and sdx_doc_consumed() tells where
+     * it ended (the next document starts there). */
+    SDX_BSON_READ_SEQUENCE = 1u << 1,
+    /* Parser: copy the input into the document, so the caller may free it
+     * as soon as the parser returns. Without it, strings, keys and binaries
+     * point into the input, which must outlive the document. The reader
+     * ignores it. */
+    SDX_BSON_READ_COPY_INPUT = 1u << 2
 };
 
 /* Reader options; a NULL pointer means all defaults. */
@@ -275,13 +283,36 @@ typedef struct sdx_bson_read_opts {
  * SDX_ERR_DEPTH (each scope is validated by a nested reader). */
 #define SDX_BSON_MAX_SCOPE_NESTING 8
 
-/* Errors of the reader, with the byte offset of the offending byte or
+/* Errors of the reader and the parser, with the byte offset of the offending byte or
  * length field: SDX_ERR_TRUNCATED (the input ends inside a document),
  * SDX_ERR_SYNTAX (a length below its minimum or beyond its enclosing
  * document, a missing or early terminator, an unknown element type, a
  * boolean other than 0 or 1, an old binary whose inner length disagrees,
  * bytes after the document), SDX_ERR_UTF8, SDX_ERR_DEPTH, SDX_ERR_LIMIT,
  * SDX_ERR_NOMEM, SDX_ERR_IO, SDX_ERR_INVALID_ARG (unknown flags). */
+
+/* ------------------------------------------------------------------------ */
+/* Tree parser                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Parse `len` bytes of BSON (one document; with SDX_BSON_READ_SEQUENCE the
+ * first of several) into a new immutable document (free it with
+ * sdx_doc_free). Returns NULL on failure with the error in *err (if not
+ * NULL; code, message and byte offset as the reader gives them, or
+ * SDX_ERR_NOMEM). Unless SDX_BSON_READ_COPY_INPUT is given, strings, keys
+ * and binaries point into the input, which must outlive the document.
+ * max_document is not used (the input is in memory already).
+ *
+ * Values follow the table at the top of this file: the root is a MAP, an
+ * embedded document a MAP, an array an ARRAY (a MAP tagged 0x04 when its
+ * keys are not "0", "1", ... in order); each tagged event becomes a value
+ * with a tag slot of kind SDX_TAG_BSON, so that sdx_node_emit of the root
+ * into a BSON writer gives back the input's bytes. The input is checked
+ * in full (the reader's checks) before the document is returned; nesting
+ * is limited by max_depth without recursion, and the document grows only
+ * with elements actually read (never with a length the input claims). */
+SDX_API sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *opts,
+                                sdx_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Incremental (pull) reader                                                 */
@@ -325,6 +356,13 @@ SDX_API sdx_err sdx_bson_reader_error(const sdx_bson_reader *r, sdx_error *err);
 
 /* Byte offset in the input just after the last event. */
 SDX_API uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r);
+
+/* Skip the rest of the value whose first event was just read: after a
+ * begin event (SDX_MAP or SDX_ARRAY) the rest of that document, its
+ * SDX_END included, still checked in full as next() would; after any other
+ * event nothing (after an SDX_KEY the value still follows). Returns false
+ * on error (then sdx_bson_reader_error() tells which). */
+SDX_API bool sdx_bson_reader_skip(sdx_bson_reader *r);
 
 /* The reader as a format-independent source (valid while `r` is). */
 SDX_API sdx_source sdx_bson_reader_source(sdx_bson_reader *r);

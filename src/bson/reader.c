@@ -48,6 +48,7 @@ struct sdx_bson_reader {
     u8 value_due;
     u8 done;
     u8 scopes; /* code-with-scope validations this one is inside */
+    u8 began;  /* the last event opened a document (for skip) */
     uint64_t roots;
     sdx_err err;
     uint64_t err_off;
@@ -79,7 +80,8 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
     r->levels = r->inline_levels;
     r->cap = INLINE_LEVELS;
-    if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE))
+    if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE |
+                                  SDX_BSON_READ_COPY_INPUT))
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
 }
 
@@ -523,7 +525,7 @@ static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
     return true;
 }
 
-bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev) {
+static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     if (r->err || r->done) return false;
     if (r->value_due) {
         r->value_due = 0;
@@ -589,6 +591,24 @@ bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev) {
     r->value_due = 1;
     r->pos = pos + 1 + klen + 1;
     return true;
+}
+
+bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev) {
+    bool ok = next_event(r, ev);
+    r->began = ok && (ev->kind == SDX_MAP || ev->kind == SDX_ARRAY);
+    return ok;
+}
+
+bool sdx_bson_reader_skip(sdx_bson_reader *r) {
+    if (r->err) return false;
+    if (!r->began) return true;
+    /* The document just opened is the innermost level: read (and so
+     * check) everything up to its SDX_END, whose depth is the level's. */
+    uint32_t target = (uint32_t)(r->depth - 1);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev))
+        if (ev.kind == SDX_END && ev.depth == target) return true;
+    return false;
 }
 
 static bool src_next(void *ctx, sdx_event *ev) { return sdx_bson_reader_next(ctx, ev); }

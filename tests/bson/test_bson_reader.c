@@ -19,51 +19,6 @@
 #include "sdx/sdx.h"
 #include "test.h"
 
-/* A document with every element type and every binary subtype, written
- * with the writer from events (bsonspec.org 1.1). */
-static size_t all_types(unsigned char *out, size_t cap) {
-    static const char *hex =
-        "01 6400 000000000000f03f"                       /* double 1.0 */
-        "02 7300 04000000 610062 00"                     /* string "a\0b" */
-        "03 6f00 0c000000 10 7800 ffffffff 00"           /* {x: -1} */
-        "04 6100 0f000000 08 3000 01 0a 3100 ff 3200 00" /* [true, null, minkey] */
-        "04 6200 08000000 0a 3500 00"                    /* array with key "5" */
-        "05 6200 02000000 00 0102"                       /* binary 0 */
-        "05 633100 02000000 01 0102"                       /* function */
-        "05 633200 06000000 02 02000000 0102"              /* old binary */
-        "05 633300 10000000 03 00112233445566778899aabbccddeeff"
-        "05 633400 10000000 04 00112233445566778899aabbccddeeff"
-        "05 633500 10000000 05 00112233445566778899aabbccddeeff"
-        "05 633600 01000000 06 00"
-        "05 633700 01000000 07 00"
-        "05 633800 01000000 08 00"
-        "05 633900 03000000 09 100000"
-        "05 633a00 00000000 80"
-        "06 7500"                                        /* undefined */
-        "07 6900 0102030405060708090a0b0c"               /* ObjectId */
-        "08 7400 00"                                     /* false */
-        "09 7400 0100000000000080"                       /* datetime */
-        "0a 6e00"                                        /* null */
-        "0b 7200 615e00 696d00"                          /* regex /a^/im */
-        "0c 7000 02000000 6200 0102030405060708090a0b0c" /* DBPointer */
-        "0d 6300 02000000 6600"                          /* code */
-        "0e 7900 02000000 7300"                          /* symbol */
-        "0f 7700 18000000 02000000 6600 0e000000 0d 7800 02000000 6700 00" /* code w/ scope */
-        "10 6900 2a000000"                               /* int32 */
-        "11 7400 0100000002000000"                       /* timestamp */
-        "12 6c00 0100000000000000"                       /* int64 1 */
-        "13 6400 01000000000000000000000000004030"       /* decimal128 */
-        "ff 6d00"                                        /* min key */
-        "7f 4d00";                                       /* max key */
-    unsigned char body[1024];
-    size_t n = mp_unhex(hex, body, sizeof body);
-    if (n + 5 > cap) abort();
-    sdx_store_le32(out, (uint32_t)(n + 5));
-    memcpy(out + 4, body, n);
-    out[n + 4] = 0;
-    return n + 5;
-}
-
 static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
     sdx_bson_read_opts o = {flags, 0, 0, NULL};
     sdx_bson_reader *r = sdx_bson_reader_new(p, n, &o);
@@ -232,24 +187,6 @@ TEST(terminators_and_types) {
     CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0\0", 10, SDX_BSON_READ_SEQUENCE, NULL), SDX_OK);
     CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0", 9, SDX_BSON_READ_SEQUENCE, NULL), SDX_ERR_TRUNCATED);
     CHECK_EQ_INT(read_mem("", 0, 0, NULL), SDX_ERR_TRUNCATED);
-}
-
-/* n nested documents {"a": {"a": ...}} */
-static unsigned char *nested(size_t levels, size_t *len) {
-    size_t n = 5 + levels * 8;
-    unsigned char *p = malloc(n);
-    for (size_t i = 0; i <= levels; i++) {
-        size_t inner = n - i * 8; /* bytes of the document at depth i */
-        sdx_store_le32(p + i * 7, (uint32_t)inner);
-        if (i < levels) {
-            p[i * 7 + 4] = 0x03;
-            p[i * 7 + 5] = 'a';
-            p[i * 7 + 6] = 0;
-        }
-        p[n - 1 - i] = 0;
-    }
-    *len = n;
-    return p;
 }
 
 TEST(deep_nesting) {
