@@ -17,16 +17,6 @@
 #include "sdx/bson.h"
 #include "sdx/doc.h"
 
-static sdx_doc *fail_nomem(sdx_error *err) {
-    if (err) {
-        err->code = SDX_ERR_NOMEM;
-        err->msg = "out of memory";
-        err->offset = 0;
-        err->line = err->column = 0;
-    }
-    return NULL;
-}
-
 sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *opts,
                         sdx_error *err) {
     static const sdx_bson_read_opts defaults = {0, 0, 0, NULL};
@@ -69,32 +59,13 @@ sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *
     /* Without SDX_BSON_READ_SEQUENCE, bytes after the document are an
      * error: ask the reader for the end of the input. */
     if (!e.code && b.done && !(opts->flags & SDX_BSON_READ_SEQUENCE)) {
-        if (sdx_bson_reader_next(r, &ev)) {
-            e.code = SDX_ERR_SYNTAX; /* not reached: the reader fails first */
-            e.msg = "bytes after the document";
-            e.offset = consumed;
-        } else {
-            sdx_bson_reader_error(r, &e);
-        }
+        (void)sdx_bson_reader_next(r, &ev); /* fails on any byte left */
+        sdx_bson_reader_error(r, &e);
     }
     sdx_bson_reader_free(r);
-    sdx_err built;
-    sdx_doc *doc = sdx_doc_builder_finish(&b, &built);
-    if (e.code) {
-        sdx_doc_free(doc);
-        doc = NULL;
-    } else if (!doc) {
-        e.code = built;
-        e.msg = sdx_strerror(built);
-        e.offset = consumed;
-    } else {
-        doc->consumed = consumed;
-    }
-    if (err) *err = e;
-    return doc;
+    return sdx_doc_builder_finish_parse(&b, &e, consumed, err);
 
 nomem:
     sdx_bson_reader_free(r);
-    sdx_doc_builder_finish(&b, NULL);
-    return fail_nomem(err);
+    return sdx_doc_builder_parse_nomem(&b, err);
 }

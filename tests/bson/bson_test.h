@@ -1,11 +1,13 @@
 /*
  * Helpers of the BSON tests: a stream that hands out one byte per read,
  * reading a whole input with a reader while writing its events back, a
- * document with every element type, deeply nested documents.
+ * document with every element type, deeply nested documents, the cases
+ * of the corpus data files.
  */
 #ifndef SDX_BSON_TEST_H
 #define SDX_BSON_TEST_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +105,51 @@ static inline unsigned char *nested(size_t levels, size_t *len) {
     }
     *len = n;
     return p;
+}
+
+/* The directory of the corpus data files (tests/bson): the environment
+ * variable SDX_BSON_DATA, else SDX_BSON_DATA_DIR as compiled in. */
+#ifndef SDX_BSON_DATA_DIR
+#define SDX_BSON_DATA_DIR "tests/bson"
+#endif
+
+/* Call fn(bytes, n, line, ctx) for every case of a corpus data file
+ * (corpus_valid.txt, corpus_decode_errors.txt: "file<TAB>description<TAB>
+ * hex" per line); the bytes are in an allocation of exactly n bytes, so a
+ * sanitizer sees any read past them. Returns the number of cases, -1 when
+ * the file cannot be opened or a line is malformed. */
+static inline long corpus_each(const char *name, void (*fn)(const unsigned char *, size_t, const char *, void *),
+                               void *ctx) {
+    char path[4096];
+    const char *dir = getenv("SDX_BSON_DATA");
+    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : SDX_BSON_DATA_DIR, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "  cannot open %s (set SDX_BSON_DATA)\n", path);
+        return -1;
+    }
+    static char line[1 << 16];
+    static unsigned char bytes[1 << 15];
+    long cases = 0;
+    while (cases >= 0 && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        char *tab = strchr(line, '\t');
+        char *hex = tab ? strchr(tab + 1, '\t') : NULL;
+        if (!hex) {
+            cases = -1;
+            break;
+        }
+        hex[strcspn(hex, "\r\n")] = 0;
+        size_t n = mp_unhex(hex + 1, bytes, sizeof bytes);
+        unsigned char *in = malloc(n ? n : 1);
+        if (!in) abort();
+        memcpy(in, bytes, n);
+        fn(in, n, line, ctx);
+        free(in);
+        cases++;
+    }
+    fclose(f);
+    return cases;
 }
 
 #endif /* SDX_BSON_TEST_H */

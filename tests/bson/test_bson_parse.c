@@ -17,10 +17,6 @@
 #include "sdx/sdx.h"
 #include "test.h"
 
-#ifndef SDX_BSON_DATA_DIR
-#define SDX_BSON_DATA_DIR "tests/bson"
-#endif
-
 /* Write the root of `doc` back as BSON into *b (destroy it); returns the
  * writer's error. */
 static sdx_err emit_bson(sdx_doc *doc, sdx_buf *b, uint32_t wflags) {
@@ -31,6 +27,16 @@ static sdx_err emit_bson(sdx_doc *doc, sdx_buf *b, uint32_t wflags) {
     sdx_err e = sdx_node_emit(sdx_doc_root(doc), sdx_bson_writer_sink(&w));
     sdx_err f = sdx_bson_writer_finish(&w);
     return e ? e : f;
+}
+
+/* Check that doc writes back to the n bytes at `in`; frees doc. */
+static void emits_back(sdx_doc *doc, const void *in, size_t n) {
+    sdx_buf b;
+    sdx_err wc = emit_bson(doc, &b, 0);
+    CHECK_EQ_INT(wc, SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
+    sdx_buf_destroy(&b);
+    sdx_doc_free(doc);
 }
 
 /* Parse n bytes (copied into an allocation of exactly n bytes, so ASan
@@ -50,13 +56,8 @@ static sdx_err parse_back(const unsigned char *in, size_t n, uint32_t flags, sdx
     if (err) *err = e;
     if (doc) {
         CHECK_EQ_INT(e.code, SDX_OK);
-        sdx_buf b;
-        sdx_err wc = emit_bson(doc, &b, 0);
-        CHECK_EQ_INT(wc, SDX_OK);
-        CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
         CHECK_EQ_U64(sdx_doc_consumed(doc), n);
-        sdx_buf_destroy(&b);
-        sdx_doc_free(doc);
+        emits_back(doc, in, n);
     } else {
         CHECK(e.code != SDX_OK);
     }
@@ -111,41 +112,23 @@ TEST(every_type) {
     sdx_doc_free(doc);
 }
 
-/* Every valid case of the MongoDB corpus back to its bytes (borrowing and
- * copying), every decodeErrors case rejected. */
-static long corpus_file(const char *name, int valid) {
-    char path[4096];
-    const char *dir = getenv("SDX_BSON_DATA");
-    snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : SDX_BSON_DATA_DIR, name);
-    FILE *f = fopen(path, "r");
-    if (!CHECK(f != NULL)) {
-        fprintf(stderr, "  cannot open %s (set SDX_BSON_DATA)\n", path);
-        return 0;
+/* One corpus case parsed, borrowing and copying: a valid one writes back
+ * to its bytes (parse_back checks), an invalid one fails. */
+static void parse_case(const unsigned char *in, size_t n, const char *line, void *ctx) {
+    const int valid = *(const int *)ctx;
+    for (int copy = 0; copy < 2; copy++) {
+        sdx_err rc = parse_back(in, n, copy ? SDX_BSON_READ_COPY_INPUT : 0, NULL);
+        if (!CHECK(valid ? rc == SDX_OK : rc != SDX_OK)) fprintf(stderr, "  error %d: %.200s\n", rc, line);
     }
-    static char line[1 << 16];
-    static unsigned char bytes[1 << 15];
-    long cases = 0;
-    while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#') continue;
-        char *tab = strchr(line, '\t');
-        char *hex = tab ? strchr(tab + 1, '\t') : NULL;
-        if (!CHECK(hex != NULL)) continue;
-        hex[strcspn(hex, "\r\n")] = 0;
-        size_t n = mp_unhex(hex + 1, bytes, sizeof bytes);
-        cases++;
-        for (int copy = 0; copy < 2; copy++) {
-            sdx_err rc = parse_back(bytes, n, copy ? SDX_BSON_READ_COPY_INPUT : 0, NULL);
-            if (!CHECK(valid ? rc == SDX_OK : rc != SDX_OK))
-                fprintf(stderr, "  error %d: %.200s\n", rc, line);
-        }
-    }
-    fclose(f);
-    return cases;
 }
 
+/* Every valid case of the MongoDB corpus back to its bytes, every
+ * decodeErrors case rejected. */
 TEST(corpus) {
-    CHECK_EQ_U64(corpus_file("corpus_valid.txt", 1), 731);
-    CHECK_EQ_U64(corpus_file("corpus_decode_errors.txt", 0), 75);
+    int valid = 1;
+    CHECK_EQ_INT(corpus_each("corpus_valid.txt", parse_case, &valid), 731);
+    valid = 0;
+    CHECK_EQ_INT(corpus_each("corpus_decode_errors.txt", parse_case, &valid), 75);
 }
 
 TEST(sequence_and_trailing_bytes) {
@@ -247,14 +230,7 @@ TEST(deep_nesting) {
     CHECK_EQ_INT(parse_back(p, n, SDX_BSON_READ_COPY_INPUT, &e), SDX_ERR_DEPTH);
     sdx_bson_read_opts o = {0, 6000, 0, NULL};
     sdx_doc *doc = sdx_bson_parse((const char *)p, n, &o, &e);
-    if (CHECK(doc != NULL)) {
-        sdx_buf b;
-        sdx_err wc = emit_bson(doc, &b, 0);
-        CHECK_EQ_INT(wc, SDX_OK);
-        CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
-        sdx_buf_destroy(&b);
-        sdx_doc_free(doc);
-    }
+    if (CHECK(doc != NULL)) emits_back(doc, p, n);
     free(p);
 }
 
@@ -278,12 +254,7 @@ TEST(alloc_failures) {
             if (doc) {
                 CHECK_EQ_INT(e.code, SDX_OK);
                 a.fail_at = 0; /* emit walks deep documents with the doc's allocator */
-                sdx_buf b;
-                sdx_err wc = emit_bson(doc, &b, 0);
-                CHECK_EQ_INT(wc, SDX_OK);
-                CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, len);
-                sdx_buf_destroy(&b);
-                sdx_doc_free(doc);
+                emits_back(doc, p, len);
                 CHECK(a.live == 0);
                 break;
             }
