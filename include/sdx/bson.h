@@ -280,7 +280,9 @@ typedef struct sdx_bson_read_opts {
 /* MongoDB's document limit is 16 MiB; the default leaves room above it. */
 #define SDX_BSON_DEFAULT_MAX_DOCUMENT ((size_t)64 << 20)
 /* Code with scope inside code with scope, deeper than this, is
- * SDX_ERR_DEPTH (each scope is validated by a nested reader). */
+ * SDX_ERR_DEPTH. Each scope document is checked in full when its value is
+ * read, on the reader's own stack of levels (no recursion), so the
+ * documents inside scopes also count towards max_depth. */
 #define SDX_BSON_MAX_SCOPE_NESTING 8
 
 /* Errors of the reader and the parser, with the byte offset of the offending byte or

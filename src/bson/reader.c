@@ -7,7 +7,10 @@
  * terminator. A document ends exactly at its terminator: a 0x00 type
  * byte before the end and a last byte that is not 0x00 are both errors
  * (no validation step returns early with success). Nesting is kept on an
- * explicit stack of levels, bounded by max_depth.
+ * explicit stack of levels, bounded by max_depth. A code with scope's
+ * scope document is checked in full before the value is handed out, by a
+ * walk on the same stack (scope_ok): no recursion, whatever the nesting of
+ * scopes in scopes.
  *
  * Stream and FILE* input: each root document's length is read first,
  * then its bytes into one buffer that grows only as bytes actually arrive
@@ -28,6 +31,7 @@ typedef struct level {
     size_t end;     /* offset of the document's terminator */
     uint64_t index; /* array: the next element's index */
     u8 array;       /* keys are "0", "1", ... (checked) */
+    u8 scope;       /* a code with scope's scope document being checked */
 } level;
 
 #define INLINE_LEVELS 16
@@ -47,7 +51,6 @@ struct sdx_bson_reader {
     size_t pending; /* offset of the element whose key was delivered */
     u8 value_due;
     u8 done;
-    u8 scopes; /* code-with-scope validations this one is inside */
     u8 began;  /* the last event opened a document (for skip) */
     uint64_t roots;
     sdx_err err;
@@ -229,16 +232,13 @@ static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, co
 
 /* Read the n bytes at p to their end with a reader held in *sub (its
  * error then tells whether they are one well-formed document); frees what
- * it allocated. `base` is the input offset of p, `scopes` how many
- * code-with-scope validations this one is inside. */
+ * it allocated. */
 static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, uint32_t max_depth,
-                  const sdx_alloc *alloc, uint64_t base, u8 scopes) {
+                  const sdx_alloc *alloc) {
     sdx_bson_read_opts o = {flags, max_depth, 0, alloc};
     init(sub, &o);
     sub->data = p;
     sub->len = n;
-    sub->base = base;
-    sub->scopes = scopes;
     sdx_event ev;
     while (sdx_bson_reader_next(sub, &ev)) {
     }
@@ -249,28 +249,31 @@ static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, u
 bool sdx_bson_valid_document(const void *p, size_t n, bool no_utf8, uint32_t max_depth,
                              const sdx_alloc *alloc, sdx_err *err) {
     sdx_bson_reader sub;
-    drain(&sub, p, n, no_utf8 ? SDX_BSON_READ_NO_UTF8_CHECK : 0, max_depth, alloc, 0, 0);
+    drain(&sub, p, n, no_utf8 ? SDX_BSON_READ_NO_UTF8_CHECK : 0, max_depth, alloc);
     *err = sub.err;
     return sub.err == SDX_OK;
 }
 
-/* Validate a code-with-scope's scope document (the n bytes at `at`,
- * whose length field was checked to be n) with a reader of its own. */
-static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
-    if (r->depth + 1 >= r->max_depth || r->scopes >= SDX_BSON_MAX_SCOPE_NESTING)
-        return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
-    sdx_bson_reader sub;
-    drain(&sub, r->data + at, n, r->flags & SDX_BSON_READ_NO_UTF8_CHECK,
-          (uint32_t)(r->max_depth - r->depth - 1), &r->alloc, r->base + at, (u8)(r->scopes + 1));
-    if (sub.err) {
-        if (!r->err) {
-            r->err = sub.err;
-            r->err_off = sub.err_off;
-            r->msg = sub.msg;
-        }
-        return false;
+/* The size of the code with scope at `at` within `avail` bytes (at least
+ * 4): its int32 total length, the code string and the scope document's
+ * length, which must fill the rest exactly; *doc gets the scope's offset
+ * from `at`. 0 with the error set when malformed. The scope's content is
+ * not looked at (scope_ok does that). */
+static size_t cws_size(sdx_bson_reader *r, size_t at, size_t avail, size_t *doc) {
+    int32_t c = (int32_t)sdx_load_le32(r->data + at);
+    size_t l;
+    if (c < 4 + 5 + 5 || (size_t)c > avail) {
+        fail(r, SDX_ERR_SYNTAX, at, "code with scope length out of range");
+        return 0;
     }
-    return true;
+    size_t cn = (size_t)c;
+    if (!string_value(r, at + 4, cn - 4, &l)) return 0;
+    *doc = 4 + 4 + l;
+    if (cn - *doc < 5 || sdx_load_le32(r->data + at + *doc) != cn - *doc) {
+        fail(r, SDX_ERR_SYNTAX, at + *doc, "code with scope's scope length disagrees");
+        return 0;
+    }
+    return cn;
 }
 
 /* Whether the array document [at, end] (its length field at `at`, its
@@ -350,20 +353,8 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
         return 4 + l + 12;
     case SDX_BSON_CODE_W_SCOPE: {
         if (avail < 4) break;
-        int32_t c = (int32_t)sdx_load_le32(r->data + at);
-        if (c < 4 + 5 + 5 || (size_t)c > avail) {
-            fail(r, SDX_ERR_SYNTAX, at, "code with scope length out of range");
-            return 0;
-        }
-        size_t cn = (size_t)c;
-        if (!string_value(r, at + 4, cn - 4, &l)) return 0;
-        size_t doc = 4 + 4 + l;
-        if (cn - doc < 5 || sdx_load_le32(r->data + at + doc) != cn - doc) {
-            fail(r, SDX_ERR_SYNTAX, at + doc, "code with scope's scope length disagrees");
-            return 0;
-        }
-        if (!scope_ok(r, at + doc, cn - doc)) return 0;
-        return cn;
+        size_t doc;
+        return cws_size(r, at, avail, &doc);
     }
     default: fail(r, SDX_ERR_SYNTAX, at, "unknown element type"); return 0;
     }
@@ -395,7 +386,6 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
     sdx_bson_reader probe = *r;
     probe.err = SDX_OK;
     probe.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
-    probe.depth = probe.max_depth; /* no scope validation while probing */
     size_t pos = at + 4;
     for (uint64_t i = 0;; i++) {
         if (pos >= end) return pos == end;
@@ -405,13 +395,6 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
         size_t kn = index_key(i, k);
         if (end - pos - 1 < kn + 1 || memcmp(r->data + pos + 1, k, kn) || r->data[pos + 1 + kn]) return false;
         size_t vat = pos + 1 + kn + 1;
-        if (t == SDX_BSON_CODE_W_SCOPE) { /* size without validating the scope */
-            if (end - vat < 4) return false;
-            uint32_t c = sdx_load_le32(r->data + vat);
-            if (c < 14 || c > end - vat) return false;
-            pos = vat + c;
-            continue;
-        }
         size_t vn = value_size(&probe, t, vat, end - vat);
         if (probe.err) return false;
         pos = vat + (vn == (size_t)-2 ? 0 : vn);
@@ -448,7 +431,73 @@ static bool push(sdx_bson_reader *r, size_t at, size_t end, bool array) {
     lv->end = end;
     lv->index = 0;
     lv->array = (u8)array;
+    lv->scope = 0;
     return true;
+}
+
+static bool known_type(u8 t) {
+    return (t >= SDX_BSON_DOUBLE && t <= SDX_BSON_DECIMAL128) || t == SDX_BSON_MINKEY || t == SDX_BSON_MAXKEY;
+}
+
+/* Check a code with scope's scope document (the n bytes at `at`, its
+ * length field already checked to be n) with every rule of the reader,
+ * without events and without recursion: its documents, and the scope
+ * documents of code with scope inside it, are levels pushed on the
+ * reader's own stack above the current ones (so max_depth bounds them,
+ * and SDX_BSON_MAX_SCOPE_NESTING the scopes in scopes); the stack is back
+ * at its depth afterwards. */
+static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
+    const size_t bottom = r->depth;
+    unsigned scopes = 1;
+    if (!push(r, at, at + n - 1, false)) return false;
+    r->levels[r->depth - 1].scope = 1;
+    size_t pos = at + 4;
+    bool ok = true;
+    while (ok && r->depth > bottom) {
+        const level *lv = &r->levels[r->depth - 1];
+        const size_t end = lv->end;
+        if (pos == end) {
+            if (r->data[pos] != 0) {
+                ok = fail(r, SDX_ERR_SYNTAX, pos, "document not terminated by 0x00");
+                break;
+            }
+            scopes -= lv->scope;
+            r->depth--;
+            pos++;
+            continue;
+        }
+        u8 t = r->data[pos];
+        size_t klen;
+        if (t == 0) ok = fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
+        else if (!known_type(t)) ok = fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
+        else ok = cstring(r, pos + 1, end - pos - 1, &klen, "key not terminated within its document");
+        if (!ok) break;
+        const size_t vat = pos + 1 + klen + 1, avail = end - vat;
+        if (t == SDX_BSON_CODE_W_SCOPE && avail >= 4) {
+            size_t doc, cn = cws_size(r, vat, avail, &doc);
+            if (cn == 0) {
+                ok = false;
+            } else if (scopes >= SDX_BSON_MAX_SCOPE_NESTING) {
+                ok = fail(r, SDX_ERR_DEPTH, vat + doc, "code with scope nested too deep");
+            } else if ((ok = push(r, vat + doc, vat + cn - 1, false))) {
+                /* the scope ends where the code with scope does */
+                r->levels[r->depth - 1].scope = 1;
+                scopes++;
+                pos = vat + doc + 4;
+            }
+            continue;
+        }
+        size_t vn = value_size(r, t, vat, avail);
+        if (vn == 0) {
+            ok = false;
+        } else if (t == SDX_BSON_DOCUMENT || t == SDX_BSON_ARRAY) {
+            if ((ok = push(r, vat, vat + vn - 1, false))) pos = vat + 4;
+        } else {
+            pos = vat + (vn == (size_t)-2 ? 0 : vn);
+        }
+    }
+    r->depth = bottom;
+    return ok;
 }
 
 /* The value of the element whose type byte is at `el`, its value at `at`. */
@@ -515,7 +564,15 @@ static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
         ev->v.u = u;
         break;
     }
-    default: /* ObjectId, decimal128, regex, DBPointer, code with scope */
+    case SDX_BSON_CODE_W_SCOPE: {
+        size_t doc = 4 + 4 + (size_t)sdx_load_le32(p + 4); /* checked by value_size */
+        if (!scope_ok(r, at + doc, n - doc)) return false;
+        head(ev, SDX_BIN, depth, t);
+        ev->v.str.ptr = (const char *)p;
+        ev->v.str.len = n;
+        break;
+    }
+    default: /* ObjectId, decimal128, regex, DBPointer */
         head(ev, SDX_BIN, depth, t);
         ev->v.str.ptr = (const char *)p;
         ev->v.str.len = n;
@@ -576,8 +633,7 @@ static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     }
     u8 t = r->data[pos];
     if (t == 0) return fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
-    if (!((t >= SDX_BSON_DOUBLE && t <= SDX_BSON_DECIMAL128) || t == SDX_BSON_MINKEY || t == SDX_BSON_MAXKEY))
-        return fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
+    if (!known_type(t)) return fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
     size_t klen;
     if (!cstring(r, pos + 1, lv->end - pos - 1, &klen, "key not terminated within its document")) return false;
     if (lv->array) {

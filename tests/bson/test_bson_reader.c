@@ -239,6 +239,101 @@ TEST(alloc_failures) {
     free(p);
 }
 
+/* The root {"s": code with scope} with k code with scope values nested in
+ * each other's scopes, the innermost scope being the n bytes at `inner`
+ * (a document); each level puts 17 bytes before its scope document, so
+ * the i-th scope (from 1) starts at 17 * i. A new allocation of *len
+ * bytes. */
+static unsigned char *nested_scopes(int k, const unsigned char *inner, size_t n, size_t *len) {
+    unsigned char *cur = malloc(n);
+    memcpy(cur, inner, n);
+    for (int i = 0; i < k; i++) {
+        size_t m = 17 + n + 1;
+        unsigned char *p = malloc(m);
+        sdx_store_le32(p, (uint32_t)m);
+        memcpy(p + 4, "\x0fs", 3);
+        sdx_store_le32(p + 7, (uint32_t)(4 + 6 + n));
+        sdx_store_le32(p + 11, 2);
+        memcpy(p + 15, "c", 2);
+        memcpy(p + 17, cur, n);
+        p[m - 1] = 0;
+        free(cur);
+        cur = p;
+        n = m;
+    }
+    *len = n;
+    return cur;
+}
+
+/* Scopes in scopes are checked by a walk on the reader's stack, without
+ * recursion: up to SDX_BSON_MAX_SCOPE_NESTING of them, documents inside
+ * them up to max_depth, every rule applied at every level, allocation
+ * failure of the stack at every point. */
+TEST(scopes_in_scopes) {
+    static const unsigned char empty[] = {5, 0, 0, 0, 0};
+    size_t n;
+    sdx_error e;
+    for (int k = 1; k <= SDX_BSON_MAX_SCOPE_NESTING + 1; k++) {
+        unsigned char *p = nested_scopes(k, empty, sizeof empty, &n);
+        sdx_err rc = read_mem(p, n, 0, &e);
+        if (k <= SDX_BSON_MAX_SCOPE_NESTING) {
+            CHECK_EQ_INT(rc, SDX_OK);
+            sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+            sdx_buf b;
+            CHECK_EQ_INT(reread(r, &b, 0), SDX_OK); /* the writer checks the scope the same way */
+            CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+            sdx_buf_destroy(&b);
+            sdx_bson_reader_free(r);
+        } else {
+            CHECK_EQ_INT(rc, SDX_ERR_DEPTH);
+            CHECK_EQ_U64(e.offset, 17 * (uint64_t)k);
+        }
+        free(p);
+    }
+    /* a bad value deep inside: found, at its offset in the input */
+    static const unsigned char bad[] = {9, 0, 0, 0, 8, 'x', 0, 2, 0};
+    unsigned char *p = nested_scopes(6, bad, sizeof bad, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_SYNTAX);
+    CHECK_EQ_U64(e.offset, 17 * 6 + 7);
+    free(p);
+    /* documents nested in a scope count towards max_depth */
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn);
+    p = nested_scopes(2, deep, dn, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_DEPTH);
+    sdx_bson_read_opts o = {0, 4000, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev)) {
+    }
+    CHECK_EQ_INT(sdx_bson_reader_error(r, NULL), SDX_OK);
+    sdx_bson_reader_free(r);
+    free(p);
+    free(deep);
+    /* allocation failure while the scope's levels grow */
+    deep = nested(100, &dn);
+    p = nested_scopes(3, deep, dn, &n);
+    for (long fail_at = 1;; fail_at++) {
+        counting_alloc a;
+        counting_alloc_init(&a, fail_at);
+        sdx_bson_read_opts ao = {0, 0, 0, &a.iface};
+        sdx_err rc = SDX_ERR_NOMEM;
+        r = sdx_bson_reader_new((const char *)p, n, &ao);
+        if (r) {
+            while (sdx_bson_reader_next(r, &ev)) {
+            }
+            rc = sdx_bson_reader_error(r, NULL);
+            sdx_bson_reader_free(r);
+        }
+        CHECK(a.live == 0);
+        if (rc == SDX_OK) break;
+        CHECK_EQ_INT(rc, SDX_ERR_NOMEM);
+        if (!CHECK(fail_at < 50)) break;
+    }
+    free(p);
+    free(deep);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"round_trip_every_type", round_trip_every_type},
@@ -249,5 +344,6 @@ int main(int argc, char **argv) {
                                   {"terminators_and_types", terminators_and_types},
                                   {"deep_nesting", deep_nesting},
                                   {"alloc_failures", alloc_failures},
+                                  {"scopes_in_scopes", scopes_in_scopes},
                                   {0}});
 }
