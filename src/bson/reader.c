@@ -24,6 +24,7 @@
 #include "bson/bson_internal.h"
 #include "core/utf8.h"
 #include "sdx/bson.h"
+#include "simd/simd.h"
 
 typedef uint8_t u8;
 
@@ -49,6 +50,8 @@ struct sdx_bson_reader {
     size_t depth;
     size_t cap;
     size_t pending; /* offset of the element whose key was delivered */
+    size_t pending_value; /* ... and of its value */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's kernel */
     u8 value_due;
     u8 done;
     u8 began;  /* the last event opened a document (for skip) */
@@ -83,6 +86,7 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
     r->levels = r->inline_levels;
     r->cap = INLINE_LEVELS;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE |
                                   SDX_BSON_READ_COPY_INPUT))
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
@@ -202,7 +206,7 @@ static bool load_root(sdx_bson_reader *r) {
 /* ------------------------------------------------------------------------ */
 
 static bool utf8_ok(const sdx_bson_reader *r, const u8 *s, size_t n) {
-    return (r->flags & SDX_BSON_READ_NO_UTF8_CHECK) || sdx_utf8_valid_prefix((const char *)s, n) == n;
+    return (r->flags & SDX_BSON_READ_NO_UTF8_CHECK) || sdx_utf8_ok(r->utf8_valid, (const char *)s, n);
 }
 
 /* A string value at `at` with `avail` bytes before the terminator of its
@@ -221,12 +225,16 @@ static bool string_value(sdx_bson_reader *r, size_t at, size_t avail, size_t *le
     return true;
 }
 
-/* A cstring at `at` within `avail` bytes; stores its length (without NUL). */
+/* A cstring at `at` within `avail` bytes; stores its length (without NUL).
+ * Keys are short: one pass finds the NUL and whether any byte is above
+ * 0x7f (only then is the UTF-8 check needed). */
 static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, const char *what) {
-    const u8 *nul = avail ? memchr(r->data + at, 0, avail) : NULL;
-    if (!nul) return fail(r, SDX_ERR_SYNTAX, at, what);
-    *len = (size_t)(nul - (r->data + at));
-    if (!utf8_ok(r, r->data + at, *len)) return fail(r, SDX_ERR_UTF8, at, "cstring is not valid UTF-8");
+    const u8 *s = r->data + at, *p = s, *end = s + avail;
+    u8 high = 0;
+    while (p < end && *p) high |= *p++;
+    if (p == end) return fail(r, SDX_ERR_SYNTAX, at, what);
+    *len = (size_t)(p - s);
+    if ((high & 0x80) && !utf8_ok(r, s, *len)) return fail(r, SDX_ERR_UTF8, at, "cstring is not valid UTF-8");
     return true;
 }
 
@@ -393,7 +401,9 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
         if (t == 0) return false;
         char k[21];
         size_t kn = index_key(i, k);
-        if (end - pos - 1 < kn + 1 || memcmp(r->data + pos + 1, k, kn) || r->data[pos + 1 + kn]) return false;
+        if (end - pos - 1 < kn + 1 || r->data[pos + 1 + kn]) return false;
+        for (size_t d = 0; d < kn; d++)
+            if (r->data[pos + 1 + d] != (u8)k[d]) return false;
         size_t vat = pos + 1 + kn + 1;
         size_t vn = value_size(&probe, t, vat, end - vat);
         if (probe.err) return false;
@@ -586,9 +596,7 @@ static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     if (r->err || r->done) return false;
     if (r->value_due) {
         r->value_due = 0;
-        size_t el = r->pending;
-        size_t klen = strlen((const char *)r->data + el + 1); /* checked: NUL within */
-        return value(r, ev, el, el + 1 + klen + 1);
+        return value(r, ev, r->pending, r->pending_value);
     }
     if (r->depth == 0) {
         /* a root document */
@@ -644,6 +652,7 @@ static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     ev->v.str.ptr = (const char *)r->data + pos + 1;
     ev->v.str.len = klen;
     r->pending = pos;
+    r->pending_value = pos + 1 + klen + 1;
     r->value_due = 1;
     r->pos = pos + 1 + klen + 1;
     return true;
