@@ -377,37 +377,77 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
     return n;
 }
 
-/* The expected key of array element i in decimal at out; its length. */
-static size_t index_key(uint64_t i, char *out) {
-    char d[20];
-    size_t n = 0;
-    do {
-        d[n++] = (char)('0' + i % 10);
-        i /= 10;
-    } while (i);
-    for (size_t k = 0; k < n; k++) out[k] = d[n - 1 - k];
-    return n;
+/* How far to step over the value of type t at p within `avail` bytes, for
+ * the array-key probe: its lengths bounded by avail and nothing else
+ * checked (reading the array checks everything, and for a well-formed
+ * array these are its exact sizes). 0 when it does not fit or t is
+ * unknown; (size_t)-2 for types without value bytes. */
+static size_t hop_size(const u8 *p, u8 t, size_t avail) {
+    uint32_t l;
+    const u8 *q;
+    switch (t) {
+    case SDX_BSON_DOUBLE:
+    case SDX_BSON_DATETIME:
+    case SDX_BSON_TIMESTAMP:
+    case SDX_BSON_INT64: return avail >= 8 ? 8 : 0;
+    case SDX_BSON_INT32: return avail >= 4 ? 4 : 0;
+    case SDX_BSON_OBJECTID: return avail >= 12 ? 12 : 0;
+    case SDX_BSON_DECIMAL128: return avail >= 16 ? 16 : 0;
+    case SDX_BSON_BOOL: return avail >= 1 ? 1 : 0;
+    case SDX_BSON_UNDEFINED:
+    case SDX_BSON_NULL:
+    case SDX_BSON_MINKEY:
+    case SDX_BSON_MAXKEY: return (size_t)-2;
+    case SDX_BSON_STRING:
+    case SDX_BSON_CODE:
+    case SDX_BSON_SYMBOL:
+    case SDX_BSON_DBPOINTER:
+        if (avail < 4) return 0;
+        l = sdx_load_le32(p);
+        if (t == SDX_BSON_DBPOINTER) return l <= avail - 4 && avail - 4 - l >= 12 ? 4 + (size_t)l + 12 : 0;
+        return l <= avail - 4 ? 4 + (size_t)l : 0;
+    case SDX_BSON_DOCUMENT:
+    case SDX_BSON_ARRAY:
+    case SDX_BSON_CODE_W_SCOPE:
+        if (avail < 4) return 0;
+        l = sdx_load_le32(p);
+        return l >= 1 && l <= avail ? l : 0;
+    case SDX_BSON_BINARY:
+        if (avail < 5) return 0;
+        l = sdx_load_le32(p);
+        return l <= avail - 5 ? 5 + (size_t)l : 0;
+    case SDX_BSON_REGEX:
+        q = memchr(p, 0, avail);
+        if (!q) return 0;
+        q = memchr(q + 1, 0, avail - (size_t)(q + 1 - p));
+        return q ? (size_t)(q + 1 - p) : 0;
+    default: return 0;
+    }
 }
 
 static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
-    /* a throwaway reader state: errors found here are not kept */
-    sdx_bson_reader probe = *r;
-    probe.err = SDX_OK;
-    probe.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
-    size_t pos = at + 4;
-    for (uint64_t i = 0;; i++) {
+    const u8 *d = r->data;
+    char k[21] = "0"; /* the expected key, counted up in decimal */
+    size_t kn = 1;
+    for (size_t pos = at + 4;;) {
         if (pos >= end) return pos == end;
-        u8 t = r->data[pos];
-        if (t == 0) return false;
-        char k[21];
-        size_t kn = index_key(i, k);
-        if (end - pos - 1 < kn + 1 || r->data[pos + 1 + kn]) return false;
-        for (size_t d = 0; d < kn; d++)
-            if (r->data[pos + 1 + d] != (u8)k[d]) return false;
+        u8 t = d[pos];
+        if (t == 0 || end - pos - 1 < kn + 1 || d[pos + 1 + kn]) return false;
+        for (size_t i = 0; i < kn; i++)
+            if (d[pos + 1 + i] != (u8)k[i]) return false;
         size_t vat = pos + 1 + kn + 1;
-        size_t vn = value_size(&probe, t, vat, end - vat);
-        if (probe.err) return false;
+        size_t vn = hop_size(d + vat, t, end - vat);
+        if (vn == 0) return false;
         pos = vat + (vn == (size_t)-2 ? 0 : vn);
+        /* the next index */
+        size_t i = kn;
+        while (i > 0 && k[i - 1] == '9') k[--i] = '0';
+        if (i == 0) {
+            memmove(k + 1, k, kn++);
+            k[0] = '1';
+        } else {
+            k[i - 1]++;
+        }
     }
 }
 
@@ -510,12 +550,63 @@ static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
     return ok;
 }
 
-/* The value of the element whose type byte is at `el`, its value at `at`. */
+static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_t avail, uint32_t depth);
+
+/* The value of the element whose type byte is at `el`, its value at `at`:
+ * the common types here, each with its checks; the rest, and every
+ * malformed value (for its error), in value_slow. */
 static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
-    level *lv = &r->levels[r->depth - 1];
-    u8 t = r->data[el];
-    size_t avail = lv->end - at;
-    uint32_t depth = (uint32_t)r->depth;
+    const u8 t = r->data[el];
+    const size_t avail = r->levels[r->depth - 1].end - at;
+    const uint32_t depth = (uint32_t)r->depth;
+    const u8 *p = r->data + at;
+    switch (t) {
+    case SDX_BSON_INT32:
+        if (avail < 4) break;
+        head(ev, SDX_INT, depth, 0);
+        ev->v.i = (int32_t)sdx_load_le32(p);
+        r->pos = at + 4;
+        return true;
+    case SDX_BSON_INT64:
+        if (avail < 8) break;
+        head(ev, SDX_INT, depth, t);
+        ev->v.i = (int64_t)sdx_load_le64(p);
+        r->pos = at + 8;
+        return true;
+    case SDX_BSON_DOUBLE: {
+        if (avail < 8) break;
+        uint64_t bits = sdx_load_le64(p);
+        head(ev, SDX_DOUBLE, depth, 0);
+        memcpy(&ev->v.d, &bits, 8);
+        r->pos = at + 8;
+        return true;
+    }
+    case SDX_BSON_STRING: {
+        size_t l;
+        if (!string_value(r, at, avail, &l)) return false;
+        head(ev, SDX_STR, depth, 0);
+        ev->v.str.ptr = (const char *)p + 4;
+        ev->v.str.len = l - 1;
+        r->pos = at + 4 + l;
+        return true;
+    }
+    case SDX_BSON_BOOL:
+        if (avail < 1 || p[0] > 1) break;
+        head(ev, SDX_BOOL, depth, 0);
+        ev->v.b = p[0] != 0;
+        r->pos = at + 1;
+        return true;
+    case SDX_BSON_NULL:
+        head(ev, SDX_NULL, depth, 0);
+        r->pos = at;
+        return true;
+    default: break;
+    }
+    return value_slow(r, ev, t, at, avail, depth);
+}
+
+/* Every type, malformed values reported. */
+static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_t avail, uint32_t depth) {
     size_t n = value_size(r, t, at, avail);
     if (n == 0) return false;
     if (n == (size_t)-2) n = 0;
