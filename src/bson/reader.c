@@ -28,33 +28,24 @@
 
 typedef uint8_t u8;
 
-typedef struct level {
-    size_t end;     /* offset of the document's terminator */
-    uint64_t index; /* array: the next element's index */
-    u8 array;       /* keys are "0", "1", ... (checked) */
-    u8 scope;       /* a code with scope's scope document being checked */
-} level;
+typedef sdx_bson_level level;
 
 #define INLINE_LEVELS 16
 
 struct sdx_bson_reader {
-    const u8 *data; /* the input (memory) or the current root document */
-    size_t len;
-    size_t pos;
-    uint64_t base;  /* input offset of data[0] */
+    /* data, pos, the innermost document's end and kind, the depth, a
+     * pending key's value and the skip flag: what the inline path in
+     * bson.h reads and advances */
+    sdx_bson_reader_hot h;
+    size_t len;     /* bytes at h.data */
+    uint64_t base;  /* input offset of h.data[0] */
     uint32_t flags;
     uint32_t max_depth;
     size_t max_document;
     sdx_alloc alloc;
-    level *levels;
-    size_t depth;
-    size_t cap;
-    size_t pending; /* offset of the element whose key was delivered */
-    size_t pending_value; /* ... and of its value */
+    size_t cap;     /* levels at h.levels */
     size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's kernel */
-    u8 value_due;
     u8 done;
-    u8 began;  /* the last event opened a document (for skip) */
     uint64_t roots;
     sdx_err err;
     uint64_t err_off;
@@ -67,6 +58,7 @@ struct sdx_bson_reader {
 };
 
 static bool fail(sdx_bson_reader *r, sdx_err code, size_t at, const char *msg) {
+    r->h.blocked = 1;
     if (!r->err) {
         r->err = code;
         r->err_off = r->base + at;
@@ -84,9 +76,11 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->max_document = opts->max_document ? opts->max_document : SDX_BSON_DEFAULT_MAX_DOCUMENT;
     if (r->max_document > SDX_BSON_MAX_SIZE) r->max_document = SDX_BSON_MAX_SIZE;
     r->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
-    r->levels = r->inline_levels;
+    r->h.levels = r->inline_levels;
     r->cap = INLINE_LEVELS;
+    r->h.room = r->cap < r->max_depth ? r->cap : r->max_depth;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    r->h.high = opts->flags & SDX_BSON_READ_NO_UTF8_CHECK ? 0 : 0x80;
     if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE |
                                   SDX_BSON_READ_COPY_INPUT))
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
@@ -97,7 +91,7 @@ sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bso
     sdx_bson_reader *r = a->malloc(a->ctx, sizeof *r);
     if (!r) return NULL;
     init(r, opts);
-    r->data = (const u8 *)data;
+    r->h.data = (const u8 *)data;
     r->len = data ? len : 0;
     return r;
 }
@@ -125,7 +119,7 @@ sdx_bson_reader *sdx_bson_reader_new_file(FILE *f, const sdx_bson_read_opts *opt
 
 void sdx_bson_reader_free(sdx_bson_reader *r) {
     if (!r) return;
-    if (r->levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->levels);
+    if (r->h.levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->h.levels);
     r->alloc.free(r->alloc.ctx, r->owned);
     r->alloc.free(r->alloc.ctx, r);
 }
@@ -133,14 +127,14 @@ void sdx_bson_reader_free(sdx_bson_reader *r) {
 sdx_err sdx_bson_reader_error(const sdx_bson_reader *r, sdx_error *err) {
     if (err) {
         err->code = r->err;
-        err->offset = (size_t)(r->err ? r->err_off : r->base + r->pos);
+        err->offset = (size_t)(r->err ? r->err_off : r->base + r->h.pos);
         err->line = err->column = 0;
         err->msg = r->err ? r->msg : sdx_strerror(SDX_OK);
     }
     return r->err;
 }
 
-uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r) { return r->base + r->pos; }
+uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r) { return r->base + r->h.pos; }
 
 /* ------------------------------------------------------------------------ */
 /* Stream input: one root document at a time                                */
@@ -180,8 +174,8 @@ static size_t fill(sdx_bson_reader *r, size_t have, size_t want) {
  * input (r->done) or on an error. */
 static bool load_root(sdx_bson_reader *r) {
     r->base += r->len;
-    r->data = r->owned;
-    r->len = r->pos = 0;
+    r->h.data = r->owned;
+    r->len = r->h.pos = 0;
     size_t got = fill(r, 0, 4);
     if (got == (size_t)-1) return false;
     if (got < 4) {
@@ -196,7 +190,7 @@ static bool load_root(sdx_bson_reader *r) {
     if ((size_t)l > r->max_document) return fail(r, SDX_ERR_LIMIT, 0, "document above max_document");
     got = fill(r, 4, (size_t)l);
     if (got == (size_t)-1) return false;
-    r->data = r->owned;
+    r->h.data = r->owned;
     r->len = got;
     return true;
 }
@@ -214,12 +208,12 @@ static bool utf8_ok(const sdx_bson_reader *r, const u8 *s, size_t n) {
  * Stores L. */
 static bool string_value(sdx_bson_reader *r, size_t at, size_t avail, size_t *len) {
     if (avail < 4) return fail(r, SDX_ERR_SYNTAX, at, "string length beyond its document");
-    int32_t l = (int32_t)sdx_load_le32(r->data + at);
+    int32_t l = (int32_t)sdx_load_le32(r->h.data + at);
     if (l < 1) return fail(r, SDX_ERR_SYNTAX, at, "string length below 1");
     if ((size_t)l > avail - 4) return fail(r, SDX_ERR_SYNTAX, at, "string length beyond its document");
-    if (r->data[at + 4 + (size_t)l - 1] != 0)
+    if (r->h.data[at + 4 + (size_t)l - 1] != 0)
         return fail(r, SDX_ERR_SYNTAX, at + 4 + (size_t)l - 1, "string not terminated by NUL");
-    if (!utf8_ok(r, r->data + at + 4, (size_t)l - 1))
+    if (!utf8_ok(r, r->h.data + at + 4, (size_t)l - 1))
         return fail(r, SDX_ERR_UTF8, at + 4, "string is not valid UTF-8");
     *len = (size_t)l;
     return true;
@@ -229,7 +223,7 @@ static bool string_value(sdx_bson_reader *r, size_t at, size_t avail, size_t *le
  * Keys are short: one pass finds the NUL and whether any byte is above
  * 0x7f (only then is the UTF-8 check needed). */
 static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, const char *what) {
-    const u8 *s = r->data + at, *p = s, *end = s + avail;
+    const u8 *s = r->h.data + at, *p = s, *end = s + avail;
     u8 high = 0;
     while (p < end && *p) high |= *p++;
     if (p == end) return fail(r, SDX_ERR_SYNTAX, at, what);
@@ -245,13 +239,13 @@ static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, u
                   const sdx_alloc *alloc) {
     sdx_bson_read_opts o = {flags, max_depth, 0, alloc};
     init(sub, &o);
-    sub->data = p;
+    sub->h.data = p;
     sub->len = n;
     sdx_event ev;
     while (sdx_bson_reader_next(sub, &ev)) {
     }
-    if (sub->levels != sub->inline_levels) sub->alloc.free(sub->alloc.ctx, sub->levels);
-    sub->levels = sub->inline_levels;
+    if (sub->h.levels != sub->inline_levels) sub->alloc.free(sub->alloc.ctx, sub->h.levels);
+    sub->h.levels = sub->inline_levels;
 }
 
 bool sdx_bson_valid_document(const void *p, size_t n, bool no_utf8, uint32_t max_depth,
@@ -268,7 +262,7 @@ bool sdx_bson_valid_document(const void *p, size_t n, bool no_utf8, uint32_t max
  * from `at`. 0 with the error set when malformed. The scope's content is
  * not looked at (scope_ok does that). */
 static size_t cws_size(sdx_bson_reader *r, size_t at, size_t avail, size_t *doc) {
-    int32_t c = (int32_t)sdx_load_le32(r->data + at);
+    int32_t c = (int32_t)sdx_load_le32(r->h.data + at);
     size_t l;
     if (c < 4 + 5 + 5 || (size_t)c > avail) {
         fail(r, SDX_ERR_SYNTAX, at, "code with scope length out of range");
@@ -277,7 +271,7 @@ static size_t cws_size(sdx_bson_reader *r, size_t at, size_t avail, size_t *doc)
     size_t cn = (size_t)c;
     if (!string_value(r, at + 4, cn - 4, &l)) return 0;
     *doc = 4 + 4 + l;
-    if (cn - *doc < 5 || sdx_load_le32(r->data + at + *doc) != cn - *doc) {
+    if (cn - *doc < 5 || sdx_load_le32(r->h.data + at + *doc) != cn - *doc) {
         fail(r, SDX_ERR_SYNTAX, at + *doc, "code with scope's scope length disagrees");
         return 0;
     }
@@ -315,7 +309,7 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
     case SDX_BSON_DOCUMENT:
     case SDX_BSON_ARRAY: {
         if (avail < 4) break;
-        int32_t d = (int32_t)sdx_load_le32(r->data + at);
+        int32_t d = (int32_t)sdx_load_le32(r->h.data + at);
         if (d < 5) {
             fail(r, SDX_ERR_SYNTAX, at, "document length below 5");
             return 0;
@@ -328,7 +322,7 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
     }
     case SDX_BSON_BINARY: {
         if (avail < 5) break;
-        int32_t b = (int32_t)sdx_load_le32(r->data + at);
+        int32_t b = (int32_t)sdx_load_le32(r->h.data + at);
         if (b < 0) {
             fail(r, SDX_ERR_SYNTAX, at, "negative binary length");
             return 0;
@@ -337,8 +331,8 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
             fail(r, SDX_ERR_SYNTAX, at, "binary length beyond its document");
             return 0;
         }
-        if (r->data[at + 4] == 0x02) {
-            if (b < 4 || (int32_t)sdx_load_le32(r->data + at + 5) != b - 4) {
+        if (r->h.data[at + 4] == 0x02) {
+            if (b < 4 || (int32_t)sdx_load_le32(r->h.data + at + 5) != b - 4) {
                 fail(r, SDX_ERR_SYNTAX, at + 5, "old binary's inner length disagrees");
                 return 0;
             }
@@ -370,7 +364,7 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
         fail(r, SDX_ERR_SYNTAX, at, "value beyond its document");
         return 0;
     }
-    if (t == SDX_BSON_BOOL && r->data[at] > 1) {
+    if (t == SDX_BSON_BOOL && r->h.data[at] > 1) {
         fail(r, SDX_ERR_SYNTAX, at, "boolean other than 0 or 1");
         return 0;
     }
@@ -426,7 +420,7 @@ static size_t hop_size(const u8 *p, u8 t, size_t avail) {
 }
 
 static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
-    const u8 *d = r->data;
+    const u8 *d = r->h.data;
     char k[21] = "0"; /* the expected key, counted up in decimal */
     size_t kn = 1;
     for (size_t pos = at + 4;;) {
@@ -466,23 +460,34 @@ static void head(sdx_event *ev, sdx_kind kind, uint32_t depth, uint64_t tag) {
 }
 
 static bool push(sdx_bson_reader *r, size_t at, size_t end, bool array) {
-    if (r->depth >= r->max_depth) return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
-    if (r->depth == r->cap) {
+    if (r->h.depth >= r->max_depth) return fail(r, SDX_ERR_DEPTH, at, "nesting too deep");
+    if (r->h.depth == r->cap) {
         size_t cap = r->cap * 2;
-        level *l = r->levels == r->inline_levels
+        level *l = r->h.levels == r->inline_levels
                        ? r->alloc.malloc(r->alloc.ctx, cap * sizeof *l)
-                       : r->alloc.realloc(r->alloc.ctx, r->levels, r->cap * sizeof *l, cap * sizeof *l);
+                       : r->alloc.realloc(r->alloc.ctx, r->h.levels, r->cap * sizeof *l, cap * sizeof *l);
         if (!l) return fail(r, SDX_ERR_NOMEM, at, "out of memory");
-        if (r->levels == r->inline_levels) memcpy(l, r->inline_levels, sizeof r->inline_levels);
-        r->levels = l;
+        if (r->h.levels == r->inline_levels) memcpy(l, r->inline_levels, sizeof r->inline_levels);
+        r->h.levels = l;
         r->cap = cap;
+        r->h.room = r->cap < r->max_depth ? r->cap : r->max_depth;
     }
-    level *lv = &r->levels[r->depth++];
+    level *lv = &r->h.levels[r->h.depth++];
     lv->end = end;
-    lv->index = 0;
     lv->array = (u8)array;
     lv->scope = 0;
+    r->h.end = end;
+    r->h.array = (u8)array;
     return true;
+}
+
+/* The innermost document's end and kind into the inline path's state,
+ * after levels were closed. */
+static void set_top(sdx_bson_reader *r) {
+    if (r->h.depth) {
+        r->h.end = r->h.levels[r->h.depth - 1].end;
+        r->h.array = r->h.levels[r->h.depth - 1].array;
+    }
 }
 
 static bool known_type(u8 t) {
@@ -497,26 +502,26 @@ static bool known_type(u8 t) {
  * and SDX_BSON_MAX_SCOPE_NESTING the scopes in scopes); the stack is back
  * at its depth afterwards. */
 static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
-    const size_t bottom = r->depth;
+    const size_t bottom = r->h.depth;
     unsigned scopes = 1;
     if (!push(r, at, at + n - 1, false)) return false;
-    r->levels[r->depth - 1].scope = 1;
+    r->h.levels[r->h.depth - 1].scope = 1;
     size_t pos = at + 4;
     bool ok = true;
-    while (ok && r->depth > bottom) {
-        const level *lv = &r->levels[r->depth - 1];
+    while (ok && r->h.depth > bottom) {
+        const level *lv = &r->h.levels[r->h.depth - 1];
         const size_t end = lv->end;
         if (pos == end) {
-            if (r->data[pos] != 0) {
+            if (r->h.data[pos] != 0) {
                 ok = fail(r, SDX_ERR_SYNTAX, pos, "document not terminated by 0x00");
                 break;
             }
             scopes -= lv->scope;
-            r->depth--;
+            r->h.depth--;
             pos++;
             continue;
         }
-        u8 t = r->data[pos];
+        u8 t = r->h.data[pos];
         size_t klen;
         if (t == 0) ok = fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
         else if (!known_type(t)) ok = fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
@@ -531,7 +536,7 @@ static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
                 ok = fail(r, SDX_ERR_DEPTH, vat + doc, "code with scope nested too deep");
             } else if ((ok = push(r, vat + doc, vat + cn - 1, false))) {
                 /* the scope ends where the code with scope does */
-                r->levels[r->depth - 1].scope = 1;
+                r->h.levels[r->h.depth - 1].scope = 1;
                 scopes++;
                 pos = vat + doc + 4;
             }
@@ -546,7 +551,8 @@ static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
             pos = vat + (vn == (size_t)-2 ? 0 : vn);
         }
     }
-    r->depth = bottom;
+    r->h.depth = bottom;
+    set_top(r);
     return ok;
 }
 
@@ -556,29 +562,29 @@ static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_
  * the common types here, each with its checks; the rest, and every
  * malformed value (for its error), in value_slow. */
 static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
-    const u8 t = r->data[el];
-    const size_t avail = r->levels[r->depth - 1].end - at;
-    const uint32_t depth = (uint32_t)r->depth;
-    const u8 *p = r->data + at;
+    const u8 t = r->h.data[el];
+    const size_t avail = r->h.levels[r->h.depth - 1].end - at;
+    const uint32_t depth = (uint32_t)r->h.depth;
+    const u8 *p = r->h.data + at;
     switch (t) {
     case SDX_BSON_INT32:
         if (avail < 4) break;
         head(ev, SDX_INT, depth, 0);
         ev->v.i = (int32_t)sdx_load_le32(p);
-        r->pos = at + 4;
+        r->h.pos = at + 4;
         return true;
     case SDX_BSON_INT64:
         if (avail < 8) break;
         head(ev, SDX_INT, depth, t);
         ev->v.i = (int64_t)sdx_load_le64(p);
-        r->pos = at + 8;
+        r->h.pos = at + 8;
         return true;
     case SDX_BSON_DOUBLE: {
         if (avail < 8) break;
         uint64_t bits = sdx_load_le64(p);
         head(ev, SDX_DOUBLE, depth, 0);
         memcpy(&ev->v.d, &bits, 8);
-        r->pos = at + 8;
+        r->h.pos = at + 8;
         return true;
     }
     case SDX_BSON_STRING: {
@@ -587,18 +593,18 @@ static bool value(sdx_bson_reader *r, sdx_event *ev, size_t el, size_t at) {
         head(ev, SDX_STR, depth, 0);
         ev->v.str.ptr = (const char *)p + 4;
         ev->v.str.len = l - 1;
-        r->pos = at + 4 + l;
+        r->h.pos = at + 4 + l;
         return true;
     }
     case SDX_BSON_BOOL:
         if (avail < 1 || p[0] > 1) break;
         head(ev, SDX_BOOL, depth, 0);
         ev->v.b = p[0] != 0;
-        r->pos = at + 1;
+        r->h.pos = at + 1;
         return true;
     case SDX_BSON_NULL:
         head(ev, SDX_NULL, depth, 0);
-        r->pos = at;
+        r->h.pos = at;
         return true;
     default: break;
     }
@@ -610,7 +616,7 @@ static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_
     size_t n = value_size(r, t, at, avail);
     if (n == 0) return false;
     if (n == (size_t)-2) n = 0;
-    const u8 *p = r->data + at;
+    const u8 *p = r->h.data + at;
     switch (t) {
     case SDX_BSON_DOUBLE: {
         uint64_t bits = sdx_load_le64(p);
@@ -631,7 +637,7 @@ static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_
         if (!push(r, at, at + n - 1, array)) return false;
         head(ev, array ? SDX_ARRAY : SDX_MAP, depth, t == SDX_BSON_ARRAY && !array ? SDX_BSON_ARRAY : 0);
         ev->v.count = SDX_COUNT_UNKNOWN;
-        r->pos = at + 4;
+        r->h.pos = at + 4;
         return true;
     }
     case SDX_BSON_BINARY: {
@@ -679,88 +685,86 @@ static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_
         ev->v.str.len = n;
         break;
     }
-    r->pos = at + n;
+    r->h.pos = at + n;
     return true;
 }
 
 static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     if (r->err || r->done) return false;
-    if (r->value_due) {
-        r->value_due = 0;
-        return value(r, ev, r->pending, r->pending_value);
+    if (r->h.value_due) {
+        r->h.value_due = 0;
+        return value(r, ev, r->h.pending, r->h.pending_value);
     }
-    if (r->depth == 0) {
+    if (r->h.depth == 0) {
         /* a root document */
         if (r->read) {
             if (!load_root(r)) return false;
-        } else if (r->pos == r->len && r->roots) {
+        } else if (r->h.pos == r->len && r->roots) {
             r->done = 1;
             return false;
         } else if (r->roots && !(r->flags & SDX_BSON_READ_SEQUENCE)) {
-            return fail(r, SDX_ERR_SYNTAX, r->pos, "bytes after the document");
+            return fail(r, SDX_ERR_SYNTAX, r->h.pos, "bytes after the document");
         }
-        size_t left = r->len - r->pos;
+        size_t left = r->len - r->h.pos;
         if (left < 4) return fail(r, SDX_ERR_TRUNCATED, r->len, "input ends inside a document's length");
-        int32_t l = (int32_t)sdx_load_le32(r->data + r->pos);
-        if (l < 5) return fail(r, SDX_ERR_SYNTAX, r->pos, "document length below 5");
+        int32_t l = (int32_t)sdx_load_le32(r->h.data + r->h.pos);
+        if (l < 5) return fail(r, SDX_ERR_SYNTAX, r->h.pos, "document length below 5");
         if ((size_t)l > left) return fail(r, SDX_ERR_TRUNCATED, r->len, "input ends inside a document");
-        if (!push(r, r->pos, r->pos + (size_t)l - 1, false)) return false;
-        r->pos += 4;
+        if (!push(r, r->h.pos, r->h.pos + (size_t)l - 1, false)) return false;
+        r->h.pos += 4;
         head(ev, SDX_MAP, 0, 0);
         ev->v.count = SDX_COUNT_UNKNOWN;
         return true;
     }
-    level *lv = &r->levels[r->depth - 1];
-    size_t pos = r->pos;
+    level *lv = &r->h.levels[r->h.depth - 1];
+    size_t pos = r->h.pos;
     if (pos == lv->end) {
-        if (r->data[pos] != 0) return fail(r, SDX_ERR_SYNTAX, pos, "document not terminated by 0x00");
-        r->pos = pos + 1;
-        r->depth--;
-        head(ev, SDX_END, (uint32_t)r->depth, 0);
-        if (r->depth == 0) {
+        if (r->h.data[pos] != 0) return fail(r, SDX_ERR_SYNTAX, pos, "document not terminated by 0x00");
+        r->h.pos = pos + 1;
+        r->h.depth--;
+        set_top(r);
+        head(ev, SDX_END, (uint32_t)r->h.depth, 0);
+        if (r->h.depth == 0) {
             r->roots++;
             if (r->read && !(r->flags & SDX_BSON_READ_SEQUENCE)) {
                 /* one document: the stream must end here */
                 u8 extra;
                 size_t n = r->read(r->read_ctx, &extra, 1);
-                if (n == (size_t)-1) return fail(r, SDX_ERR_IO, r->pos, "read error");
-                if (n) return fail(r, SDX_ERR_SYNTAX, r->pos, "bytes after the document");
+                if (n == (size_t)-1) return fail(r, SDX_ERR_IO, r->h.pos, "read error");
+                if (n) return fail(r, SDX_ERR_SYNTAX, r->h.pos, "bytes after the document");
                 r->done = 1;
             }
         }
         return true;
     }
-    u8 t = r->data[pos];
+    u8 t = r->h.data[pos];
     if (t == 0) return fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
     if (!known_type(t)) return fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
     size_t klen;
     if (!cstring(r, pos + 1, lv->end - pos - 1, &klen, "key not terminated within its document")) return false;
-    if (lv->array) {
-        lv->index++; /* keys checked when the array began */
-        return value(r, ev, pos, pos + 1 + klen + 1);
-    }
-    head(ev, SDX_KEY, (uint32_t)r->depth, 0);
-    ev->v.str.ptr = (const char *)r->data + pos + 1;
+    if (lv->array) return value(r, ev, pos, pos + 1 + klen + 1); /* keys checked when it began */
+    head(ev, SDX_KEY, (uint32_t)r->h.depth, 0);
+    ev->v.str.ptr = (const char *)r->h.data + pos + 1;
     ev->v.str.len = klen;
-    r->pending = pos;
-    r->pending_value = pos + 1 + klen + 1;
-    r->value_due = 1;
-    r->pos = pos + 1 + klen + 1;
+    r->h.pending = pos;
+    r->h.pending_value = pos + 1 + klen + 1;
+    r->h.value_due = 1;
+    r->h.pos = pos + 1 + klen + 1;
     return true;
 }
 
-bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev) {
+bool(sdx_bson_reader_next)(sdx_bson_reader *r, sdx_event *ev) {
     bool ok = next_event(r, ev);
-    r->began = ok && (ev->kind == SDX_MAP || ev->kind == SDX_ARRAY);
+    r->h.began = ok && (ev->kind == SDX_MAP || ev->kind == SDX_ARRAY);
     return ok;
 }
 
 bool sdx_bson_reader_skip(sdx_bson_reader *r) {
     if (r->err) return false;
-    if (!r->began) return true;
+    if (!r->h.began) return true;
     /* The document just opened is the innermost level: read (and so
      * check) everything up to its SDX_END, whose depth is the level's. */
-    uint32_t target = (uint32_t)(r->depth - 1);
+    uint32_t target = (uint32_t)(r->h.depth - 1);
     sdx_event ev;
     while (sdx_bson_reader_next(r, &ev))
         if (ev.kind == SDX_END && ev.depth == target) return true;

@@ -1,8 +1,8 @@
 /*
  * Helpers of the BSON tests: a stream that hands out one byte per read,
  * reading a whole input with a reader while writing its events back, a
- * document with every element type, deeply nested documents, the cases
- * of the corpus data files.
+ * document with every element type, deeply nested documents, bit flips,
+ * the cases of the corpus data files.
  */
 #ifndef SDX_BSON_TEST_H
 #define SDX_BSON_TEST_H
@@ -105,6 +105,14 @@ static inline unsigned char *nested(size_t levels, size_t *len) {
     }
     *len = n;
     return p;
+}
+
+/* Flip `count` random bits of p[0, n) (n > 0), from the LCG state *seed. */
+static inline void flip_bits(unsigned char *p, size_t n, int count, uint64_t *seed) {
+    for (int f = 0; f < count; f++) {
+        *seed = *seed * 6364136223846793005u + 1442695040888963407u;
+        p[(*seed >> 33) % n] ^= (unsigned char)(1u << ((*seed >> 20) % 8));
+    }
 }
 
 /* The directory of the corpus data files (tests/bson): the environment

@@ -178,10 +178,7 @@ TEST(byte_flips) {
     long rounds = (long)(20000 * test_scale());
     for (long i = 0; i < rounds; i++) {
         memcpy(p, in, n);
-        for (int f = 0; f < 1 + (int)(i % 3); f++) {
-            seed = seed * 6364136223846793005u + 1442695040888963407u;
-            p[(seed >> 33) % n] ^= (unsigned char)(1u << ((seed >> 20) % 8));
-        }
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
         sdx_error pe, re;
         sdx_err rc = parse_back(p, n, 0, &pe);
         sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);

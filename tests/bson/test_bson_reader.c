@@ -114,10 +114,7 @@ TEST(byte_flips) {
     for (long i = 0; i < rounds; i++) {
         unsigned char *p = malloc(n);
         memcpy(p, in, n);
-        for (int f = 0; f < 1 + (int)(i % 3); f++) {
-            seed = seed * 6364136223846793005u + 1442695040888963407u;
-            p[(seed >> 33) % n] ^= (unsigned char)(1u << ((seed >> 20) % 8));
-        }
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
         sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
         sdx_buf b;
         sdx_err rc = reread(r, &b, 0);
@@ -334,6 +331,48 @@ TEST(scopes_in_scopes) {
     free(deep);
 }
 
+/* The inline path (the sdx_bson_reader_next macro) and the exported
+ * function give the same events (pointers too), offsets and errors, also
+ * mixed with skip; returns 1 when they do. `flags` are read flags. */
+static int same_paths(const unsigned char *p, size_t n, uint32_t flags) {
+    sdx_bson_read_opts o = {flags, 0, 0, NULL};
+    sdx_bson_reader *a = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_bson_reader *b = sdx_bson_reader_new((const char *)p, n, &o);
+    int ok = 1;
+    for (long i = 0; ok; i++) {
+        sdx_event ea, eb;
+        bool ga = sdx_bson_reader_next(a, &ea);
+        bool gb = (sdx_bson_reader_next)(b, &eb);
+        ok &= CHECK(ga == gb);
+        if (!ga || !gb) break;
+        ok &= CHECK(event_equal(&ea, &eb) && (ea.kind < SDX_STR || ea.kind > SDX_KEY || ea.v.str.ptr == eb.v.str.ptr));
+        ok &= CHECK_EQ_U64(sdx_bson_reader_offset(a), sdx_bson_reader_offset(b));
+        if (i % 7 == 3) ok &= CHECK(sdx_bson_reader_skip(a) == sdx_bson_reader_skip(b));
+    }
+    sdx_error xa, xb;
+    ok &= CHECK(sdx_bson_reader_error(a, &xa) == sdx_bson_reader_error(b, &xb) && xa.offset == xb.offset);
+    sdx_bson_reader_free(a);
+    sdx_bson_reader_free(b);
+    return ok;
+}
+
+TEST(inline_path) {
+    unsigned char in[1024], p[1024];
+    size_t n = all_types(in, sizeof in);
+    CHECK(same_paths(in, n, 0));
+    uint64_t seed = 77;
+    long rounds = (long)(20000 * test_scale());
+    for (long i = 0; i < rounds; i++) {
+        memcpy(p, in, n);
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
+        if (!same_paths(p, n, i & 1 ? SDX_BSON_READ_NO_UTF8_CHECK : 0)) break;
+    }
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
+    CHECK(same_paths(deep, dn, 0));
+    free(deep);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"round_trip_every_type", round_trip_every_type},
@@ -345,5 +384,6 @@ int main(int argc, char **argv) {
                                   {"deep_nesting", deep_nesting},
                                   {"alloc_failures", alloc_failures},
                                   {"scopes_in_scopes", scopes_in_scopes},
+                                  {"inline_path", inline_path},
                                   {0}});
 }
