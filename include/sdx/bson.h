@@ -176,6 +176,7 @@ typedef struct sdx_bson_writer {
     size_t cap;
     uint64_t roots; /* root documents written */
     uint8_t wrapped; /* the root scalar is inside a generated {"0": ...} */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's kernel */
     sdx_bson_frame inline_frames[SDX_BSON_WRITER_INLINE_DEPTH];
 } sdx_bson_writer;
 
