@@ -381,6 +381,9 @@ typedef struct sdx_bson_reader_hot {
                              (the stack's capacity and max_depth) */
     size_t pending;       /* a key was delivered: its element's offset, */
     size_t pending_value; /* and its value's */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's UTF-8
+                             kernel (the valid prefix's length), or NULL
+                             without UTF-8 checks */
     uint8_t high;         /* 0x80, or 0 without UTF-8 checks */
     uint8_t array;        /* the innermost document is read as SDX_ARRAY */
     uint8_t value_due;    /* the value of the delivered key comes next */
@@ -401,8 +404,9 @@ static inline bool sdx_bs_hot_slow(sdx_bson_reader *r, sdx_event *ev) {
  * the commonest elements read inline, in the caller's code, inside a
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
  * checks) of an element with a known type, the values int32, int64,
- * double, boolean, null, strings of up to 128 bytes that are ASCII (the
- * same) and embedded documents while the stack has room, and the end of a
+ * double, boolean, null, strings (UTF-8 checked with the library's kernel
+ * when longer than 16 bytes, else ASCII only), embedded documents while
+ * the stack has room, and the end of a
  * document inside another, each with the exported function's checks.
  * Everything else (arrays, other types, anything malformed, the top level,
  * after an error) it hands to the exported function, which reports what
@@ -503,12 +507,18 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
     case 0x02: { /* string: int32 length L >= 1, L bytes ending in NUL */
         if (avail < 4) return sdx_bs_hot_slow(r, ev);
         uint64_t l = sdx_hot_le(p, 4);
-        if (l < 1 || l > 129 || l > avail - 4 || p[4 + l - 1] != 0) return sdx_bs_hot_slow(r, ev);
-        if (s->high) { /* any byte above 0x7f: 8 at a time, then the rest */
-            uint64_t w = 0, i = 0;
-            for (; i + 8 < l; i += 8) w |= sdx_hot_word(p + 4 + i);
-            for (; i + 1 < l; i++) w |= p[4 + i];
-            if (w & 0x8080808080808080u) return sdx_bs_hot_slow(r, ev);
+        if (l < 1 || l > avail - 4 || p[4 + l - 1] != 0) return sdx_bs_hot_slow(r, ev);
+        if (s->utf8_valid) { /* short: ASCII here; longer: the kernel */
+            const uint64_t len = l - 1;
+            if (len > 16) {
+                if (s->utf8_valid((const char *)p + 4, (size_t)len) != len) return sdx_bs_hot_slow(r, ev);
+            } else {
+                uint64_t w = 0;
+                if (len >= 8) w = sdx_hot_word(p + 4) | sdx_hot_word(p + 4 + len - 8);
+                else
+                    for (uint64_t i = 0; i < len; i++) w |= p[4 + i];
+                if (w & 0x8080808080808080u) return sdx_bs_hot_slow(r, ev);
+            }
         }
         sdx_hot_head(ev, SDX_STR, depth);
         ev->v.str.ptr = (const char *)p + 4;

@@ -44,7 +44,6 @@ struct sdx_bson_reader {
     size_t max_document;
     sdx_alloc alloc;
     size_t cap;     /* levels at h.levels */
-    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's kernel */
     u8 done;
     uint64_t roots;
     sdx_err err;
@@ -79,8 +78,8 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->h.levels = r->inline_levels;
     r->cap = INLINE_LEVELS;
     r->h.room = r->cap < r->max_depth ? r->cap : r->max_depth;
-    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     r->h.high = opts->flags & SDX_BSON_READ_NO_UTF8_CHECK ? 0 : 0x80;
+    r->h.utf8_valid = r->h.high ? sdx_simd_active()->utf8_valid_prefix : NULL;
     if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE |
                                   SDX_BSON_READ_COPY_INPUT))
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
@@ -200,7 +199,7 @@ static bool load_root(sdx_bson_reader *r) {
 /* ------------------------------------------------------------------------ */
 
 static bool utf8_ok(const sdx_bson_reader *r, const u8 *s, size_t n) {
-    return (r->flags & SDX_BSON_READ_NO_UTF8_CHECK) || sdx_utf8_ok(r->utf8_valid, (const char *)s, n);
+    return (r->flags & SDX_BSON_READ_NO_UTF8_CHECK) || sdx_utf8_ok(r->h.utf8_valid, (const char *)s, n);
 }
 
 /* A string value at `at` with `avail` bytes before the terminator of its
