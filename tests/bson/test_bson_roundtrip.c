@@ -110,14 +110,9 @@ static sdx_err bson_to_json(sdx_source src, sdx_buf *out) {
 }
 
 static void corpus_one(const char *dir, const char *name) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t n;
-    char *j = test_read_file(path, &n);
-    if (!CHECK(j != NULL)) {
-        fprintf(stderr, "  cannot read %s\n", path);
-        return;
-    }
+    char *j = test_read_in(dir, name, &n);
+    if (!CHECK(j != NULL)) return;
     sdx_buf json0, bson, json1, mp, mp_direct;
     sdx_buf_init(&json0, NULL);
     sdx_buf_init(&bson, NULL);
@@ -171,12 +166,11 @@ static void corpus_one(const char *dir, const char *name) {
     free(j);
 }
 
-static const char *corpus_dir;
-
 TEST(corpus) {
-    corpus_one(corpus_dir, "twitter.json");
-    corpus_one(corpus_dir, "citm_catalog.json");
-    corpus_one(corpus_dir, "canada.json");
+    static const char *const names[] = {"twitter.json", "citm_catalog.json", "canada.json"};
+    const char *dir = getenv("SDX_CORPUS");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        corpus_one(dir && *dir ? dir : SDX_CORPUS_DIR, names[i]);
 }
 
 /* A random value of the shared types (binary only when `bin`). */
@@ -245,12 +239,5 @@ TEST(generated) {
 }
 
 int main(int argc, char **argv) {
-    corpus_dir = getenv("SDX_CORPUS");
-    if (!corpus_dir) corpus_dir = SDX_CORPUS_DIR;
-    return test_run(argc, argv,
-                    (test_case[]){
-                        {"corpus", corpus},
-                        {"generated", generated},
-                        {0, 0},
-                    });
+    return test_run(argc, argv, (test_case[]){{"corpus", corpus}, {"generated", generated}, {0, 0}});
 }

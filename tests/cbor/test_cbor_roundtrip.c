@@ -58,14 +58,9 @@ static size_t mem_read(void *ctx, void *buf, size_t cap) {
 #define SAME(a, b) CHECK_MEM(sdx_buf_data(a), sdx_buf_len(a), sdx_buf_data(b), sdx_buf_len(b))
 
 static void corpus_one(const char *dir, const char *name) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t n;
-    char *j = test_read_file(path, &n);
-    if (!CHECK(j != NULL)) {
-        fprintf(stderr, "  cannot read %s\n", path);
-        return;
-    }
+    char *j = test_read_in(dir, name, &n);
+    if (!CHECK(j != NULL)) return;
     sdx_buf json0, cbor, json1, back, defn, mp, mpback;
     sdx_buf_init(&json0, NULL);
     sdx_buf_init(&cbor, NULL);

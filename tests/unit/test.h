@@ -107,6 +107,16 @@ static inline char *test_read_file(const char *path, size_t *len) {
     return p;
 }
 
+/* The file `name` in directory `dir`, read whole (free it) with *len its
+ * size; NULL, after a message naming the path, when it cannot be read. */
+static inline char *test_read_in(const char *dir, const char *name, size_t *len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *p = test_read_file(path, len);
+    if (!p) fprintf(stderr, "  cannot read %s\n", path);
+    return p;
+}
+
 /* A small deterministic PRNG (splitmix64) for randomized tests. */
 static inline uint64_t test_rand(uint64_t *state) {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
