@@ -120,6 +120,7 @@ static const mapping_option mapping_options[] = {
     {"--utf8", {"replace", NULL}, {CLI_MAP_UTF8_REPLACE, 0}},
     {"--tags", {"drop", "wrap"}, {CLI_MAP_TAGS_DROP, CLI_MAP_TAGS_WRAP}},
     {"--undefined", {"null", NULL}, {CLI_MAP_UNDEFINED_NULL, 0}},
+    {"--root", {"wrap", NULL}, {CLI_MAP_ROOT_WRAP, 0}},
 };
 
 static int parse_mapping(cli_args *a, cli_opts *o) {

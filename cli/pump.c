@@ -120,6 +120,7 @@ static const char *hint(const cli_format *target, unsigned mapping, char *buf, s
     case CLI_MAP_TAGS_DROP: effect = "writes it without the tag"; break;
     case CLI_MAP_TAGS_WRAP: effect = "writes it wrapped"; break;
     case CLI_MAP_UNDEFINED_NULL: effect = "writes it as null"; break;
+    case CLI_MAP_ROOT_WRAP: effect = "wraps it in a document"; break;
     }
     snprintf(buf, cap, " (%s %s)", cli_mapping_option(mapping), effect);
     return buf;
@@ -143,6 +144,12 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
     if (!ev) {
         if (err == SDX_ERR_USAGE) snprintf(what, sizeof what, "the input ends inside a value");
         else snprintf(what, sizeof what, "cannot write %s: %s", fmt, sdx_strerror(err));
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->depth == 0 && ev->kind != SDX_MAP && ev->kind != SDX_END &&
+               target && (target->mappings & CLI_MAP_ROOT_WRAP)) {
+        /* a format whose values are documents (BSON) */
+        snprintf(what, sizeof what, "a root %s cannot be written as %s, whose root must be a map",
+                 cli_kind_name(ev), fmt);
+        hn = hint(target, CLI_MAP_ROOT_WRAP, h, sizeof h);
     } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN && ev->tag_kind == SDX_TAG_MSGPACK_EXT) {
         snprintf(what, sizeof what, "a MessagePack extension value (type %d, %zu bytes) cannot be written as %s",
                  (int)(int8_t)(uint8_t)ev->tag, ev->v.str.len, fmt);
@@ -159,6 +166,12 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         /* the item's innermost tag; the refused tag may be one around it */
         snprintf(what, sizeof what, "a %s with CBOR tag %llu (or a tag around it) cannot be written as %s",
                  cli_kind_name(ev), (unsigned long long)ev->tag, fmt);
+        hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->tag_kind == SDX_TAG_BSON) {
+        /* the low byte of a BSON tag is the element type (bson.h) */
+        const char *kind = cli_kind_name(ev);
+        snprintf(what, sizeof what, "%s %s of BSON type 0x%02x cannot be written as %s",
+                 strchr("aeiou", kind[0]) ? "an" : "a", kind, (unsigned)(ev->tag & 0xff), fmt);
         hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
     } else if (err == SDX_ERR_LIMIT) {
         snprintf(what, sizeof what,

@@ -1,8 +1,8 @@
 /*
  * sdx — BSON (bsonspec.org, specification version 1.1): the writer.
  *
- * STATUS: this header holds the writer and the pull reader. The tree
- * parser, decimal128 string conversion and MongoDB Extended JSON come next
+ * STATUS: this header holds the writer, the tree parser and the pull
+ * reader. Decimal128 string conversion and MongoDB Extended JSON come next
  * (issue 14).
  *
  * A BSON document is an int32 total length (little-endian, counting itself
@@ -82,6 +82,7 @@
 
 #include "buf.h"
 #include "common.h"
+#include "doc.h"
 #include "sink.h"
 #include "source.h"
 
@@ -175,6 +176,7 @@ typedef struct sdx_bson_writer {
     size_t cap;
     uint64_t roots; /* root documents written */
     uint8_t wrapped; /* the root scalar is inside a generated {"0": ...} */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's kernel */
     sdx_bson_frame inline_frames[SDX_BSON_WRITER_INLINE_DEPTH];
 } sdx_bson_writer;
 
@@ -250,10 +252,17 @@ enum sdx_bson_read_flag {
     /* Do not check that strings, keys and cstrings are valid UTF-8 (by
      * default invalid UTF-8 is SDX_ERR_UTF8). */
     SDX_BSON_READ_NO_UTF8_CHECK = 1u << 0,
-    /* Any number of root documents back to back (a mongodump file), each
-     * delivered at depth 0; without it bytes after the one document are
-     * SDX_ERR_SYNTAX. */
-    SDX_BSON_READ_SEQUENCE = 1u << 1
+    /* Reader: any number of root documents back to back (a mongodump
+     * file), each delivered at depth 0; without it bytes after the one
+     * document are SDX_ERR_SYNTAX. Parser: parse the first document only;
+     * what follows it is not looked at, and sdx_doc_consumed() tells where
+     * it ended (the next document starts there). */
+    SDX_BSON_READ_SEQUENCE = 1u << 1,
+    /* Parser: copy the input into the document, so the caller may free it
+     * as soon as the parser returns. Without it, strings, keys and binaries
+     * point into the input, which must outlive the document. The reader
+     * ignores it. */
+    SDX_BSON_READ_COPY_INPUT = 1u << 2
 };
 
 /* Reader options; a NULL pointer means all defaults. */
@@ -272,16 +281,41 @@ typedef struct sdx_bson_read_opts {
 /* MongoDB's document limit is 16 MiB; the default leaves room above it. */
 #define SDX_BSON_DEFAULT_MAX_DOCUMENT ((size_t)64 << 20)
 /* Code with scope inside code with scope, deeper than this, is
- * SDX_ERR_DEPTH (each scope is validated by a nested reader). */
+ * SDX_ERR_DEPTH. Each scope document is checked in full when its value is
+ * read, on the reader's own stack of levels (no recursion), so the
+ * documents inside scopes also count towards max_depth. */
 #define SDX_BSON_MAX_SCOPE_NESTING 8
 
-/* Errors of the reader, with the byte offset of the offending byte or
+/* Errors of the reader and the parser, with the byte offset of the offending byte or
  * length field: SDX_ERR_TRUNCATED (the input ends inside a document),
  * SDX_ERR_SYNTAX (a length below its minimum or beyond its enclosing
  * document, a missing or early terminator, an unknown element type, a
  * boolean other than 0 or 1, an old binary whose inner length disagrees,
  * bytes after the document), SDX_ERR_UTF8, SDX_ERR_DEPTH, SDX_ERR_LIMIT,
  * SDX_ERR_NOMEM, SDX_ERR_IO, SDX_ERR_INVALID_ARG (unknown flags). */
+
+/* ------------------------------------------------------------------------ */
+/* Tree parser                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Parse `len` bytes of BSON (one document; with SDX_BSON_READ_SEQUENCE the
+ * first of several) into a new immutable document (free it with
+ * sdx_doc_free). Returns NULL on failure with the error in *err (if not
+ * NULL; code, message and byte offset as the reader gives them, or
+ * SDX_ERR_NOMEM). Unless SDX_BSON_READ_COPY_INPUT is given, strings, keys
+ * and binaries point into the input, which must outlive the document.
+ * max_document is not used (the input is in memory already).
+ *
+ * Values follow the table at the top of this file: the root is a MAP, an
+ * embedded document a MAP, an array an ARRAY (a MAP tagged 0x04 when its
+ * keys are not "0", "1", ... in order); each tagged event becomes a value
+ * with a tag slot of kind SDX_TAG_BSON, so that sdx_node_emit of the root
+ * into a BSON writer gives back the input's bytes. The input is checked
+ * in full (the reader's checks) before the document is returned; nesting
+ * is limited by max_depth without recursion, and the document grows only
+ * with elements actually read (never with a length the input claims). */
+SDX_API sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *opts,
+                                sdx_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Incremental (pull) reader                                                 */
@@ -316,8 +350,191 @@ SDX_API void sdx_bson_reader_free(sdx_bson_reader *r);
  * each document begins with SDX_MAP (or SDX_ARRAY) of SDX_COUNT_UNKNOWN
  * entries and ends with SDX_END; a map element is an SDX_KEY event then
  * its value. Returns false at the end of the input or on an error (then
- * sdx_bson_reader_error() tells which). */
-SDX_API bool sdx_bson_reader_next(sdx_bson_reader *r, sdx_event *ev);
+ * sdx_bson_reader_error() tells which).
+ *
+ * A call sdx_bson_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_bson_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_bson_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool (sdx_bson_reader_next)(sdx_bson_reader *r, sdx_event *ev);
+
+/* One open document of the reader (private). */
+typedef struct sdx_bson_level {
+    size_t end;    /* offset of the document's terminator */
+    uint8_t array; /* read as SDX_ARRAY: keys "0", "1", ... (checked) */
+    uint8_t scope; /* a code with scope's scope document being checked */
+} sdx_bson_level;
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_bson_reader_next_inline and the library
+ * may touch it, and its layout belongs to this version of the library (a
+ * program built with these headers must run with the library built from
+ * them). */
+typedef struct sdx_bson_reader_hot {
+    const uint8_t *data;  /* the input, or a stream's current root document */
+    size_t pos;           /* offset in data of the next element */
+    size_t end;           /* offset of the innermost open document's
+                             terminator (while depth > 0) */
+    size_t depth;         /* open documents */
+    sdx_bson_level *levels; /* levels[0, depth) */
+    size_t room;          /* documents may open inline while depth < room
+                             (the stack's capacity and max_depth) */
+    size_t pending;       /* a key was delivered: its element's offset, */
+    size_t pending_value; /* and its value's */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's UTF-8
+                             kernel (the valid prefix's length), or NULL
+                             without UTF-8 checks */
+    uint8_t high;         /* 0x80, or 0 without UTF-8 checks */
+    uint8_t array;        /* the innermost document is read as SDX_ARRAY */
+    uint8_t value_due;    /* the value of the delivered key comes next */
+    uint8_t blocked;      /* an error or the end: the exported function only */
+    uint8_t began;        /* the last event opened a document (for skip) */
+} sdx_bson_reader_hot;
+
+/* The exported function into a copy of the event (so that the caller's
+ * event never has its address taken). */
+static inline bool sdx_bs_hot_slow(sdx_bson_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_bson_reader_next)(r, &e);
+    sdx_hot_copy(ev, &e);
+    return ok;
+}
+
+/* What sdx_bson_reader_next(r, ev) expands to: the exported function with
+ * the commonest elements read inline, in the caller's code, inside a
+ * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
+ * checks) of an element with a known type, the values int32, int64,
+ * double, boolean, null, strings (UTF-8 checked with the library's kernel
+ * when longer than 16 bytes, else ASCII only), embedded documents while
+ * the stack has room, and the end of a
+ * document inside another, each with the exported function's checks.
+ * Everything else (arrays, other types, anything malformed, the top level,
+ * after an error) it hands to the exported function, which reports what
+ * is wrong. */
+static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev) {
+    sdx_bson_reader_hot *s = (sdx_bson_reader_hot *)(void *)r;
+    if (s->depth == 0 || s->blocked) return sdx_bs_hot_slow(r, ev);
+    const uint8_t *d = s->data;
+    const uint32_t depth = (uint32_t)s->depth;
+    size_t el, at;
+    if (s->value_due) {
+        el = s->pending;
+        at = s->pending_value;
+    } else {
+        el = s->pos;
+        if (el == s->end) { /* the terminator of a document inside another */
+            if (d[el] != 0 || depth < 2) return sdx_bs_hot_slow(r, ev);
+            const sdx_bson_level *top = &s->levels[depth - 2];
+            s->pos = el + 1;
+            s->depth = depth - 1;
+            s->end = top->end;
+            s->array = top->array;
+            s->began = 0;
+            sdx_hot_head(ev, SDX_END, depth - 1);
+            return true;
+        }
+        const uint8_t t = d[el];
+        if (!((uint8_t)(t - 1) < 0x13 || t == 0x7f || t == 0xff)) return sdx_bs_hot_slow(r, ev);
+        const uint8_t *k = d + el + 1, *q = k, *lim = d + s->end;
+        if (lim - k > 32) lim = k + 32;
+        uint8_t high = 0;
+        while (q < lim && *q) high |= *q++;
+        if (q == lim || (high & s->high)) return sdx_bs_hot_slow(r, ev);
+        at = (size_t)(q + 1 - d);
+        if (!s->array) {
+            sdx_hot_head(ev, SDX_KEY, depth);
+            ev->v.str.ptr = (const char *)k;
+            ev->v.str.len = (size_t)(q - k);
+            s->pending = el;
+            s->pending_value = s->pos = at;
+            s->value_due = 1;
+            s->began = 0;
+            return true;
+        }
+    }
+    const size_t avail = s->end - at;
+    const uint8_t *p = d + at;
+    size_t n;
+    switch (d[el]) {
+    case 0x10: /* int32 */
+        if (avail < 4) return sdx_bs_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_INT, depth);
+        ev->v.i = (int32_t)(uint32_t)sdx_hot_le(p, 4);
+        n = 4;
+        break;
+    case 0x12: /* int64, tagged */
+        if (avail < 8) return sdx_bs_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_INT, depth);
+        ev->tag_kind = SDX_TAG_BSON;
+        ev->tag = 0x12;
+        ev->v.u = sdx_hot_le(p, 8);
+        n = 8;
+        break;
+    case 0x01: /* double */
+        if (avail < 8) return sdx_bs_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_DOUBLE, depth);
+        ev->v.u = sdx_hot_le(p, 8);
+        n = 8;
+        break;
+    case 0x08: /* boolean */
+        if (avail < 1 || p[0] > 1) return sdx_bs_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_BOOL, depth);
+        ev->v.b = p[0] != 0;
+        n = 1;
+        break;
+    case 0x0a: /* null */
+        sdx_hot_head(ev, SDX_NULL, depth);
+        n = 0;
+        break;
+    case 0x03: { /* an embedded document: int32 length >= 5, within this one */
+        if (avail < 4 || depth >= s->room) return sdx_bs_hot_slow(r, ev);
+        uint64_t l = sdx_hot_le(p, 4);
+        if (l < 5 || l > avail) return sdx_bs_hot_slow(r, ev);
+        sdx_bson_level *c = &s->levels[depth];
+        c->end = at + (size_t)l - 1;
+        c->array = 0;
+        c->scope = 0;
+        s->depth = depth + 1;
+        s->end = c->end;
+        s->array = 0;
+        s->value_due = 0;
+        s->pos = at + 4;
+        s->began = 1;
+        sdx_hot_head(ev, SDX_MAP, depth);
+        ev->v.count = SDX_COUNT_UNKNOWN;
+        return true;
+    }
+    case 0x02: { /* string: int32 length L >= 1, L bytes ending in NUL */
+        if (avail < 4) return sdx_bs_hot_slow(r, ev);
+        uint64_t l = sdx_hot_le(p, 4);
+        if (l < 1 || l > avail - 4 || p[4 + l - 1] != 0) return sdx_bs_hot_slow(r, ev);
+        if (s->utf8_valid) { /* short: ASCII here; longer: the kernel */
+            const uint64_t len = l - 1;
+            if (len > 16) {
+                if (s->utf8_valid((const char *)p + 4, (size_t)len) != len) return sdx_bs_hot_slow(r, ev);
+            } else {
+                uint64_t w = 0;
+                if (len >= 8) w = sdx_hot_word(p + 4) | sdx_hot_word(p + 4 + len - 8);
+                else
+                    for (uint64_t i = 0; i < len; i++) w |= p[4 + i];
+                if (w & 0x8080808080808080u) return sdx_bs_hot_slow(r, ev);
+            }
+        }
+        sdx_hot_head(ev, SDX_STR, depth);
+        ev->v.str.ptr = (const char *)p + 4;
+        ev->v.str.len = (size_t)(l - 1);
+        n = 4 + (size_t)l;
+        break;
+    }
+    default: return sdx_bs_hot_slow(r, ev);
+    }
+    s->value_due = 0;
+    s->pos = at + n;
+    s->began = 0;
+    return true;
+}
+
+#define sdx_bson_reader_next(r, ev) sdx_bson_reader_next_inline(r, ev)
 
 /* SDX_OK while reading or at a clean end, else the sticky error; fills
  * *err (if not NULL) with code, message and byte offset. */
@@ -325,6 +542,13 @@ SDX_API sdx_err sdx_bson_reader_error(const sdx_bson_reader *r, sdx_error *err);
 
 /* Byte offset in the input just after the last event. */
 SDX_API uint64_t sdx_bson_reader_offset(const sdx_bson_reader *r);
+
+/* Skip the rest of the value whose first event was just read: after a
+ * begin event (SDX_MAP or SDX_ARRAY) the rest of that document, its
+ * SDX_END included, still checked in full as next() would; after any other
+ * event nothing (after an SDX_KEY the value still follows). Returns false
+ * on error (then sdx_bson_reader_error() tells which). */
+SDX_API bool sdx_bson_reader_skip(sdx_bson_reader *r);
 
 /* The reader as a format-independent source (valid while `r` is). */
 SDX_API sdx_source sdx_bson_reader_source(sdx_bson_reader *r);

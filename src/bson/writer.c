@@ -12,8 +12,9 @@
  * placeholder type byte, whose position the frame keeps, and the value
  * sets it. Array elements get their keys "0", "1", ... with their value.
  *
- * This first version writes every element through sdx_buf_write; inline
- * fast paths like CBOR's come with the benchmark work.
+ * Every piece goes into room reserved with sdx_buf_reserve (inline while
+ * the buffer has it); strings and keys are checked for UTF-8 with the
+ * inline ASCII test and the SIMD table's kernel.
  */
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include "core/endian.h"
 #include "core/utf8.h"
 #include "sdx/bson.h"
+#include "simd/simd.h"
 
 typedef uint8_t u8;
 
@@ -44,6 +46,7 @@ sdx_err sdx_bson_writer_init(sdx_bson_writer *w, sdx_buf *out, const sdx_bson_wr
     w->cap = SDX_BSON_WRITER_INLINE_DEPTH;
     w->roots = 0;
     w->wrapped = 0;
+    w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
@@ -53,15 +56,19 @@ sdx_err sdx_bson_writer_init(sdx_bson_writer *w, sdx_buf *out, const sdx_bson_wr
 /* ------------------------------------------------------------------------ */
 
 static int utf8_ok(const sdx_bson_writer *w, const char *s, size_t n) {
-    return (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_valid_prefix(s, n) == n;
+    return (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
 }
 
 /* Append bytes; 0 with the sticky error set when the buffer fails. */
 static int put_bytes(sdx_bson_writer *w, const void *s, size_t n) {
-    if (n && sdx_buf_write(w->out, s, n)) {
+    if (!n) return 1;
+    char *p = sdx_buf_reserve(w->out, n);
+    if (!p) {
         fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
         return 0;
     }
+    memcpy(p, s, n);
+    w->out->cur = p + n;
     return 1;
 }
 
@@ -327,8 +334,13 @@ sdx_err sdx_bson_writer_key(sdx_bson_writer *w, const char *s, size_t len) {
     if (w->depth == 0) return fail(w, SDX_ERR_USAGE);
     sdx_bson_frame *f = &w->frames[w->depth - 1];
     if (f->array || !f->key_due) return fail(w, SDX_ERR_USAGE);
-    if (len && memchr(s, 0, len)) return fail(w, SDX_ERR_KEY);
-    if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
+    /* keys are short: one pass for a NUL and for bytes above 0x7f */
+    unsigned char high = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!s[i]) return fail(w, SDX_ERR_KEY);
+        high |= (unsigned char)s[i];
+    }
+    if ((high & 0x80) && !utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
     static const u8 nul = 0;
     f->type_at = sdx_buf_total(w->out);
     f->key_due = 0;

@@ -19,51 +19,6 @@
 #include "sdx/sdx.h"
 #include "test.h"
 
-/* A document with every element type and every binary subtype, written
- * with the writer from events (bsonspec.org 1.1). */
-static size_t all_types(unsigned char *out, size_t cap) {
-    static const char *hex =
-        "01 6400 000000000000f03f"                       /* double 1.0 */
-        "02 7300 04000000 610062 00"                     /* string "a\0b" */
-        "03 6f00 0c000000 10 7800 ffffffff 00"           /* {x: -1} */
-        "04 6100 0f000000 08 3000 01 0a 3100 ff 3200 00" /* [true, null, minkey] */
-        "04 6200 08000000 0a 3500 00"                    /* array with key "5" */
-        "05 6200 02000000 00 0102"                       /* binary 0 */
-        "05 633100 02000000 01 0102"                       /* function */
-        "05 633200 06000000 02 02000000 0102"              /* old binary */
-        "05 633300 10000000 03 00112233445566778899aabbccddeeff"
-        "05 633400 10000000 04 00112233445566778899aabbccddeeff"
-        "05 633500 10000000 05 00112233445566778899aabbccddeeff"
-        "05 633600 01000000 06 00"
-        "05 633700 01000000 07 00"
-        "05 633800 01000000 08 00"
-        "05 633900 03000000 09 100000"
-        "05 633a00 00000000 80"
-        "06 7500"                                        /* undefined */
-        "07 6900 0102030405060708090a0b0c"               /* ObjectId */
-        "08 7400 00"                                     /* false */
-        "09 7400 0100000000000080"                       /* datetime */
-        "0a 6e00"                                        /* null */
-        "0b 7200 615e00 696d00"                          /* regex /a^/im */
-        "0c 7000 02000000 6200 0102030405060708090a0b0c" /* DBPointer */
-        "0d 6300 02000000 6600"                          /* code */
-        "0e 7900 02000000 7300"                          /* symbol */
-        "0f 7700 18000000 02000000 6600 0e000000 0d 7800 02000000 6700 00" /* code w/ scope */
-        "10 6900 2a000000"                               /* int32 */
-        "11 7400 0100000002000000"                       /* timestamp */
-        "12 6c00 0100000000000000"                       /* int64 1 */
-        "13 6400 01000000000000000000000000004030"       /* decimal128 */
-        "ff 6d00"                                        /* min key */
-        "7f 4d00";                                       /* max key */
-    unsigned char body[1024];
-    size_t n = mp_unhex(hex, body, sizeof body);
-    if (n + 5 > cap) abort();
-    sdx_store_le32(out, (uint32_t)(n + 5));
-    memcpy(out + 4, body, n);
-    out[n + 4] = 0;
-    return n + 5;
-}
-
 static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
     sdx_bson_read_opts o = {flags, 0, 0, NULL};
     sdx_bson_reader *r = sdx_bson_reader_new(p, n, &o);
@@ -159,10 +114,7 @@ TEST(byte_flips) {
     for (long i = 0; i < rounds; i++) {
         unsigned char *p = malloc(n);
         memcpy(p, in, n);
-        for (int f = 0; f < 1 + (int)(i % 3); f++) {
-            seed = seed * 6364136223846793005u + 1442695040888963407u;
-            p[(seed >> 33) % n] ^= (unsigned char)(1u << ((seed >> 20) % 8));
-        }
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
         sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
         sdx_buf b;
         sdx_err rc = reread(r, &b, 0);
@@ -234,24 +186,6 @@ TEST(terminators_and_types) {
     CHECK_EQ_INT(read_mem("", 0, 0, NULL), SDX_ERR_TRUNCATED);
 }
 
-/* n nested documents {"a": {"a": ...}} */
-static unsigned char *nested(size_t levels, size_t *len) {
-    size_t n = 5 + levels * 8;
-    unsigned char *p = malloc(n);
-    for (size_t i = 0; i <= levels; i++) {
-        size_t inner = n - i * 8; /* bytes of the document at depth i */
-        sdx_store_le32(p + i * 7, (uint32_t)inner);
-        if (i < levels) {
-            p[i * 7 + 4] = 0x03;
-            p[i * 7 + 5] = 'a';
-            p[i * 7 + 6] = 0;
-        }
-        p[n - 1 - i] = 0;
-    }
-    *len = n;
-    return p;
-}
-
 TEST(deep_nesting) {
     size_t n;
     unsigned char *p = nested(5000, &n);
@@ -302,6 +236,143 @@ TEST(alloc_failures) {
     free(p);
 }
 
+/* The root {"s": code with scope} with k code with scope values nested in
+ * each other's scopes, the innermost scope being the n bytes at `inner`
+ * (a document); each level puts 17 bytes before its scope document, so
+ * the i-th scope (from 1) starts at 17 * i. A new allocation of *len
+ * bytes. */
+static unsigned char *nested_scopes(int k, const unsigned char *inner, size_t n, size_t *len) {
+    unsigned char *cur = malloc(n);
+    memcpy(cur, inner, n);
+    for (int i = 0; i < k; i++) {
+        size_t m = 17 + n + 1;
+        unsigned char *p = malloc(m);
+        sdx_store_le32(p, (uint32_t)m);
+        memcpy(p + 4, "\x0fs", 3);
+        sdx_store_le32(p + 7, (uint32_t)(4 + 6 + n));
+        sdx_store_le32(p + 11, 2);
+        memcpy(p + 15, "c", 2);
+        memcpy(p + 17, cur, n);
+        p[m - 1] = 0;
+        free(cur);
+        cur = p;
+        n = m;
+    }
+    *len = n;
+    return cur;
+}
+
+/* Scopes in scopes are checked by a walk on the reader's stack, without
+ * recursion: up to SDX_BSON_MAX_SCOPE_NESTING of them, documents inside
+ * them up to max_depth, every rule applied at every level, allocation
+ * failure of the stack at every point. */
+TEST(scopes_in_scopes) {
+    static const unsigned char empty[] = {5, 0, 0, 0, 0};
+    size_t n;
+    sdx_error e;
+    for (int k = 1; k <= SDX_BSON_MAX_SCOPE_NESTING + 1; k++) {
+        unsigned char *p = nested_scopes(k, empty, sizeof empty, &n);
+        sdx_err rc = read_mem(p, n, 0, &e);
+        if (k <= SDX_BSON_MAX_SCOPE_NESTING) {
+            CHECK_EQ_INT(rc, SDX_OK);
+            sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+            sdx_buf b;
+            CHECK_EQ_INT(reread(r, &b, 0), SDX_OK); /* the writer checks the scope the same way */
+            CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+            sdx_buf_destroy(&b);
+            sdx_bson_reader_free(r);
+        } else {
+            CHECK_EQ_INT(rc, SDX_ERR_DEPTH);
+            CHECK_EQ_U64(e.offset, 17 * (uint64_t)k);
+        }
+        free(p);
+    }
+    /* a bad value deep inside: found, at its offset in the input */
+    static const unsigned char bad[] = {9, 0, 0, 0, 8, 'x', 0, 2, 0};
+    unsigned char *p = nested_scopes(6, bad, sizeof bad, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_SYNTAX);
+    CHECK_EQ_U64(e.offset, 17 * 6 + 7);
+    free(p);
+    /* documents nested in a scope count towards max_depth */
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn);
+    p = nested_scopes(2, deep, dn, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_DEPTH);
+    sdx_bson_read_opts o = {0, 4000, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev)) {
+    }
+    CHECK_EQ_INT(sdx_bson_reader_error(r, NULL), SDX_OK);
+    sdx_bson_reader_free(r);
+    free(p);
+    free(deep);
+    /* allocation failure while the scope's levels grow */
+    deep = nested(100, &dn);
+    p = nested_scopes(3, deep, dn, &n);
+    for (long fail_at = 1;; fail_at++) {
+        counting_alloc a;
+        counting_alloc_init(&a, fail_at);
+        sdx_bson_read_opts ao = {0, 0, 0, &a.iface};
+        sdx_err rc = SDX_ERR_NOMEM;
+        r = sdx_bson_reader_new((const char *)p, n, &ao);
+        if (r) {
+            while (sdx_bson_reader_next(r, &ev)) {
+            }
+            rc = sdx_bson_reader_error(r, NULL);
+            sdx_bson_reader_free(r);
+        }
+        CHECK(a.live == 0);
+        if (rc == SDX_OK) break;
+        CHECK_EQ_INT(rc, SDX_ERR_NOMEM);
+        if (!CHECK(fail_at < 50)) break;
+    }
+    free(p);
+    free(deep);
+}
+
+/* The inline path (the sdx_bson_reader_next macro) and the exported
+ * function give the same events (pointers too), offsets and errors, also
+ * mixed with skip; returns 1 when they do. `flags` are read flags. */
+static int same_paths(const unsigned char *p, size_t n, uint32_t flags) {
+    sdx_bson_read_opts o = {flags, 0, 0, NULL};
+    sdx_bson_reader *a = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_bson_reader *b = sdx_bson_reader_new((const char *)p, n, &o);
+    int ok = 1;
+    for (long i = 0; ok; i++) {
+        sdx_event ea, eb;
+        bool ga = sdx_bson_reader_next(a, &ea);
+        bool gb = (sdx_bson_reader_next)(b, &eb);
+        ok &= CHECK(ga == gb);
+        if (!ga || !gb) break;
+        ok &= CHECK(event_equal(&ea, &eb) && (ea.kind < SDX_STR || ea.kind > SDX_KEY || ea.v.str.ptr == eb.v.str.ptr));
+        ok &= CHECK_EQ_U64(sdx_bson_reader_offset(a), sdx_bson_reader_offset(b));
+        if (i % 7 == 3) ok &= CHECK(sdx_bson_reader_skip(a) == sdx_bson_reader_skip(b));
+    }
+    sdx_error xa, xb;
+    ok &= CHECK(sdx_bson_reader_error(a, &xa) == sdx_bson_reader_error(b, &xb) && xa.offset == xb.offset);
+    sdx_bson_reader_free(a);
+    sdx_bson_reader_free(b);
+    return ok;
+}
+
+TEST(inline_path) {
+    unsigned char in[1024], p[1024];
+    size_t n = all_types(in, sizeof in);
+    CHECK(same_paths(in, n, 0));
+    uint64_t seed = 77;
+    long rounds = (long)(20000 * test_scale());
+    for (long i = 0; i < rounds; i++) {
+        memcpy(p, in, n);
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
+        if (!same_paths(p, n, i & 1 ? SDX_BSON_READ_NO_UTF8_CHECK : 0)) break;
+    }
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
+    CHECK(same_paths(deep, dn, 0));
+    free(deep);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"round_trip_every_type", round_trip_every_type},
@@ -312,5 +383,7 @@ int main(int argc, char **argv) {
                                   {"terminators_and_types", terminators_and_types},
                                   {"deep_nesting", deep_nesting},
                                   {"alloc_failures", alloc_failures},
+                                  {"scopes_in_scopes", scopes_in_scopes},
+                                  {"inline_path", inline_path},
                                   {0}});
 }
