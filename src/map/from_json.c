@@ -347,16 +347,17 @@ sdx_err sdx_map_from_json_init(sdx_map_from_json *m, sdx_sink out, const sdx_map
     m->target = opts->target;
     m->max_digits = opts->max_digits ? opts->max_digits : SDX_MAP_DEFAULT_MAX_DIGITS;
     m->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
-    const uint32_t known = SDX_MAP_TAGS_DROP | SDX_MAP_TAGS_WRAP | SDX_MAP_UNDEFINED_NULL;
-    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT;
-    if ((opts->flags & ~known) || (opts->flags & SDX_MAP_TAGS_DROP && opts->flags & SDX_MAP_TAGS_WRAP) ||
-        (opts->target & ~targets) || opts->max_digits > SDX_MAP_MAX_DIGITS_CAP)
+    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT | SDX_MAP_TARGET_BSON;
+    bool bson_mixed = (opts->target & SDX_MAP_TARGET_BSON) && (opts->target & ~(uint32_t)SDX_MAP_TARGET_BSON);
+    if (!sdx_map_flags_ok(opts->flags) || (opts->target & ~targets) || bson_mixed ||
+        opts->max_digits > SDX_MAP_MAX_DIGITS_CAP)
         return fail(m, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
 
 sdx_err sdx_map_from_json_put(sdx_map_from_json *m, const sdx_event *ev) {
     if (m->err) return m->err;
+    if (m->target & SDX_MAP_TARGET_BSON) return sdx_map_ejson_put(m, ev);
     if (m->ncloses && (m->closes[m->ncloses - 1] & 1)) {
         /* the end of a {"$tag":N,"$value":V} map: it was never sent */
         if (ev->kind != SDX_END) return fail(m, SDX_ERR_SYNTAX);
@@ -376,6 +377,7 @@ sdx_err sdx_map_from_json_put(sdx_map_from_json *m, const sdx_event *ev) {
 
 sdx_err sdx_map_from_json_finish(sdx_map_from_json *m) {
     if (!m->err && m->nheld) release(m);
+    if (m->target & SDX_MAP_TARGET_BSON) sdx_map_ejson_finish(m);
     sdx_err e = sdx_sink_finish(m->out);
     if (e && !m->err) m->err = e;
     sdx_map_scratch_free(&m->strs, &m->alloc);

@@ -77,4 +77,17 @@ void *sdx_map_scratch_get(sdx_map_scratch *s, const sdx_alloc *a, size_t size);
 /* Free a scratch block. */
 void sdx_map_scratch_free(sdx_map_scratch *s, const sdx_alloc *a);
 
+/* Whether the flags of sdx_map_opts are known and consistent (at most one
+ * TAGS policy, at most one EJSON mode). */
+bool sdx_map_flags_ok(uint32_t flags);
+
+/* dst = the n bytes at src in ascending order (a counting sort: linear in
+ * n). Extended JSON regex options are written sorted. */
+void sdx_map_sort_bytes(char *dst, const char *src, size_t n);
+
+/* The from-JSON layer for SDX_MAP_TARGET_BSON (src/map/ejson.c): take one
+ * event, and at the end send what is held (before out is finished). */
+sdx_err sdx_map_ejson_put(sdx_map_from_json *m, const sdx_event *ev);
+sdx_err sdx_map_ejson_finish(sdx_map_from_json *m);
+
 #endif /* SDX_MAP_INTERNAL_H */
