@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_test.h"
 #include "msgpack_util.h"
 #include "num/num.h"
 #include "sdx/sdx.h"
@@ -43,16 +44,24 @@
 #define EJSON_DECIMAL128 0
 #endif
 
+/* The allocator of the layer, readers and writers (NULL: the default). */
+static const sdx_alloc *test_alloc;
+
 /* BSON bytes -> Extended JSON text (in *out, destroy it). */
 static sdx_err bson_to_json(const unsigned char *in, size_t n, uint32_t flags, sdx_buf *out) {
-    sdx_buf_init(out, NULL);
+    sdx_buf_init(out, test_alloc);
     unsigned char *copy = malloc(n ? n : 1); /* exactly its size: ASan sees overreads */
     memcpy(copy, in, n);
-    sdx_bson_reader *r = sdx_bson_reader_new((const char *)copy, n, NULL);
+    sdx_bson_read_opts ro = {0, 0, 0, test_alloc};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)copy, n, &ro);
+    if (!r) {
+        free(copy);
+        return SDX_ERR_NOMEM;
+    }
     sdx_json_writer w;
     sdx_json_writer_init(&w, out, NULL);
     sdx_map_to_json m;
-    sdx_map_opts mo = {flags, 0, 0, NULL};
+    sdx_map_opts mo = {flags, 0, 0, test_alloc};
     sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &mo);
     sdx_error err;
     sdx_err rc = sdx_transcode(sdx_bson_reader_source(r), sdx_map_to_json_sink(&m), &err);
@@ -63,17 +72,29 @@ static sdx_err bson_to_json(const unsigned char *in, size_t n, uint32_t flags, s
     return rc;
 }
 
+static sdx_err json_to_bson_n(const char *text, size_t n, sdx_buf *out);
+
 /* Extended JSON text -> BSON bytes (in *out, destroy it). */
 static sdx_err json_to_bson(const char *text, sdx_buf *out) {
-    sdx_buf_init(out, NULL);
-    size_t n = strlen(text);
+    return json_to_bson_n(text, strlen(text), out);
+}
+
+/* The same for n bytes of text. */
+static sdx_err json_to_bson_n(const char *text, size_t n, sdx_buf *out) {
+    sdx_buf_init(out, test_alloc);
     char *copy = malloc(n ? n : 1);
     memcpy(copy, text, n);
-    sdx_json_reader *r = sdx_json_reader_new(copy, n, NULL);
+    sdx_json_read_opts jo = {0, 0, test_alloc};
+    sdx_json_reader *r = sdx_json_reader_new(copy, n, &jo);
+    if (!r) {
+        free(copy);
+        return SDX_ERR_NOMEM;
+    }
     sdx_bson_writer w;
-    sdx_bson_writer_init(&w, out, NULL);
+    sdx_bson_write_opts wo = {0, test_alloc};
+    sdx_bson_writer_init(&w, out, &wo);
     sdx_map_from_json m;
-    sdx_map_opts mo = {0, SDX_MAP_TARGET_BSON, 0, NULL};
+    sdx_map_opts mo = {0, SDX_MAP_TARGET_BSON, 0, test_alloc};
     sdx_map_from_json_init(&m, sdx_bson_writer_sink(&w), &mo);
     sdx_error err;
     sdx_err rc = sdx_transcode(sdx_json_reader_source(r), sdx_map_from_json_sink(&m), &err);
@@ -251,4 +272,177 @@ TEST(corpus) {
     CHECK(valid_cases + skipped > 0);
 }
 
-int main(int argc, char **argv) { return test_run(argc, argv, (test_case[]){{"corpus", corpus}, {0}}); }
+/* JSON -> BSON gives the error `want` (SDX_OK: the bytes `hex`). */
+static void expect_bson(const char *json, sdx_err want, const char *hex, int line) {
+    sdx_buf out;
+    sdx_err rc = json_to_bson(json, &out);
+    int ok = rc == want;
+    if (ok && hex) {
+        size_t n;
+        unsigned char *b = unhex_alloc(hex, &n);
+        ok = sdx_buf_len(&out) == n && !memcmp(sdx_buf_data(&out), b, n);
+        free(b);
+    }
+    if (!CHECK(ok)) fprintf(stderr, "  line %d: %s: error %d, want %d\n", line, json, rc, want);
+    sdx_buf_destroy(&out);
+}
+#define EXPECT_BSON(json, hex) expect_bson(json, SDX_OK, hex, __LINE__)
+#define EXPECT_FAIL(json, err) expect_bson(json, err, NULL, __LINE__)
+
+/* The forms the corpus does not show, and malformed wrappers. */
+TEST(forms) {
+    /* legacy binary and regex, keys either way round */
+    const char *bin80 = "0F0000000578000200000080FFFF00";
+    EXPECT_BSON("{\"x\":{\"$binary\":\"//8=\",\"$type\":\"80\"}}", bin80);
+    EXPECT_BSON("{\"x\":{\"$type\":\"80\",\"$binary\":\"//8=\"}}", bin80);
+    EXPECT_BSON("{\"x\":{\"$binary\":{\"base64\":\"//8=\",\"subType\":\"80\"}}}", bin80);
+    const char *re = "0F0000000B780061626300696D0000";
+    EXPECT_BSON("{\"x\":{\"$regex\":\"abc\",\"$options\":\"mi\"}}", re);
+    EXPECT_BSON("{\"x\":{\"$options\":\"mi\",\"$regex\":\"abc\"}}", re);
+    /* dates: Z, offsets, fractions (milliseconds kept, beyond dropped) */
+    EXPECT_BSON("{\"x\":{\"$date\":\"1970-01-01T00:00:00Z\"}}", "10000000097800000000000000000000");
+    EXPECT_BSON("{\"x\":{\"$date\":\"1970-01-01T01:00:00.0019+01:00\"}}", "10000000097800010000000000000000");
+    EXPECT_BSON("{\"x\":{\"$date\":\"1970-01-01T00:00:00.001-0000\"}}", "10000000097800010000000000000000");
+    EXPECT_FAIL("{\"x\":{\"$date\":\"2013-02-29T00:00:00Z\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$date\":\"1970-01-01T00:00:00\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$date\":\"1970-01-01T00:00:00.Z\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$date\":{\"$numberLong\":\"1\",\"y\":1}}}", SDX_ERR_SYNTAX);
+    /* query operators stay maps ({"$regex": "a"} alone included) */
+    EXPECT_BSON("{\"x\":{\"$regex\":\"a\"}}", "1B0000000378001300000002247265676578000200000061000000");
+    /* numbers out of range or not numbers */
+    EXPECT_FAIL("{\"x\":{\"$numberInt\":\"2147483648\"}}", SDX_ERR_SYNTAX);
+    EXPECT_BSON("{\"x\":{\"$numberInt\":\"-2147483648\"}}", "0C0000001078000000008000");
+    EXPECT_FAIL("{\"x\":{\"$numberInt\":\"1.0\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberInt\":\"\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberLong\":\"9223372036854775808\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberLong\":\"-9223372036854775809\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberLong\":\"12345678901234567890123\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberDouble\":\"1.0x\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$numberDouble\":\"\"}}", SDX_ERR_SYNTAX);
+    /* other malformed wrappers */
+    EXPECT_FAIL("{\"x\":{\"$oid\":\"56e1fc72e0c917e9c471416z\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$oid\":\"56e1fc72e0c917e9c47141\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$scope\":{}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$scope\":{},\"$code\":\"\",\"y\":1}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$binary\":{\"base64\":\"//8\",\"subType\":\"00\"}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$binary\":{\"base64\":\"//8=\",\"subType\":\"100\"}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$binary\":{\"base64\":\"//8=\",\"subType\":\"0g\"}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$timestamp\":{\"t\":-1,\"i\":0}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$timestamp\":{\"t\":4294967296,\"i\":0}}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$dbPointer\":{\"$ref\":\"a\",\"$id\":{\"$oid\":\"56e1fc72e0c917e9c4714161\",\"y\":1}}}}",
+                SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$undefined\":false}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$uuid\":\"73ffd264-44b3-4c69-90e8-e7d1dfc035zz\"}}", SDX_ERR_SYNTAX);
+    EXPECT_FAIL("{\"x\":{\"$regex\":\"a\",\"$options\":\"\",\"y\":1}}", SDX_ERR_SYNTAX);
+    /* a wrapper inside a plain map that began like a query operator */
+    EXPECT_BSON("{\"x\":{\"$type\":{\"$numberLong\":\"2\"}}}",
+                "1C000000037800140000001224747970650002000000000000000000");
+    /* the input ends inside a wrapper */
+    EXPECT_FAIL("{\"x\":{\"$oid\":", SDX_ERR_TRUNCATED);
+}
+
+/* Code with scope nested: the $scope documents are encoded through the
+ * layer, up to SDX_BSON_MAX_SCOPE_NESTING deep. */
+TEST(scope_nesting) {
+    for (int depth = 1; depth <= SDX_BSON_MAX_SCOPE_NESTING + 1; depth++) {
+        char json[2048] = "{\"a\":", *p = json + strlen(json);
+        for (int i = 0; i < depth; i++) p += sprintf(p, "{\"$code\":\"c%d\",\"$scope\":{\"x\":", i);
+        p += sprintf(p, "{\"$numberLong\":\"7\"}");
+        for (int i = 0; i < depth; i++) p += sprintf(p, "}}");
+        sprintf(p, "}");
+        sdx_buf b;
+        sdx_err rc = json_to_bson(json, &b);
+        if (depth > SDX_BSON_MAX_SCOPE_NESTING) {
+            CHECK_EQ_INT(rc, SDX_ERR_DEPTH);
+        } else if (CHECK_EQ_INT(rc, SDX_OK)) { /* and back, canonical */
+            sdx_buf j;
+            if (CHECK_EQ_INT(bson_to_json((const unsigned char *)sdx_buf_data(&b), sdx_buf_len(&b),
+                                          SDX_MAP_EJSON_CANONICAL, &j),
+                             SDX_OK))
+                CHECK(json_equal(sdx_buf_data(&j), sdx_buf_len(&j), json));
+            sdx_buf_destroy(&j);
+        }
+        sdx_buf_destroy(&b);
+    }
+}
+
+/* A document with every type but decimal128, canonical Extended JSON. */
+static const char every_type[] =
+    "{\"_id\":{\"$oid\":\"57e193d7a9cc81b4027498b5\"},\"Symbol\":{\"$symbol\":\"symbol\"},\"String\":\"string\","
+    "\"Int32\":{\"$numberInt\":\"42\"},\"Int64\":{\"$numberLong\":\"42\"},\"Double\":{\"$numberDouble\":\"-1.0\"},"
+    "\"Inf\":{\"$numberDouble\":\"-Infinity\"},"
+    "\"Binary\":{\"$binary\":{\"base64\":\"o0w498Or7cijeBSpkquNtg==\",\"subType\":\"03\"}},"
+    "\"Old\":{\"$binary\":{\"base64\":\"//8=\",\"subType\":\"02\"}},\"Code\":{\"$code\":\"function() {}\"},"
+    "\"CodeWithScope\":{\"$code\":\"function() {}\",\"$scope\":{\"d\":{\"$date\":{\"$numberLong\":\"5\"}},"
+    "\"s\":{\"$code\":\"x\",\"$scope\":{}}}},\"Subdocument\":{\"foo\":\"bar\"},"
+    "\"Array\":[{\"$numberInt\":\"1\"},{\"$numberInt\":\"2\"}],\"Timestamp\":{\"$timestamp\":{\"t\":42,\"i\":1}},"
+    "\"Regex\":{\"$regularExpression\":{\"pattern\":\"pattern\",\"options\":\"ix\"}},"
+    "\"DatetimeNegative\":{\"$date\":{\"$numberLong\":\"-2147483648\"}},\"True\":true,\"False\":false,"
+    "\"DBPointer\":{\"$dbPointer\":{\"$ref\":\"collection\",\"$id\":{\"$oid\":\"57e193d7a9cc81b4027498b1\"}}},"
+    "\"DBRef\":{\"$ref\":\"collection\",\"$id\":{\"$oid\":\"57fd71e96e32ab4225b723fb\"},\"$db\":\"database\"},"
+    "\"Minkey\":{\"$minKey\":1},\"Maxkey\":{\"$maxKey\":1},\"Null\":null,\"Undefined\":{\"$undefined\":true}}";
+
+/* Every allocation of either direction failing in turn: SDX_ERR_NOMEM or
+ * success, and nothing left allocated. */
+TEST(alloc_failures) {
+    sdx_buf ref;
+    if (!CHECK_EQ_INT(json_to_bson(every_type, &ref), SDX_OK)) return;
+    for (int dir = 0; dir < 2; dir++) {
+        for (long fail_at = 1;; fail_at++) {
+            counting_alloc a;
+            counting_alloc_init(&a, fail_at);
+            test_alloc = &a.iface;
+            sdx_buf out;
+            sdx_err rc = dir ? bson_to_json((const unsigned char *)sdx_buf_data(&ref), sdx_buf_len(&ref),
+                                            SDX_MAP_EJSON_CANONICAL, &out)
+                             : json_to_bson(every_type, &out);
+            int equal = dir ? json_equal(sdx_buf_data(&out), sdx_buf_len(&out), every_type)
+                            : sdx_buf_len(&out) == sdx_buf_len(&ref) &&
+                                  !memcmp(sdx_buf_data(&out), sdx_buf_data(&ref), sdx_buf_len(&ref));
+            sdx_buf_destroy(&out);
+            test_alloc = NULL;
+            CHECK(a.live == 0);
+            if (rc == SDX_OK) {
+                CHECK(equal);
+                CHECK(fail_at > 1);
+                break;
+            }
+            if (!CHECK_EQ_INT(rc, SDX_ERR_NOMEM) || !CHECK(fail_at < 1000)) break;
+        }
+    }
+    sdx_buf_destroy(&ref);
+}
+
+/* Every prefix of the JSON, and each byte replaced by a few others: an
+ * error or a result, never a crash (ASan), and nothing leaked. */
+TEST(truncation_and_flips) {
+    size_t n = strlen(every_type);
+    for (size_t k = 0; k < n; k++) {
+        sdx_buf out;
+        CHECK(json_to_bson_n(every_type, k, &out) != SDX_OK);
+        sdx_buf_destroy(&out);
+    }
+    char *m = malloc(n + 1);
+    static const char subst[] = "\"{}[]:,0$ax\\";
+    for (size_t k = 0; k < n; k++) {
+        for (const char *c = subst; *c; c++) {
+            memcpy(m, every_type, n + 1);
+            m[k] = *c;
+            sdx_buf out;
+            sdx_err rc = json_to_bson_n(m, n, &out);
+            (void)rc;
+            sdx_buf_destroy(&out);
+        }
+    }
+    free(m);
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){{"corpus", corpus},
+                                  {"forms", forms},
+                                  {"scope_nesting", scope_nesting},
+                                  {"alloc_failures", alloc_failures},
+                                  {"truncation_and_flips", truncation_and_flips},
+                                  {0}});
+}
