@@ -32,7 +32,17 @@ enum cli_mapping {
     CLI_MAP_TAGS_WRAP = 1u << 6,      /* --tags=wrap: ... written wrapped,
                                          {"$tag": N, "$value": V} and the like
                                          (map.h), and read back from JSON */
-    CLI_MAP_UNDEFINED_NULL = 1u << 7  /* --undefined=null: CBOR undefined as null */
+    CLI_MAP_UNDEFINED_NULL = 1u << 7, /* --undefined=null: CBOR undefined as null */
+    CLI_MAP_EJSON_CANONICAL = 1u << 8, /* --ejson=canonical: canonical MongoDB
+                                          Extended JSON (map.h) */
+    CLI_MAP_EJSON_OFF = 1u << 9,       /* --ejson=off: no Extended JSON; BSON
+                                          types go by --tags, and JSON is read
+                                          into BSON literally */
+    CLI_MAP_EJSON_SOURCE = 1u << 10    /* not an option: set by the pump when
+                                          the input is a format with BSON types,
+                                          so that its untagged values (int32,
+                                          double, generic binary) are Extended
+                                          JSON too (SDX_MAP_EJSON_RELAXED) */
 };
 
 /* How a reader is asked to read. */
