@@ -33,12 +33,13 @@ enum cli_mapping {
                                          {"$tag": N, "$value": V} and the like
                                          (map.h), and read back from JSON */
     CLI_MAP_UNDEFINED_NULL = 1u << 7, /* --undefined=null: CBOR undefined as null */
-    CLI_MAP_EJSON_CANONICAL = 1u << 8, /* --ejson=canonical: canonical MongoDB
+    /* (1u << 8: --root=wrap, on branch h/bson-tree) */
+    CLI_MAP_EJSON_CANONICAL = 1u << 9, /* --ejson=canonical: canonical MongoDB
                                           Extended JSON (map.h) */
-    CLI_MAP_EJSON_OFF = 1u << 9,       /* --ejson=off: no Extended JSON; BSON
+    CLI_MAP_EJSON_OFF = 1u << 10,      /* --ejson=off: no Extended JSON; BSON
                                           types go by --tags, and JSON is read
                                           into BSON literally */
-    CLI_MAP_EJSON_SOURCE = 1u << 10    /* not an option: set by the pump when
+    CLI_MAP_EJSON_SOURCE = 1u << 11    /* not an option: set by the pump when
                                           the input is a format with BSON types,
                                           so that its untagged values (int32,
                                           double, generic binary) are Extended
