@@ -341,21 +341,31 @@ SDX_API sdx_source sdx_bson_reader_source(sdx_bson_reader *r);
 /* Write the decimal128 value held in `bytes` (16 bytes, little-endian, as
  * BSON stores them) as text, by the algorithm of the BSON Decimal128
  * specification (mongodb/specifications, bson-decimal128): "Infinity",
- * "-Infinity", "NaN", plain notation when the exponent is <= 0 and the
- * adjusted exponent >= -6, otherwise scientific "d.dddE+n"; a non-canonical
- * significand (above 10^34 - 1) reads as zero. `out` gets the text and a
- * NUL and must hold SDX_BSON_DECIMAL128_STRING_MAX + 1 bytes. Returns the
- * text's length. */
+ * "-Infinity", "NaN" (for every NaN: either sign, signaling or quiet, any
+ * payload), plain notation when the exponent is <= 0 and the adjusted
+ * exponent >= -6, otherwise scientific "d.dddE+n"; a non-canonical
+ * significand (above 10^34 - 1, as in every encoding whose bits 126..125
+ * are 11 other than Infinity and NaN) reads as zero, with the value's sign
+ * and exponent. Every 16 bytes have a text. `out` gets the text and a NUL
+ * and must hold SDX_BSON_DECIMAL128_STRING_MAX + 1 bytes; neither pointer
+ * may be NULL. Returns the text's length. */
 SDX_API size_t sdx_bson_decimal128_to_string(const uint8_t bytes[16], char *out);
 
-/* Parse decimal text (`len` bytes, no NUL needed) into the 16 bytes of a
- * decimal128, by the same specification: optional sign, digits with an
- * optional point, an optional exponent "e"/"E" with sign; "Inf",
- * "Infinity", "NaN" in any case, signed. Values that need rounding are
- * errors unless only zeros are lost (clamping), as the specification
- * requires. Returns SDX_OK, or SDX_ERR_SYNTAX for text that is not a
- * decimal number, SDX_ERR_RANGE for one decimal128 cannot hold exactly;
- * `out` is written only on success. */
+/* Parse decimal text (`len` bytes, no NUL needed; a NUL inside them is an
+ * error) into the 16 bytes of a decimal128, by the same specification:
+ * optional sign, digits with an optional point, an optional exponent
+ * "e"/"E" with sign; "Inf", "Infinity", "NaN" in any case, signed (the sign
+ * is kept, also on zero and NaN); no spaces. The text's exponent is kept
+ * (preferred exponent: "1.50" keeps its trailing zero) unless the value
+ * needs another: trailing zeros beyond 34 digits or below exponent -6176
+ * are dropped, and above exponent 6111 zeros are appended to the
+ * coefficient (clamping); zero takes the nearest exponent in range. Values
+ * that need rounding otherwise (a nonzero digit lost, overflow, underflow)
+ * are errors, as the specification requires. Returns SDX_OK, or
+ * SDX_ERR_SYNTAX for text that is not a decimal number (the empty text,
+ * also with s NULL and len 0), SDX_ERR_RANGE for one decimal128 cannot
+ * hold exactly, SDX_ERR_INVALID_ARG when out is NULL or s is NULL with len
+ * > 0; `out` is written only on success. */
 SDX_API sdx_err sdx_bson_decimal128_from_string(const char *s, size_t len, uint8_t out[16]);
 
 #ifdef __cplusplus
