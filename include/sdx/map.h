@@ -100,8 +100,7 @@
  *                            {"$numberLong":"n"}
  *   int32 (tag 0x10)         relaxed: the number; canonical {"$numberInt":"n"}
  *   decimal128               {"$numberDecimal":"..."} (bson.h's decimal128
- *                            text; until its implementation lands: the tags
- *                            policy)
+ *                            text)
  *   undefined, min/max key   {"$undefined":true}, {"$minKey":1}, {"$maxKey":1}
  *   array held as a map      a JSON array (its odd keys dropped)
  * SDX_MAP_EJSON_RELAXED / _CANONICAL make every value Extended JSON (for a
@@ -155,7 +154,8 @@
  * {"$regex":"..."} alone, {"$type": ...} without "$binary" and "$options"
  * without "$regex" stay plain maps. A wrapper with missing, extra or
  * ill-typed keys, or a value out of range (an int32 text beyond int32, an
- * ObjectId not of 24 hex digits, a NUL in a regex) is SDX_ERR_SYNTAX; the
+ * ObjectId not of 24 hex digits, a NUL in a regex) is SDX_ERR_SYNTAX (a
+ * $numberDecimal that needs rounding SDX_ERR_RANGE); the
  * input ending inside one SDX_ERR_TRUNCATED. A $scope document is encoded
  * with the BSON writer into scratch memory (code with scope nested deeper
  * than SDX_BSON_MAX_SCOPE_NESTING: SDX_ERR_DEPTH). Other JSON passes as it

@@ -482,9 +482,13 @@ static bool wrapper(sdx_map_from_json *m, const walk *w, sdx_sink out, size_t i)
         return put_to(m, out, &ev), true;
     }
     if (total == 1 && key_eq(k0, "$numberDecimal")) {
-        /* comes with sdx_bson_decimal128_from_string (branch h/bson-dec) */
-        if (!s0) return fail(m, SDX_ERR_SYNTAX), true;
-        return fail(m, SDX_ERR_UNSUPPORTED), true;
+        uint8_t d[16];
+        sdx_err e = s0 ? sdx_bson_decimal128_from_string(s0->v.str.ptr, s0->v.str.len, d) : SDX_ERR_SYNTAX;
+        if (e) return fail(m, e), true; /* SDX_ERR_SYNTAX, or SDX_ERR_RANGE: not exact */
+        ev = tagged(SDX_BIN, SDX_BSON_DECIMAL128);
+        ev.v.str.ptr = (const char *)d;
+        ev.v.str.len = 16;
+        return put_to(m, out, &ev), true;
     }
     if ((x = find(es, n, "$binary")) != NULL) {
         entry b64, st;

@@ -739,8 +739,11 @@ static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
         if (integer) return ejson_canonical(m) ? number_long(m, NULL, v->v.i) : plain(m, v);
         break;
     case SDX_BSON_DECIMAL128:
-        /* {"$numberDecimal": ...} comes with sdx_bson_decimal128_to_string
-         * (branch h/bson-dec); until then the tags policy. */
+        if (bin && v->v.str.len == 16) {
+            char text[SDX_BSON_DECIMAL128_STRING_MAX + 1];
+            size_t n = sdx_bson_decimal128_to_string((const uint8_t *)v->v.str.ptr, text);
+            return wrapper_str(m, "$numberDecimal", text, n);
+        }
         break;
     case SDX_BSON_MINKEY:
     case SDX_BSON_MAXKEY:
