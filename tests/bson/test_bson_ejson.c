@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "alloc_test.h"
+#include "ejson_test.h"
 #include "msgpack_util.h"
 #include "num/num.h"
 #include "sdx/sdx.h"
@@ -42,63 +43,15 @@
 /* The allocator of the layer, readers and writers (NULL: the default). */
 static const sdx_alloc *test_alloc;
 
-/* BSON bytes -> Extended JSON text (in *out, destroy it). */
 static sdx_err bson_to_json(const unsigned char *in, size_t n, uint32_t flags, sdx_buf *out) {
-    sdx_buf_init(out, test_alloc);
-    unsigned char *copy = malloc(n ? n : 1); /* exactly its size: ASan sees overreads */
-    memcpy(copy, in, n);
-    sdx_bson_read_opts ro = {0, 0, 0, test_alloc};
-    sdx_bson_reader *r = sdx_bson_reader_new((const char *)copy, n, &ro);
-    if (!r) {
-        free(copy);
-        return SDX_ERR_NOMEM;
-    }
-    sdx_json_writer w;
-    sdx_json_writer_init(&w, out, NULL);
-    sdx_map_to_json m;
-    sdx_map_opts mo = {flags, 0, 0, test_alloc};
-    sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &mo);
-    sdx_error err;
-    sdx_err rc = sdx_transcode(sdx_bson_reader_source(r), sdx_map_to_json_sink(&m), &err);
-    sdx_err fin = sdx_map_to_json_finish(&m); /* finishes the writer too */
-    if (!rc) rc = fin;
-    sdx_bson_reader_free(r);
-    free(copy);
-    return rc;
+    return ejson_from_bson(in, n, flags, test_alloc, out);
 }
 
-static sdx_err json_to_bson_n(const char *text, size_t n, sdx_buf *out);
-
-/* Extended JSON text -> BSON bytes (in *out, destroy it). */
-static sdx_err json_to_bson(const char *text, sdx_buf *out) {
-    return json_to_bson_n(text, strlen(text), out);
-}
-
-/* The same for n bytes of text. */
 static sdx_err json_to_bson_n(const char *text, size_t n, sdx_buf *out) {
-    sdx_buf_init(out, test_alloc);
-    char *copy = malloc(n ? n : 1);
-    memcpy(copy, text, n);
-    sdx_json_read_opts jo = {0, 0, test_alloc};
-    sdx_json_reader *r = sdx_json_reader_new(copy, n, &jo);
-    if (!r) {
-        free(copy);
-        return SDX_ERR_NOMEM;
-    }
-    sdx_bson_writer w;
-    sdx_bson_write_opts wo = {0, test_alloc};
-    sdx_bson_writer_init(&w, out, &wo);
-    sdx_map_from_json m;
-    sdx_map_opts mo = {0, SDX_MAP_TARGET_BSON, 0, test_alloc};
-    sdx_map_from_json_init(&m, sdx_bson_writer_sink(&w), &mo);
-    sdx_error err;
-    sdx_err rc = sdx_transcode(sdx_json_reader_source(r), sdx_map_from_json_sink(&m), &err);
-    sdx_err fin = sdx_map_from_json_finish(&m); /* finishes the writer too */
-    if (!rc) rc = fin;
-    sdx_json_reader_free(r);
-    free(copy);
-    return rc;
+    return ejson_to_bson(text, n, test_alloc, out);
 }
+
+static sdx_err json_to_bson(const char *text, sdx_buf *out) { return json_to_bson_n(text, strlen(text), out); }
 
 /* JSON text normalized for comparison (see the top); NULL if it is not
  * JSON. Free the result. */
