@@ -55,25 +55,6 @@ void sdx_map_sort_bytes(char *dst, const char *src, size_t n) {
 /* Holding a candidate map                                                   */
 /* ------------------------------------------------------------------------ */
 
-static sdx_err fail(sdx_map_from_json *m, sdx_err e) {
-    if (!m->err) m->err = e;
-    return m->err;
-}
-
-static sdx_err put_to(sdx_map_from_json *m, sdx_sink out, const sdx_event *ev) {
-    if (m->err) return m->err;
-    sdx_err e = sdx_sink_put(out, ev);
-    if (e) m->err = e;
-    return m->err;
-}
-
-static sdx_event make(sdx_kind kind) {
-    sdx_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = (uint8_t)kind;
-    return e;
-}
-
 static bool has_text(const sdx_event *e) {
     return e->kind == SDX_STR || e->kind == SDX_KEY || e->kind == SDX_BIN || e->kind == SDX_RAW;
 }
@@ -95,22 +76,22 @@ static bool is_keyword(const sdx_event *key) {
  * its offset kept in `tag` until the walk (events from a JSON reader carry
  * no tags; a tagged one here is SDX_ERR_USAGE). */
 static sdx_err append(sdx_map_from_json *m, const sdx_event *ev) {
-    if (ev->tag_kind != SDX_TAG_NONE) return fail(m, SDX_ERR_USAGE);
+    if (ev->tag_kind != SDX_TAG_NONE) return sdx_map_from_json_fail(m, SDX_ERR_USAGE);
     if (m->nevs == m->capevs) {
         size_t cap = m->capevs ? m->capevs * 2 : 16;
-        if (cap > SIZE_MAX / sizeof *m->evs) return fail(m, SDX_ERR_NOMEM);
+        if (cap > SIZE_MAX / sizeof *m->evs) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
         void *p = m->evs ? m->alloc.realloc(m->alloc.ctx, m->evs, m->capevs * sizeof *m->evs, cap * sizeof *m->evs)
                          : m->alloc.malloc(m->alloc.ctx, cap * sizeof *m->evs);
-        if (!p) return fail(m, SDX_ERR_NOMEM);
+        if (!p) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
         m->evs = p;
         m->capevs = cap;
     }
     sdx_event e = *ev;
     if (has_text(ev)) {
         size_t n = ev->v.str.len;
-        if (n > SIZE_MAX - 1 - m->arena_len) return fail(m, SDX_ERR_NOMEM);
+        if (n > SIZE_MAX - 1 - m->arena_len) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
         char *a = sdx_map_scratch_get(&m->arena, &m->alloc, m->arena_len + n + 1);
-        if (!a) return fail(m, SDX_ERR_NOMEM);
+        if (!a) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
         if (n) memcpy(a + m->arena_len, ev->v.str.ptr, n);
         e.tag = m->arena_len;
         e.v.str.ptr = NULL;
@@ -324,7 +305,7 @@ static bool parse_uuid(const sdx_event *s, uint8_t out[16]) {
 static sdx_err walk_range(sdx_map_from_json *m, const walk *w, sdx_sink out, size_t from, size_t to);
 
 static sdx_event tagged(sdx_kind kind, uint64_t tag) {
-    sdx_event e = make(kind);
+    sdx_event e = sdx_map_event(kind);
     e.tag_kind = SDX_TAG_BSON;
     e.tag = tag;
     return e;
@@ -334,16 +315,16 @@ static sdx_event tagged(sdx_kind kind, uint64_t tag) {
 static sdx_err put_binary(sdx_map_from_json *m, sdx_sink out, const sdx_event *b64, const sdx_event *type) {
     size_t tl = type->v.str.len;
     int hi = tl == 2 ? hex_digit(type->v.str.ptr[0]) : 0, lo = tl ? hex_digit(type->v.str.ptr[tl - 1]) : -1;
-    if (tl < 1 || tl > 2 || hi < 0 || lo < 0) return fail(m, SDX_ERR_SYNTAX);
+    if (tl < 1 || tl > 2 || hi < 0 || lo < 0) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
     uint8_t st = (uint8_t)(hi << 4 | lo);
     char *bytes = sdx_map_scratch_get(&m->text, &m->alloc, b64->v.str.len / 4 * 3 + 3);
-    if (!bytes) return fail(m, SDX_ERR_NOMEM);
+    if (!bytes) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     size_t n = sdx_base64_decode(bytes, b64->v.str.ptr, b64->v.str.len);
-    if (n == SIZE_MAX) return fail(m, SDX_ERR_SYNTAX);
-    sdx_event e = st ? tagged(SDX_BIN, SDX_BSON_BINARY_TAG(st)) : make(SDX_BIN);
+    if (n == SIZE_MAX) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
+    sdx_event e = st ? tagged(SDX_BIN, SDX_BSON_BINARY_TAG(st)) : sdx_map_event(SDX_BIN);
     e.v.str.ptr = bytes;
     e.v.str.len = n;
-    return put_to(m, out, &e);
+    return sdx_map_from_json_send(m, out, &e);
 }
 
 /* A regular expression from its pattern and options: pattern NUL options
@@ -351,10 +332,11 @@ static sdx_err put_binary(sdx_map_from_json *m, sdx_sink out, const sdx_event *b
  * inside either is SDX_ERR_SYNTAX (BSON cstrings). */
 static sdx_err put_regex(sdx_map_from_json *m, sdx_sink out, const sdx_event *pat, const sdx_event *opt) {
     size_t pl = pat->v.str.len, ol = opt->v.str.len;
-    if (memchr(pat->v.str.ptr, 0, pl) || memchr(opt->v.str.ptr, 0, ol)) return fail(m, SDX_ERR_SYNTAX);
-    if (pl > SIZE_MAX - ol - 2) return fail(m, SDX_ERR_NOMEM);
+    if (memchr(pat->v.str.ptr, 0, pl) || memchr(opt->v.str.ptr, 0, ol))
+        return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
+    if (pl > SIZE_MAX - ol - 2) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     char *b = sdx_map_scratch_get(&m->text, &m->alloc, pl + ol + 2);
-    if (!b) return fail(m, SDX_ERR_NOMEM);
+    if (!b) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     if (pl) memcpy(b, pat->v.str.ptr, pl);
     b[pl] = 0;
     sdx_map_sort_bytes(b + pl + 1, opt->v.str.ptr, ol);
@@ -362,33 +344,34 @@ static sdx_err put_regex(sdx_map_from_json *m, sdx_sink out, const sdx_event *pa
     sdx_event e = tagged(SDX_BIN, SDX_BSON_REGEX);
     e.v.str.ptr = b;
     e.v.str.len = pl + ol + 2;
-    return put_to(m, out, &e);
+    return sdx_map_from_json_send(m, out, &e);
 }
 
 /* {"$dbPointer":{"$ref":"ns","$id":{"$oid":"..."}}}: int32 length, string,
  * NUL, 12-byte id. */
 static sdx_err put_dbpointer(sdx_map_from_json *m, const walk *w, sdx_sink out, const entry *e) {
     entry ref, id;
-    if (!two_keys(w, e, "$ref", "$id", &ref, &id)) return fail(m, SDX_ERR_SYNTAX);
+    if (!two_keys(w, e, "$ref", "$id", &ref, &id)) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
     const sdx_event *ns = str_of(w, &ref);
-    if (!ns || w->ev[id.at].kind != SDX_MAP || ns->v.str.len > INT32_MAX - 1) return fail(m, SDX_ERR_SYNTAX);
+    if (!ns || w->ev[id.at].kind != SDX_MAP || ns->v.str.len > INT32_MAX - 1)
+        return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
     entry es[MAX_ENTRIES];
     size_t total, n = entries(w, id.at, es, &total);
     const entry *o = find(es, n, "$oid");
     const sdx_event *hex = str_of(w, o);
-    if (total != 1 || !hex || hex->v.str.len != 24) return fail(m, SDX_ERR_SYNTAX);
+    if (total != 1 || !hex || hex->v.str.len != 24) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
     size_t len = ns->v.str.len;
     char *b = sdx_map_scratch_get(&m->text, &m->alloc, len + 17);
-    if (!b) return fail(m, SDX_ERR_NOMEM);
+    if (!b) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     uint32_t l32 = (uint32_t)len + 1;
     for (int k = 0; k < 4; k++) b[k] = (char)(l32 >> (8 * k));
     if (len) memcpy(b + 4, ns->v.str.ptr, len);
     b[4 + len] = 0;
-    if (!unhex((uint8_t *)b + 5 + len, hex->v.str.ptr, 12)) return fail(m, SDX_ERR_SYNTAX);
+    if (!unhex((uint8_t *)b + 5 + len, hex->v.str.ptr, 12)) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
     sdx_event ev = tagged(SDX_BIN, SDX_BSON_DBPOINTER);
     ev.v.str.ptr = b;
     ev.v.str.len = len + 17;
-    return put_to(m, out, &ev);
+    return sdx_map_from_json_send(m, out, &ev);
 }
 
 /* {"$code":"...","$scope":{...}}: the scope encoded with the BSON writer
@@ -396,7 +379,7 @@ static sdx_err put_dbpointer(sdx_map_from_json *m, const walk *w, sdx_sink out, 
  * string, NUL, scope. */
 static sdx_err put_code_w_scope(sdx_map_from_json *m, const walk *w, sdx_sink out, const sdx_event *code,
                                 const entry *scope) {
-    if (m->scope_level >= SDX_BSON_MAX_SCOPE_NESTING) return fail(m, SDX_ERR_DEPTH);
+    if (m->scope_level >= SDX_BSON_MAX_SCOPE_NESTING) return sdx_map_from_json_fail(m, SDX_ERR_DEPTH);
     sdx_buf sb;
     sdx_buf_init(&sb, &m->alloc);
     sdx_bson_writer bw;
@@ -406,11 +389,11 @@ static sdx_err put_code_w_scope(sdx_map_from_json *m, const walk *w, sdx_sink ou
     walk_range(m, w, sdx_bson_writer_sink(&bw), scope->at, scope->last + 1);
     m->scope_level--;
     sdx_err e = sdx_bson_writer_finish(&bw);
-    if (e) fail(m, e);
+    if (e) sdx_map_from_json_fail(m, e);
     size_t sl = sdx_buf_len(&sb), cl = code->v.str.len;
-    if (!m->err && (cl > INT32_MAX || sl > (size_t)INT32_MAX - 9 - cl)) fail(m, SDX_ERR_LIMIT);
+    if (!m->err && (cl > INT32_MAX || sl > (size_t)INT32_MAX - 9 - cl)) sdx_map_from_json_fail(m, SDX_ERR_LIMIT);
     char *b = m->err ? NULL : sdx_map_scratch_get(&m->text, &m->alloc, 9 + cl + sl);
-    if (!m->err && !b) fail(m, SDX_ERR_NOMEM);
+    if (!m->err && !b) sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     if (!m->err) {
         uint32_t total = (uint32_t)(9 + cl + sl), l32 = (uint32_t)cl + 1;
         for (int k = 0; k < 4; k++) {
@@ -423,10 +406,22 @@ static sdx_err put_code_w_scope(sdx_map_from_json *m, const walk *w, sdx_sink ou
         sdx_event ev = tagged(SDX_BIN, SDX_BSON_CODE_W_SCOPE);
         ev.v.str.ptr = b;
         ev.v.str.len = 9 + cl + sl;
-        put_to(m, out, &ev);
+        sdx_map_from_json_send(m, out, &ev);
     }
     sdx_buf_destroy(&sb);
     return m->err;
+}
+
+/* wrapper()'s two ways to end after dealing with the map: a malformed
+ * wrapper (SDX_ERR_SYNTAX, sticky), or its value sent. Both return true. */
+static bool bad(sdx_map_from_json *m) {
+    sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
+    return true;
+}
+
+static bool sent(sdx_map_from_json *m, sdx_sink out, const sdx_event *ev) {
+    sdx_map_from_json_send(m, out, ev);
+    return true;
 }
 
 /* The map at index i, whose first key is a keyword: sent as the one tagged
@@ -451,44 +446,44 @@ static bool wrapper(sdx_map_from_json *m, const walk *w, sdx_sink out, size_t i)
     int64_t iv;
     if (total == 1 && key_eq(k0, "$oid")) {
         uint8_t id[12];
-        if (!s0 || s0->v.str.len != 24 || !unhex(id, s0->v.str.ptr, 12)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!s0 || s0->v.str.len != 24 || !unhex(id, s0->v.str.ptr, 12)) return bad(m);
         ev = tagged(SDX_BIN, SDX_BSON_OBJECTID);
         ev.v.str.ptr = (const char *)id;
         ev.v.str.len = 12;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$symbol")) {
-        if (!s0) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!s0) return bad(m);
         ev = *s0;
         ev.tag_kind = SDX_TAG_BSON;
         ev.tag = SDX_BSON_SYMBOL;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$numberInt")) {
-        if (!s0 || !parse_int(s0, INT32_MIN, INT32_MAX, &iv)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!s0 || !parse_int(s0, INT32_MIN, INT32_MAX, &iv)) return bad(m);
         ev = tagged(SDX_INT, SDX_BSON_INT32);
         ev.v.i = iv;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$numberLong")) {
-        if (!s0 || !parse_int(s0, INT64_MIN, INT64_MAX, &iv)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!s0 || !parse_int(s0, INT64_MIN, INT64_MAX, &iv)) return bad(m);
         ev = tagged(SDX_INT, SDX_BSON_INT64);
         ev.v.i = iv;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$numberDouble")) {
-        ev = make(SDX_DOUBLE);
-        if (!s0 || !parse_double(s0, &ev.v.d)) return fail(m, SDX_ERR_SYNTAX), true;
-        return put_to(m, out, &ev), true;
+        ev = sdx_map_event(SDX_DOUBLE);
+        if (!s0 || !parse_double(s0, &ev.v.d)) return bad(m);
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$numberDecimal")) {
         uint8_t d[16];
         sdx_err e = s0 ? sdx_bson_decimal128_from_string(s0->v.str.ptr, s0->v.str.len, d) : SDX_ERR_SYNTAX;
-        if (e) return fail(m, e), true; /* SDX_ERR_SYNTAX, or SDX_ERR_RANGE: not exact */
+        if (e) return sdx_map_from_json_fail(m, e), true; /* SDX_ERR_SYNTAX, or SDX_ERR_RANGE: not exact */
         ev = tagged(SDX_BIN, SDX_BSON_DECIMAL128);
         ev.v.str.ptr = (const char *)d;
         ev.v.str.len = 16;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if ((x = find(es, n, "$binary")) != NULL) {
         entry b64, st;
@@ -497,50 +492,50 @@ static bool wrapper(sdx_map_from_json *m, const walk *w, sdx_sink out, size_t i)
             return put_binary(m, out, str_of(w, &b64), str_of(w, &st)), true;
         if (total == 2 && type && str_of(w, x) && str_of(w, type)) /* legacy */
             return put_binary(m, out, str_of(w, x), str_of(w, type)), true;
-        return fail(m, SDX_ERR_SYNTAX), true;
+        return bad(m);
     }
     if (total == 1 && key_eq(k0, "$uuid")) {
         uint8_t u[16];
-        if (!s0 || !parse_uuid(s0, u)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!s0 || !parse_uuid(s0, u)) return bad(m);
         ev = tagged(SDX_BIN, SDX_BSON_BINARY_TAG(4));
         ev.v.str.ptr = (const char *)u;
         ev.v.str.len = 16;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if ((x = find(es, n, "$code")) != NULL || find(es, n, "$scope")) {
         const sdx_event *code = str_of(w, x);
         const entry *scope = find(es, n, "$scope");
-        if (!code || total != (scope ? 2u : 1u)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!code || total != (scope ? 2u : 1u)) return bad(m);
         if (!scope) {
             ev = *code;
             ev.tag_kind = SDX_TAG_BSON;
             ev.tag = SDX_BSON_CODE;
-            return put_to(m, out, &ev), true;
+            return sent(m, out, &ev);
         }
-        if (w->ev[scope->at].kind != SDX_MAP) return fail(m, SDX_ERR_SYNTAX), true;
+        if (w->ev[scope->at].kind != SDX_MAP) return bad(m);
         return put_code_w_scope(m, w, out, code, scope), true;
     }
     if (total == 1 && key_eq(k0, "$timestamp")) {
         entry t, inc;
-        if (!two_keys(w, &es[0], "t", "i", &t, &inc)) return fail(m, SDX_ERR_SYNTAX), true;
+        if (!two_keys(w, &es[0], "t", "i", &t, &inc)) return bad(m);
         const sdx_event *tv = &w->ev[t.at], *iv2 = &w->ev[inc.at];
         if (tv->kind != SDX_INT || iv2->kind != SDX_INT || tv->v.i < 0 || tv->v.i > UINT32_MAX || iv2->v.i < 0 ||
             iv2->v.i > UINT32_MAX)
-            return fail(m, SDX_ERR_SYNTAX), true;
+            return bad(m);
         uint64_t ts = (uint64_t)tv->v.i << 32 | (uint64_t)iv2->v.i;
         ev = tagged(ts > INT64_MAX ? SDX_UINT : SDX_INT, SDX_BSON_TIMESTAMP);
         ev.v.u = ts;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$regularExpression")) {
         entry p, o;
         if (!two_keys(w, &es[0], "pattern", "options", &p, &o) || !str_of(w, &p) || !str_of(w, &o))
-            return fail(m, SDX_ERR_SYNTAX), true;
+            return bad(m);
         return put_regex(m, out, str_of(w, &p), str_of(w, &o)), true;
     }
     if (rx) { /* legacy {"$regex": "...", "$options": "..."} */
         const sdx_event *o = str_of(w, find(es, n, "$options"));
-        if (total != 2 || !o) return fail(m, SDX_ERR_SYNTAX), true;
+        if (total != 2 || !o) return bad(m);
         return put_regex(m, out, str_of(w, rx), o), true;
     }
     if (total == 1 && key_eq(k0, "$dbPointer")) return put_dbpointer(m, w, out, &es[0]), true;
@@ -548,31 +543,31 @@ static bool wrapper(sdx_map_from_json *m, const walk *w, sdx_sink out, size_t i)
         const sdx_event *v = &w->ev[es[0].at];
         int64_t ms;
         if (v->kind == SDX_STR) {
-            if (!parse_date(v, &ms)) return fail(m, SDX_ERR_SYNTAX), true;
+            if (!parse_date(v, &ms)) return bad(m);
         } else {
             entry in[MAX_ENTRIES];
             size_t t2, n2 = v->kind == SDX_MAP ? entries(w, es[0].at, in, &t2) : 0;
             const sdx_event *nl = n2 == 1 && t2 == 1 && key_eq(in[0].key, "$numberLong") ? str_of(w, &in[0]) : NULL;
-            if (!nl || !parse_int(nl, INT64_MIN, INT64_MAX, &ms)) return fail(m, SDX_ERR_SYNTAX), true;
+            if (!nl || !parse_int(nl, INT64_MIN, INT64_MAX, &ms)) return bad(m);
         }
         ev = tagged(SDX_INT, SDX_BSON_DATETIME);
         ev.v.i = ms;
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && (key_eq(k0, "$minKey") || key_eq(k0, "$maxKey"))) {
         const sdx_event *v = &w->ev[es[0].at];
-        if (v->kind != SDX_INT || v->v.i != 1) return fail(m, SDX_ERR_SYNTAX), true;
+        if (v->kind != SDX_INT || v->v.i != 1) return bad(m);
         ev = tagged(SDX_NULL, key_eq(k0, "$minKey") ? SDX_BSON_MINKEY : SDX_BSON_MAXKEY);
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     if (total == 1 && key_eq(k0, "$undefined")) {
         const sdx_event *v = &w->ev[es[0].at];
-        if (v->kind != SDX_BOOL || !v->v.b) return fail(m, SDX_ERR_SYNTAX), true;
+        if (v->kind != SDX_BOOL || !v->v.b) return bad(m);
         ev = tagged(SDX_NULL, SDX_BSON_UNDEFINED);
-        return put_to(m, out, &ev), true;
+        return sent(m, out, &ev);
     }
     /* a keyword with other keys beside it, or of the wrong form */
-    return fail(m, SDX_ERR_SYNTAX), true;
+    return bad(m);
 }
 
 /* Send the held events [from, to) to `out`, each map that begins with a
@@ -585,7 +580,7 @@ static sdx_err walk_range(sdx_map_from_json *m, const walk *w, sdx_sink out, siz
             i = w->end[i] + 1;
             continue;
         }
-        put_to(m, out, e);
+        sdx_map_from_json_send(m, out, e);
         i++;
     }
     return m->err;
@@ -595,9 +590,9 @@ static sdx_err walk_range(sdx_map_from_json *m, const walk *w, sdx_sink out, siz
  * walk it into m->out, and forget it. */
 static sdx_err release_held(sdx_map_from_json *m) {
     size_t n = m->nevs;
-    if (n > SIZE_MAX / 2 / sizeof(size_t)) return fail(m, SDX_ERR_NOMEM);
+    if (n > SIZE_MAX / 2 / sizeof(size_t)) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     size_t *end = sdx_map_scratch_get(&m->strs, &m->alloc, 2 * n * sizeof(size_t));
-    if (!end) return fail(m, SDX_ERR_NOMEM);
+    if (!end) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     size_t *stack = end + n, top = 0;
     for (size_t i = 0; i < n; i++) {
         sdx_event *e = &m->evs[i];
@@ -634,19 +629,20 @@ sdx_err sdx_map_ejson_put(sdx_map_from_json *m, const sdx_event *ev) {
             if (append(m, &m->held[0])) return m->err;
             return append(m, ev);
         }
-        if (put_to(m, m->out, &m->held[0])) return m->err;
+        if (sdx_map_from_json_send(m, m->out, &m->held[0])) return m->err;
     }
     if (ev->kind == SDX_MAP && ev->tag_kind == SDX_TAG_NONE) { /* its first key decides */
         m->held[0] = *ev;
         m->map_pending = 1;
         return SDX_OK;
     }
-    return put_to(m, m->out, ev);
+    return sdx_map_from_json_send(m, m->out, ev);
 }
 
 sdx_err sdx_map_ejson_finish(sdx_map_from_json *m) {
-    if (m->map_pending && !m->err) put_to(m, m->out, &m->held[0]); /* the target reports it unfinished */
-    if (m->held_depth) fail(m, SDX_ERR_TRUNCATED); /* the input ended inside a wrapper */
+    /* a map began and the input ended: the target reports it unfinished */
+    if (m->map_pending && !m->err) sdx_map_from_json_send(m, m->out, &m->held[0]);
+    if (m->held_depth) sdx_map_from_json_fail(m, SDX_ERR_TRUNCATED); /* the input ended inside a wrapper */
     if (m->evs) m->alloc.free(m->alloc.ctx, m->evs);
     m->evs = NULL;
     m->nevs = m->capevs = 0;

@@ -29,22 +29,15 @@ static sdx_err emit(sdx_map_to_json *m, const sdx_event *ev) {
     return m->err;
 }
 
-static sdx_event make(sdx_kind kind) {
-    sdx_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = (uint8_t)kind;
-    return e;
-}
-
 static sdx_err emit_str(sdx_map_to_json *m, sdx_kind kind, const char *s, size_t n) {
-    sdx_event e = make(kind);
+    sdx_event e = sdx_map_event(kind);
     e.v.str.ptr = s;
     e.v.str.len = n;
     return emit(m, &e);
 }
 
 static sdx_err emit_count(sdx_map_to_json *m, sdx_kind kind, uint64_t count) {
-    sdx_event e = make(kind);
+    sdx_event e = sdx_map_event(kind);
     e.v.count = count;
     return emit(m, &e);
 }
@@ -53,7 +46,7 @@ static sdx_err emit_count(sdx_map_to_json *m, sdx_kind kind, uint64_t count) {
  * for it ({"$tag":N,"$value": ...}). */
 static sdx_err close_wraps(sdx_map_to_json *m) {
     while (!m->err && m->nwraps && m->wraps[m->nwraps - 1] == m->depth) {
-        sdx_event end = make(SDX_END);
+        sdx_event end = sdx_map_event(SDX_END);
         emit(m, &end);
         m->nwraps--;
     }
@@ -96,7 +89,7 @@ static bool reserve_slot(sdx_map_to_json *m, uint64_t **stack, size_t n, size_t 
 /* Open {"$tag":N,"$value": for the item that follows. */
 static sdx_err open_wrap(sdx_map_to_json *m, const sdx_event *tag) {
     if (!reserve_slot(m, &m->wraps, m->nwraps, &m->capwraps)) return m->err;
-    sdx_event n = make(SDX_UINT);
+    sdx_event n = sdx_map_event(SDX_UINT);
     n.v.u = tag->tag;
     if (tag->tag_kind != SDX_TAG_CBOR) { /* the other kinds' tags are signed */
         n.kind = SDX_INT;
@@ -425,7 +418,7 @@ static sdx_err ext_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_eve
     char *b64 = sdx_map_scratch_get(&m->text, &m->alloc, sdx_base64_len(n) + 1);
     if (!b64) return fail(m, SDX_ERR_NOMEM);
     size_t len = (size_t)(sdx_base64_encode(b64, v->v.str.ptr, n) - b64);
-    sdx_event type = make(SDX_INT);
+    sdx_event type = sdx_map_event(SDX_INT);
     type.v.i = (int8_t)(uint8_t)tag->tag;
     emit_count(m, SDX_MAP, 2);
     emit_str(m, SDX_KEY, "$ext", 4);
@@ -478,10 +471,10 @@ static sdx_err cbor_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
 
 /* A CBOR simple value other than false, true and null. */
 static sdx_err simple_value(sdx_map_to_json *m, uint64_t n) {
-    sdx_event null = make(SDX_NULL);
+    sdx_event null = sdx_map_event(SDX_NULL);
     if ((n == 23 && (m->flags & SDX_MAP_UNDEFINED_NULL)) || (m->flags & SDX_MAP_TAGS_DROP)) return plain(m, &null);
     if (!(m->flags & SDX_MAP_TAGS_WRAP)) return fail(m, SDX_ERR_UNSUPPORTED);
-    sdx_event num = make(SDX_UINT);
+    sdx_event num = sdx_map_event(SDX_UINT);
     num.v.u = n;
     emit_count(m, SDX_MAP, 1);
     emit_str(m, SDX_KEY, "$simple", 7);
@@ -504,7 +497,7 @@ static sdx_err open_wrapper(sdx_map_to_json *m, const char *key) {
 }
 
 static sdx_err end_wrapper(sdx_map_to_json *m) {
-    sdx_event end = make(SDX_END);
+    sdx_event end = sdx_map_event(SDX_END);
     if (emit(m, &end)) return m->err;
     return close_wraps(m);
 }
@@ -688,7 +681,7 @@ static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
         break;
     case SDX_BSON_UNDEFINED:
         if (null) {
-            sdx_event yes = make(SDX_BOOL);
+            sdx_event yes = sdx_map_event(SDX_BOOL);
             yes.v.b = true;
             open_wrapper(m, "$undefined");
             emit(m, &yes);
@@ -722,7 +715,7 @@ static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
     case SDX_BSON_TIMESTAMP:
         if (integer || v->kind == SDX_UINT) {
             uint64_t ts = v->v.u; /* INT and UINT alike: the uint64 BSON stores */
-            sdx_event t32 = make(SDX_INT), i32 = make(SDX_INT);
+            sdx_event t32 = sdx_map_event(SDX_INT), i32 = sdx_map_event(SDX_INT);
             t32.v.i = (int64_t)(ts >> 32);
             i32.v.i = (int64_t)(ts & 0xffffffffu);
             open_wrapper(m, "$timestamp");
@@ -748,7 +741,7 @@ static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
     case SDX_BSON_MINKEY:
     case SDX_BSON_MAXKEY:
         if (null) {
-            sdx_event one = make(SDX_INT);
+            sdx_event one = sdx_map_event(SDX_INT);
             one.v.i = 1;
             open_wrapper(m, type == SDX_BSON_MINKEY ? "$minKey" : "$maxKey");
             emit(m, &one);
@@ -838,7 +831,7 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
 /* The array was no decimal fraction or bigfloat after all: send what was
  * held as the plain array under the tags policy for its tag. */
 static sdx_err replay(sdx_map_to_json *m) {
-    sdx_event tag = make(SDX_NULL);
+    sdx_event tag = sdx_map_event(SDX_NULL);
     tag.tag_kind = SDX_TAG_CBOR;
     tag.tag = (uint64_t)m->collecting;
     m->collecting = 0;
