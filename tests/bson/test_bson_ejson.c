@@ -21,6 +21,11 @@
  * implementations, its value may not). Key order and every type are
  * compared.
  *
+ * Beyond the corpus: legacy and offset forms and malformed wrappers
+ * (forms), $scope nesting to its bound, allocation failure at every point
+ * both ways, every prefix and byte substitutions of a JSON document with
+ * every type, byte substitutions of every canonical_bson.
+ *
  * The parseErrors cases: the decimal128 files' as {"d": {"$numberDecimal":
  * S}} documents in corpus_extjson.txt, the other files' in
  * corpus_parse_errors.txt (file TAB description TAB JSON).
@@ -407,6 +412,44 @@ TEST(truncation_and_flips) {
     free(m);
 }
 
+/* Every corpus canonical_bson with each byte replaced by a few others, to
+ * Extended JSON in both modes: an error or a result, never a crash (ASan),
+ * nothing leaked; and whatever converts reads back as JSON. */
+TEST(bson_flips) {
+    static char line[1 << 16];
+    char *fields[10];
+    FILE *f = open_data("corpus_extjson.txt");
+    if (!f) return;
+    long converted = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] != 'V' || split(line, fields, 10) != 9) continue;
+        size_t n;
+        unsigned char *b = unhex_alloc(fields[3], &n);
+        static const unsigned char subst[] = {0x00, 0x01, 0x7f, 0xff, 0x02, 0x0b};
+        for (size_t k = 4; k < n; k++) {
+            unsigned char keep = b[k];
+            for (size_t s = 0; s < sizeof subst; s++) {
+                b[k] = subst[s];
+                for (int mode = 0; mode < 2; mode++) {
+                    sdx_buf out;
+                    uint32_t flags = mode ? SDX_MAP_EJSON_CANONICAL : SDX_MAP_EJSON_RELAXED;
+                    if (bson_to_json(b, n, flags, &out) == SDX_OK) {
+                        char *t = normalize(sdx_buf_data(&out), sdx_buf_len(&out));
+                        CHECK(t != NULL);
+                        free(t);
+                        converted++;
+                    }
+                    sdx_buf_destroy(&out);
+                }
+            }
+            b[k] = keep;
+        }
+        free(b);
+    }
+    fclose(f);
+    CHECK(converted > 0);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"corpus", corpus},
@@ -414,5 +457,6 @@ int main(int argc, char **argv) {
                                   {"scope_nesting", scope_nesting},
                                   {"alloc_failures", alloc_failures},
                                   {"truncation_and_flips", truncation_and_flips},
+                                  {"bson_flips", bson_flips},
                                   {0}});
 }
