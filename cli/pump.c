@@ -193,6 +193,14 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         else
             snprintf(what, sizeof what, "the integer %" PRId64 " is out of range for %s", ev->v.i, fmt);
         hn = hint(target, CLI_MAP_BIGINT_DOUBLE, h, sizeof h);
+    } else if ((err == SDX_ERR_SYNTAX || err == SDX_ERR_DEPTH) && target &&
+               (target->map_target & SDX_MAP_TARGET_BSON)) {
+        /* the mapping layer's Extended JSON reading (map.h) */
+        snprintf(what, sizeof what, "%s (ending here) cannot be written as %s",
+                 err == SDX_ERR_DEPTH ? "code with scope nested too deep" : "a malformed Extended JSON type wrapper",
+                 fmt);
+        snprintf(h, sizeof h, " (%s reads it as a plain map)", cli_mapping_option(CLI_MAP_EJSON_OFF));
+        hn = err == SDX_ERR_SYNTAX ? h : "";
     } else if (err == SDX_ERR_UTF8) {
         snprintf(what, sizeof what, "a %s with invalid UTF-8 cannot be written as %s", cli_kind_name(ev), fmt);
         hn = hint(target, CLI_MAP_UTF8_REPLACE, h, sizeof h);

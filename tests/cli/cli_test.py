@@ -1176,6 +1176,11 @@ def group_ejson(args):
     check(rc == 0 and b'"t":{"$date":"2012-12-24T12:15:30.501Z"}' in out, "relaxed is the default: %r" % out)
     rc, out, err = run("convert", "--ejson=off", bson, "-t", "json")
     check(rc == 1, "--ejson=off: BSON types are errors: %d %s" % (rc, err))
+    # a malformed wrapper: an error at its end, naming --ejson=off
+    bad = write("bad.json", '{"x": {"$oid": 42}}')
+    rc, _, err = run("convert", bad, path("bad.bson"))
+    check(rc == 1 and "bad.json:1:18: error: a malformed Extended JSON type wrapper" in err
+          and "--ejson=off" in err and not os.path.exists(path("bad.bson")), "malformed wrapper: %d %s" % (rc, err))
     # --ejson=off reads JSON literally: {"$oid": ...} stays a document
     rc, _, err = run("convert", "--ejson=off", write("oid.json", '{"x":{"$oid":"57e193d7a9cc81b4027498b5"}}'),
                      path("oid.bson"))
