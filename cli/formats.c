@@ -36,6 +36,11 @@ static sdx_err json_writer_init(void *mem, sdx_buf *out, const cli_write_opts *o
     if (opts->map & CLI_MAP_TAGS_DROP) mo.flags |= SDX_MAP_TAGS_DROP;
     if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
     if (opts->map & CLI_MAP_UNDEFINED_NULL) mo.flags |= SDX_MAP_UNDEFINED_NULL;
+    /* --ejson: relaxed by default (BSON-tagged values; every value of a BSON
+     * source), canonical, or off */
+    if (opts->map & CLI_MAP_EJSON_OFF) mo.flags |= SDX_MAP_EJSON_OFF;
+    else if (opts->map & CLI_MAP_EJSON_CANONICAL) mo.flags |= SDX_MAP_EJSON_CANONICAL;
+    else if (opts->map & CLI_MAP_EJSON_SOURCE) mo.flags |= SDX_MAP_EJSON_RELAXED;
     sdx_json_write_opts wo = {0, 0, NULL};
     /* SEQUENCE: every value ends with a newline, as a text file should. */
     wo.flags = SDX_JSON_WRITE_SEQUENCE;
@@ -60,7 +65,7 @@ static const cli_format json_format = {
     true,
     " \t\r\n,:",
     CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_TAGS_DROP |
-        CLI_MAP_TAGS_WRAP | CLI_MAP_UNDEFINED_NULL,
+        CLI_MAP_TAGS_WRAP | CLI_MAP_UNDEFINED_NULL | CLI_MAP_EJSON_CANONICAL | CLI_MAP_EJSON_OFF,
     false,
     false,
     json_reader_new,
@@ -263,7 +268,7 @@ static const cli_format bson_format = {
     sizeof(sdx_bson_writer),
     bson_writer_init,
     bson_writer_sink,
-    0,
+    SDX_MAP_TARGET_BSON,
     NULL,
     0,
     bson_sniff,
@@ -318,6 +323,8 @@ const char *cli_mapping_option(unsigned mapping) {
     case CLI_MAP_TAGS_WRAP: return "--tags=wrap";
     case CLI_MAP_UNDEFINED_NULL: return "--undefined=null";
     case CLI_MAP_ROOT_WRAP: return "--root=wrap";
+    case CLI_MAP_EJSON_CANONICAL: return "--ejson=canonical";
+    case CLI_MAP_EJSON_OFF: return "--ejson=off";
     default: return "";
     }
 }

@@ -33,10 +33,20 @@ enum cli_mapping {
                                          {"$tag": N, "$value": V} and the like
                                          (map.h), and read back from JSON */
     CLI_MAP_UNDEFINED_NULL = 1u << 7, /* --undefined=null: CBOR undefined as null */
-    CLI_MAP_ROOT_WRAP = 1u << 8       /* --root=wrap: a root that is not a map
+    CLI_MAP_ROOT_WRAP = 1u << 8,      /* --root=wrap: a root that is not a map
                                          written as a document anyway (BSON: an
                                          array with keys "0", "1", ..., a
                                          scalar as {"0": value}) */
+    CLI_MAP_EJSON_CANONICAL = 1u << 9, /* --ejson=canonical: canonical MongoDB
+                                          Extended JSON (map.h) */
+    CLI_MAP_EJSON_OFF = 1u << 10,      /* --ejson=off: no Extended JSON; BSON
+                                          types go by --tags, and JSON is read
+                                          into BSON literally */
+    CLI_MAP_EJSON_SOURCE = 1u << 11    /* not an option: set by the pump when
+                                          the input is a format with BSON types,
+                                          so that its untagged values (int32,
+                                          double, generic binary) are Extended
+                                          JSON too (SDX_MAP_EJSON_RELAXED) */
 };
 
 /* How a reader is asked to read. */

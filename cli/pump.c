@@ -206,6 +206,14 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         else
             snprintf(what, sizeof what, "the integer %" PRId64 " is out of range for %s", ev->v.i, fmt);
         hn = hint(target, CLI_MAP_BIGINT_DOUBLE, h, sizeof h);
+    } else if ((err == SDX_ERR_SYNTAX || err == SDX_ERR_DEPTH) && target &&
+               (target->map_target & SDX_MAP_TARGET_BSON)) {
+        /* the mapping layer's Extended JSON reading (map.h) */
+        snprintf(what, sizeof what, "%s (ending here) cannot be written as %s",
+                 err == SDX_ERR_DEPTH ? "code with scope nested too deep" : "a malformed Extended JSON type wrapper",
+                 fmt);
+        snprintf(h, sizeof h, " (%s reads it as a plain map)", cli_mapping_option(CLI_MAP_EJSON_OFF));
+        hn = err == SDX_ERR_SYNTAX ? h : "";
     } else if (err == SDX_ERR_UTF8) {
         snprintf(what, sizeof what, "a %s with invalid UTF-8 cannot be written as %s", cli_kind_name(ev), fmt);
         hn = hint(target, CLI_MAP_UTF8_REPLACE, h, sizeof h);
@@ -258,14 +266,23 @@ int cli_pump(cli_input *in, sdx_sink sink, const cli_format *target, const cli_o
 int cli_pump_to(cli_input *in, cli_output *out, const cli_format *to, const cli_write_opts *opts) {
     cli_writer w;
     int rc;
+    /* A source with BSON types: its untagged values are Extended JSON too
+     * (--ejson, formats.c). */
+    cli_write_opts wopts = *opts;
+    if (in->fmt && (in->fmt->map_target & SDX_MAP_TARGET_BSON)) wopts.map |= CLI_MAP_EJSON_SOURCE;
+    opts = &wopts;
+    /* --ejson=off: JSON is read into BSON literally */
+    uint32_t target = to->map_target;
+    if (opts->map & CLI_MAP_EJSON_OFF) target &= ~(uint32_t)SDX_MAP_TARGET_BSON;
     if (cli_writer_init(&w, to, opts, cli_output_buf(out)) != SDX_OK) {
         cli_message("out of memory");
         rc = CLI_EXIT_IO;
-    } else if (to->map_target && in->fmt && strcmp(in->fmt->name, "json") == 0) {
+    } else if (target && in->fmt && strcmp(in->fmt->name, "json") == 0) {
         /* JSON into a format with more types: through the mapping layer's
-         * reverse direction (big numbers, wrapped forms with --tags=wrap). */
+         * reverse direction (big numbers, wrapped forms with --tags=wrap,
+         * Extended JSON into BSON). */
         sdx_map_from_json m;
-        sdx_map_opts mo = {0, to->map_target, 0, NULL};
+        sdx_map_opts mo = {0, target, 0, NULL};
         if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
         sdx_map_from_json_init(&m, cli_writer_sink(&w), &mo);
         rc = cli_pump(in, sdx_map_from_json_sink(&m), to, out);

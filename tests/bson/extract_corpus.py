@@ -28,10 +28,18 @@ It writes, one case a line (hex in upper case as the corpus has it):
       holds a tab or a line break). The decimal128 files' parseErrors are
       decimal texts, in corpus_decimal128.txt (the corpus spec: wrap each in
       {"d": {"$numberDecimal": ...}} to get its Extended JSON case).
-
-The other Extended JSON fields (canonical_extjson, relaxed_extjson,
-degenerate_*) are not extracted yet: they belong to the Extended JSON step
-of issue 14.
+    corpus_extjson.txt        the Extended JSON side, a line per case:
+        V TAB file TAB description TAB canonical_bson TAB canonical_extjson
+          TAB relaxed_extjson TAB degenerate_extjson TAB degenerate_bson
+          TAB lossy (0 or 1)         -- a valid case; "-" for a field absent
+        P TAB file TAB description TAB json
+                                     -- a decimal128 file's parseErrors
+                                        string S as the Extended JSON
+                                        document {"d": {"$numberDecimal": S}}
+                                        (the corpus spec's way; the other
+                                        files' are corpus_parse_errors.txt)
+      The JSON texts are the corpus's own, unchanged (none holds a tab or a
+      line break).
 """
 import json
 import sys
@@ -88,7 +96,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit("usage: extract_corpus.py PYMONGO_SDIST.tar.gz OUTDIR")
     sdist, out = sys.argv[1], sys.argv[2]
-    valid, errors, decimal, parse_errors = [], [], [], []
+    valid, errors, decimal, parse_errors, ext = [], [], [], [], []
     with tarfile.open(sdist) as tar:
         top = tar.getnames()[0].split("/")[0]
         names = sorted(n for n in tar.getnames()
@@ -107,6 +115,15 @@ def main():
                     text = case["string"]
                     assert not any(c in text for c in "\t\r\n"), text
                     parse_errors.append((base, clean(case["description"]), text))
+            for case in data.get("valid", []):
+                fields = [case.get(k, "-") for k in ("canonical_bson", "canonical_extjson", "relaxed_extjson",
+                                                      "degenerate_extjson", "degenerate_bson")]
+                ext.append(["V", base, clean(case["description"])] + fields +
+                           ["1" if case.get("lossy") else "0"])
+            if base.startswith("decimal128-"):
+                for case in data.get("parseErrors", []):
+                    text = json.dumps({"d": {"$numberDecimal": case["string"]}})
+                    ext.append(["P", base, clean(case["description"]), text])
     header = ("# MongoDB BSON corpus ({} from {}, test/bson_corpus; Apache License 2.0),\n"
               "# extracted by tests/bson/extract_corpus.py: file TAB description TAB {}\n")
     for path, rows, field in ((out + "/corpus_valid.txt", valid, "canonical_bson"),
@@ -121,6 +138,16 @@ def main():
         f.write(header.format(len(names), top, "valid|lossy TAB canonical_bson TAB \"canonical\" "
                               "[TAB \"degenerate\"], or parseError TAB \"string\""))
         for row in decimal:
+            f.write("\t".join(row) + "\n")
+    for row in ext:
+        for field in row:
+            if "\t" in field or "\n" in field or "\r" in field:
+                sys.exit("a tab or line break in %r" % (row,))
+    with open(out + "/corpus_extjson.txt", "w") as f:
+        f.write(("# MongoDB BSON corpus ({} from {}, test/bson_corpus; Apache License 2.0),\n"
+                 "# extracted by tests/bson/extract_corpus.py: the Extended JSON side (see there)\n")
+                .format(len(names), top))
+        for row in ext:
             f.write("\t".join(row) + "\n")
     print("%d files: %d valid, %d decode errors, %d decimal128 text cases, %d parse errors"
           % (len(names), len(valid), len(errors), len(decimal), len(parse_errors)))

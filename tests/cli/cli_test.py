@@ -120,8 +120,7 @@ def no_temp_files(directory, what):
 
 # BSON: documents only (a root array or scalar goes in with --root=wrap, as
 # the suite's adaptation does: sbh.adapt), and int64 and the other BSON
-# types come out tagged. Until the Extended JSON mapping lands, BSON -> JSON
-# follows the tags policy, so these tests drop the tags (an int64 is then a
+# types come out as relaxed Extended JSON by default (an int64 is then a
 # plain JSON number). Integers beyond int64 go into BSON as doubles, as
 # sbh.adapt says.
 def into(fmt):
@@ -131,7 +130,7 @@ def into(fmt):
 
 def from_(fmt):
     """Options of a conversion from fmt into JSON."""
-    return ["--tags=drop"] if fmt == "bson" else []
+    return []
 
 
 def to_json(data, fmt, seq=False, extra=()):
@@ -845,10 +844,17 @@ def bson_cli(args):
           and "--bigint=double" in err, "uint64 into bson: %d %r" % (rc, err))
     # BSON types JSON lacks: the tags policy (until Extended JSON), an error
     # naming the BSON type and the option.
+    # BSON types into JSON: relaxed Extended JSON by default (int64 a plain
+    # number), canonical on request; --ejson=off leaves them to --tags.
     rc, out, err = run("convert", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 0 and out == b'{"a":1,"b":1099511627776}\n', "int64 to relaxed json: %r %s" % (out, err))
+    rc, out, err = run("convert", "--ejson=canonical", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 0 and out == b'{"a":{"$numberInt":"1"},"b":{"$numberLong":"1099511627776"}}\n',
+          "int64 to canonical json: %r %s" % (out, err))
+    rc, out, err = run("convert", "--ejson=off", "-f", "bson", "-t", "json", stdin=one)
     check(rc == 1 and "<stdin>: byte 14: error: an integer of BSON type 0x12 cannot be written as json" in err
-          and "--tags=wrap" in err, "int64 to json: %d %r" % (rc, err))
-    rc, out, err = run("convert", "--tags=drop", "-f", "bson", "-t", "json", stdin=one)
+          and "--tags=wrap" in err, "int64 to json, --ejson=off: %d %r" % (rc, err))
+    rc, out, err = run("convert", "--ejson=off", "--tags=drop", "-f", "bson", "-t", "json", stdin=one)
     check(rc == 0 and out == b'{"a":1,"b":1099511627776}\n', "--tags=drop: %r %s" % (out, err))
     # Detection: a file (or pipe) whose length field is its size; a sequence
     # with --seq; without --seq, a mongodump file is still BSON and the
@@ -1253,6 +1259,67 @@ def read_crc(p, extra=b""):
     return total + len(extra), zlib.crc32(extra, crc)
 
 
+def group_ejson(args):
+    """--ejson=relaxed|canonical|off: MongoDB Extended JSON (map.h). JSON to
+    JSON shows the modes; with the bson format, BSON <-> JSON both ways."""
+    doc = '{"a":1,"b":2.5,"c":[-0.0,3000000000],"d":{"$oid":"57e193d7a9cc81b4027498b5"}}'
+    p = write("e.json", doc)
+    want = {
+        None: doc,
+        "relaxed": doc,
+        "canonical": '{"a":{"$numberInt":"1"},"b":{"$numberDouble":"2.5"},"c":[{"$numberDouble":"-0.0"},'
+                     '{"$numberLong":"3000000000"}],"d":{"$oid":"57e193d7a9cc81b4027498b5"}}',
+        "off": doc,
+    }
+    for mode, text in want.items():
+        opt = ["--ejson=" + mode] if mode else []
+        for sub in (("convert", p, "-t", "json"), ("fmt", "--indent", "0", p)):
+            rc, out, err = run(*(sub[:1] + tuple(opt) + sub[1:]))
+            check(rc == 0 and out.strip() == text.encode(), "%s --ejson=%s: %d %r %s" % (sub[0], mode, rc, out, err))
+    rc, out, err = run("convert", "--ejson=loose", p, "-t", "json")
+    check(rc == 2 and "--ejson takes 'relaxed', 'canonical' or 'off', not 'loose'" in err, "--ejson=loose: %s" % err)
+    rc, out, err = run("convert", "--help")
+    check(b"--ejson=relaxed|canonical|off" in out, "convert --help documents --ejson")
+    if "bson" not in [f[0] for f in formats()]:
+        return
+    # BSON -> JSON -> BSON, both modes, gives back the bytes; relaxed is the
+    # default; off makes BSON types errors (the --tags policy).
+    full = ('{"_id":{"$oid":"57e193d7a9cc81b4027498b5"},"i":{"$numberInt":"42"},"l":{"$numberLong":"42"},'
+            '"d":{"$numberDouble":"-1.5"},"n":{"$numberDouble":"NaN"},"t":{"$date":{"$numberLong":"1356351330501"}},'
+            '"b":{"$binary":{"base64":"//8=","subType":"80"}},"g":{"$binary":{"base64":"AQI=","subType":"00"}},'
+            '"r":{"$regularExpression":{"pattern":"a/b","options":"im"}},"ts":{"$timestamp":{"t":42,"i":1}},'
+            '"c":{"$code":"f()","$scope":{"x":{"$numberInt":"1"}}},"m":{"$minKey":1}}')
+    src = write("full.json", full)
+    bson = path("full.bson")
+    rc, _, err = run("convert", src, bson)
+    check(rc == 0, "Extended JSON -> BSON: %d %s" % (rc, err))
+    for mode in ("canonical", "relaxed"):
+        rc, out, err = run("convert", "--ejson=" + mode, bson, "-t", "json")
+        check(rc == 0, "BSON -> %s: %d %s" % (mode, rc, err))
+        if mode == "canonical":
+            check(out.strip() == full.encode(), "BSON -> canonical: %r" % out)
+        else:
+            check(b'"i":42,"l":42,"d":-1.5,"n":{"$numberDouble":"NaN"},"t":{"$date":"2012-12-24T12:15:30.501Z"}' in out,
+                  "BSON -> relaxed: %r" % out)
+        back = write("back-%s.json" % mode, out)
+        rc, _, err = run("convert", back, path("back-%s.bson" % mode))
+        if mode == "canonical":
+            check(rc == 0 and read(path("back-canonical.bson")) == read(bson), "canonical -> BSON: %s" % err)
+    rc, out, err = run("convert", bson, "-t", "json")
+    check(rc == 0 and b'"t":{"$date":"2012-12-24T12:15:30.501Z"}' in out, "relaxed is the default: %r" % out)
+    rc, out, err = run("convert", "--ejson=off", bson, "-t", "json")
+    check(rc == 1, "--ejson=off: BSON types are errors: %d %s" % (rc, err))
+    # a malformed wrapper: an error at its end, naming --ejson=off
+    bad = write("bad.json", '{"x": {"$oid": 42}}')
+    rc, _, err = run("convert", bad, path("bad.bson"))
+    check(rc == 1 and "bad.json:1:18: error: a malformed Extended JSON type wrapper" in err
+          and "--ejson=off" in err and not os.path.exists(path("bad.bson")), "malformed wrapper: %d %s" % (rc, err))
+    # --ejson=off reads JSON literally: {"$oid": ...} stays a document
+    rc, _, err = run("convert", "--ejson=off", write("oid.json", '{"x":{"$oid":"57e193d7a9cc81b4027498b5"}}'),
+                     path("oid.bson"))
+    check(rc == 0 and b"\x03x\x00" in read(path("oid.bson")), "--ejson=off: a plain document: %s" % err)
+
+
 GROUPS = {
     "basic": group_basic,
     "gen": group_gen,
@@ -1263,6 +1330,7 @@ GROUPS = {
     "view": group_view,
     "stat": group_stat,
     "memory": group_memory,
+    "ejson": group_ejson,
 }
 
 
