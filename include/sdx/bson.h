@@ -1,9 +1,7 @@
 /*
- * sdx — BSON (bsonspec.org, specification version 1.1): the writer.
- *
- * STATUS: this header holds the writer, the tree parser and the pull
- * reader. Decimal128 string conversion and MongoDB Extended JSON come next
- * (issue 14).
+ * sdx — BSON (bsonspec.org, specification version 1.1): the writer, the
+ * pull reader, the tree parser and decimal128 text. MongoDB Extended JSON
+ * v2 (BSON <-> JSON) is in the mapping layer (sdx/map.h).
  *
  * A BSON document is an int32 total length (little-endian, counting itself
  * and the terminator), a list of elements and a 0x00 terminator. An element
