@@ -104,22 +104,25 @@ bool cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
     return true;
 }
 
-/* One mapping option: --NAME=error|VALUE|VALUE2; each value sets its bit,
- * "error" none. */
+/* One mapping option: --NAME=DEFAULT|VALUE|VALUE2; each value sets its bit,
+ * the default ("error" unless given) none. */
 typedef struct mapping_option {
     const char *name;
     const char *values[2]; /* the second may be NULL */
     unsigned bits[2];
+    const char *none;      /* the value that sets no bit; NULL: "error" */
 } mapping_option;
 
 static const mapping_option mapping_options[] = {
-    {"--bin", {"base64", NULL}, {CLI_MAP_BIN_BASE64, 0}},
-    {"--keys", {"stringify", NULL}, {CLI_MAP_KEYS_STRINGIFY, 0}},
-    {"--nan", {"null", NULL}, {CLI_MAP_NAN_NULL, 0}},
-    {"--bigint", {"double", NULL}, {CLI_MAP_BIGINT_DOUBLE, 0}},
-    {"--utf8", {"replace", NULL}, {CLI_MAP_UTF8_REPLACE, 0}},
-    {"--tags", {"drop", "wrap"}, {CLI_MAP_TAGS_DROP, CLI_MAP_TAGS_WRAP}},
-    {"--undefined", {"null", NULL}, {CLI_MAP_UNDEFINED_NULL, 0}},
+    {"--bin", {"base64", NULL}, {CLI_MAP_BIN_BASE64, 0}, NULL},
+    {"--keys", {"stringify", NULL}, {CLI_MAP_KEYS_STRINGIFY, 0}, NULL},
+    {"--nan", {"null", NULL}, {CLI_MAP_NAN_NULL, 0}, NULL},
+    {"--bigint", {"double", NULL}, {CLI_MAP_BIGINT_DOUBLE, 0}, NULL},
+    {"--utf8", {"replace", NULL}, {CLI_MAP_UTF8_REPLACE, 0}, NULL},
+    {"--tags", {"drop", "wrap"}, {CLI_MAP_TAGS_DROP, CLI_MAP_TAGS_WRAP}, NULL},
+    {"--undefined", {"null", NULL}, {CLI_MAP_UNDEFINED_NULL, 0}, NULL},
+    {"--ejson", {"canonical", "off"}, {CLI_MAP_EJSON_CANONICAL, CLI_MAP_EJSON_OFF}, "relaxed"},
+    {"--root", {"wrap", NULL}, {CLI_MAP_ROOT_WRAP, 0}, NULL},
 };
 
 static int parse_mapping(cli_args *a, cli_opts *o) {
@@ -129,7 +132,8 @@ static int parse_mapping(cli_args *a, cli_opts *o) {
         const char *v = cli_args_value(a);
         if (!v) return -1;
         unsigned set = 0;
-        bool known = strcmp(v, "error") == 0;
+        const char *none = m->none ? m->none : "error";
+        bool known = strcmp(v, none) == 0;
         for (int k = 0; k < 2 && m->values[k]; k++)
             if (strcmp(v, m->values[k]) == 0) {
                 set = m->bits[k];
@@ -137,10 +141,10 @@ static int parse_mapping(cli_args *a, cli_opts *o) {
             }
         if (!known) {
             if (m->values[1])
-                cli_usage_error(a->cmd, "%s takes 'error', '%s' or '%s', not '%s'", m->name, m->values[0],
+                cli_usage_error(a->cmd, "%s takes '%s', '%s' or '%s', not '%s'", m->name, none, m->values[0],
                                 m->values[1], v);
             else
-                cli_usage_error(a->cmd, "%s takes 'error' or '%s', not '%s'", m->name, m->values[0], v);
+                cli_usage_error(a->cmd, "%s takes '%s' or '%s', not '%s'", m->name, none, m->values[0], v);
             return -1;
         }
         o->write.map = (o->write.map & ~(m->bits[0] | m->bits[1])) | set;

@@ -140,6 +140,10 @@ const cli_format *cli_target_format(const char *cmd, const cli_opts *o, const ch
     "                           {\"$ext\": TYPE, \"$data\": \"BASE64\"}, {\"$simple\": N} (and\n"  \
     "                           from JSON into CBOR or MessagePack, read them back)\n"         \
     "  --undefined=error|null   CBOR undefined in JSON: error, or null\n"                        \
+    "  --root=error|wrap        a root other than a map into BSON: error, or wrapped\n"         \
+    "                           ({\"0\": value}; an array's elements under \"0\", \"1\", ...)\n" \
+    "  --ejson=relaxed|canonical|off  BSON types in JSON: MongoDB Extended JSON\n"    \
+    "                           v2 (read back into BSON); off: --tags decides\n"          \
     "Always converted: dates (CBOR tags 0 and 1, MessagePack timestamps) to RFC\n"            \
     "3339 strings; CBOR bignums, decimal fractions and bigfloats to exact JSON\n"             \
     "numbers, and back: JSON numbers beyond 64 bits into CBOR as bignums or\n"                \

@@ -26,7 +26,11 @@ static const char convert_help[] =
     "  --indent N               JSON output indented by N spaces (1-16); default minified\n"
     "  --pretty                 the same as --indent 2\n"
     "  -h, --help               this help\n"
-    "\n" CLI_HELP_MAPPINGS
+    "\n" CLI_HELP_MAPPINGS;
+
+/* The rest of the help (one string literal would exceed the 4095 bytes
+ * C11 compilers must support). */
+static const char convert_help_more[] =
     "\n"
     "JSON output ends with a newline. Errors name the input position:\n"
     "FILE:LINE:COLUMN for text formats, FILE: byte N for binary ones.\n"
@@ -66,6 +70,7 @@ int cli_cmd_convert(int argc, char **argv) {
         if (m > 0) continue;
         if (!cli_args_is(&a, "--help", "-h")) return cli_usage_error("convert", "unknown option '%s'", a.opt);
         fputs(convert_help, stdout);
+        fputs(convert_help_more, stdout);
         return CLI_EXIT_OK;
     }
     const cli_format *to = cli_target_format("convert", &o, operands[1]);

@@ -36,6 +36,11 @@ static sdx_err json_writer_init(void *mem, sdx_buf *out, const cli_write_opts *o
     if (opts->map & CLI_MAP_TAGS_DROP) mo.flags |= SDX_MAP_TAGS_DROP;
     if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
     if (opts->map & CLI_MAP_UNDEFINED_NULL) mo.flags |= SDX_MAP_UNDEFINED_NULL;
+    /* --ejson: relaxed by default (BSON-tagged values; every value of a BSON
+     * source), canonical, or off */
+    if (opts->map & CLI_MAP_EJSON_OFF) mo.flags |= SDX_MAP_EJSON_OFF;
+    else if (opts->map & CLI_MAP_EJSON_CANONICAL) mo.flags |= SDX_MAP_EJSON_CANONICAL;
+    else if (opts->map & CLI_MAP_EJSON_SOURCE) mo.flags |= SDX_MAP_EJSON_RELAXED;
     sdx_json_write_opts wo = {0, 0, NULL};
     /* SEQUENCE: every value ends with a newline, as a text file should. */
     wo.flags = SDX_JSON_WRITE_SEQUENCE;
@@ -60,7 +65,7 @@ static const cli_format json_format = {
     true,
     " \t\r\n,:",
     CLI_MAP_BIN_BASE64 | CLI_MAP_KEYS_STRINGIFY | CLI_MAP_NAN_NULL | CLI_MAP_UTF8_REPLACE | CLI_MAP_TAGS_DROP |
-        CLI_MAP_TAGS_WRAP | CLI_MAP_UNDEFINED_NULL,
+        CLI_MAP_TAGS_WRAP | CLI_MAP_UNDEFINED_NULL | CLI_MAP_EJSON_CANONICAL | CLI_MAP_EJSON_OFF,
     false,
     false,
     json_reader_new,
@@ -72,6 +77,7 @@ static const cli_format json_format = {
     0,
     NULL,
     0,
+    NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -116,6 +122,7 @@ static const cli_format msgpack_format = {
     SDX_MAP_TARGET_MSGPACK_EXT,
     NULL,
     0,
+    NULL,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -168,6 +175,103 @@ static const cli_format cbor_format = {
     SDX_MAP_TARGET_CBOR,
     "\xd9\xd9\xf7",
     3,
+    NULL,
+};
+
+/* ------------------------------------------------------------------------ */
+/* BSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void *bson_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_bson_read_opts ro = {0, 0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_BSON_READ_SEQUENCE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
+    return sdx_bson_reader_new_stream(read, ctx, &ro);
+}
+
+static sdx_source bson_reader_source(void *r) { return sdx_bson_reader_source((sdx_bson_reader *)r); }
+static void bson_reader_free(void *r) { sdx_bson_reader_free((sdx_bson_reader *)r); }
+
+/* One document per writer (the command starts a writer per value, so
+ * --seq writes documents back to back without the writer's sequence
+ * flag). */
+static sdx_err bson_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    sdx_bson_write_opts wo = {0, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_BSON_WRITE_NO_UTF8_CHECK;
+    if (opts->map & CLI_MAP_BIGINT_DOUBLE) wo.flags |= SDX_BSON_WRITE_BIG_DOUBLE;
+    if (opts->map & CLI_MAP_ROOT_WRAP) wo.flags |= SDX_BSON_WRITE_WRAP_ROOT;
+    return sdx_bson_writer_init((sdx_bson_writer *)w, out, &wo);
+}
+
+static sdx_sink bson_writer_sink(void *w) { return sdx_bson_writer_sink((sdx_bson_writer *)w); }
+
+/* BSON has no magic bytes; its leading int32 is the document's length.
+ * Without --seq that length must be the input's size exactly, when the
+ * size is known (or be
+ * followed by another plausible length: a mongodump file read without
+ * --seq, reported by the reader as bytes after the document); with --seq
+ * the first document must be plausible: a length within the reader's
+ * default bound and the input, and, when the whole document is in the
+ * look-ahead, a document the reader accepts; when it is not, a first
+ * element with a known type byte and a key that ends within the
+ * look-ahead. JSON text cannot pass: its first four bytes read as a length
+ * far beyond any text file (a length of 5 to 16 MiB needs bytes 2-4 to be
+ * control characters or NUL). */
+static bool bson_sniff(const unsigned char *p, size_t n, uint64_t size, bool seq) {
+    if (n < 5) return false;
+    int32_t l = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+    if (l < 5 || (uint64_t)l > size || (size_t)l > SDX_BSON_DEFAULT_MAX_DOCUMENT) return false;
+    size_t len = (size_t)l;
+    if (!seq && (uint64_t)l != size && !(size == UINT64_MAX && len > n)) {
+        /* (A pipe whose end is beyond the look-ahead, holding a document
+         * larger than the look-ahead, is judged as with --seq.)
+         * Back-to-back documents read without --seq: still BSON (the
+         * reader then reports the bytes after the first document) when the
+         * first is whole in the look-ahead and a plausible length follows. */
+        if (len + 4 > n) return false;
+        int32_t next = (int32_t)((uint32_t)p[len] | (uint32_t)p[len + 1] << 8 | (uint32_t)p[len + 2] << 16 |
+                                 (uint32_t)p[len + 3] << 24);
+        if (next < 5 || (uint64_t)next > size - (uint64_t)l) return false;
+    }
+    if (len <= n) {
+        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, len, NULL);
+        if (!r) return false;
+        sdx_event ev;
+        while (sdx_bson_reader_next(r, &ev)) {
+        }
+        bool ok = sdx_bson_reader_error(r, NULL) == SDX_OK;
+        sdx_bson_reader_free(r);
+        return ok;
+    }
+    unsigned t = p[4];
+    if (!((t >= SDX_BSON_DOUBLE && t <= SDX_BSON_DECIMAL128) || t == SDX_BSON_MINKEY || t == SDX_BSON_MAXKEY))
+        return false;
+    return memchr(p + 5, 0, n - 5) != NULL;
+}
+
+static const char *const bson_extensions[] = {"bson", NULL};
+
+/* Documents only: a root that is not a map is an error unless --root=wrap.
+ * Integers beyond int64 need --bigint=double. */
+static const cli_format bson_format = {
+    "bson",
+    "BSON (bsonspec.org 1.1); --seq: back-to-back documents (a mongodump file)",
+    bson_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE | CLI_MAP_BIGINT_DOUBLE | CLI_MAP_ROOT_WRAP,
+    false,
+    false,
+    bson_reader_new,
+    bson_reader_source,
+    bson_reader_free,
+    sizeof(sdx_bson_writer),
+    bson_writer_init,
+    bson_writer_sink,
+    SDX_MAP_TARGET_BSON,
+    NULL,
+    0,
+    bson_sniff,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -178,6 +282,7 @@ const cli_format *const cli_formats[] = {
     &json_format,
     &msgpack_format,
     &cbor_format,
+    &bson_format,
     NULL,
 };
 
@@ -217,6 +322,9 @@ const char *cli_mapping_option(unsigned mapping) {
     case CLI_MAP_TAGS_DROP: return "--tags=drop";
     case CLI_MAP_TAGS_WRAP: return "--tags=wrap";
     case CLI_MAP_UNDEFINED_NULL: return "--undefined=null";
+    case CLI_MAP_ROOT_WRAP: return "--root=wrap";
+    case CLI_MAP_EJSON_CANONICAL: return "--ejson=canonical";
+    case CLI_MAP_EJSON_OFF: return "--ejson=off";
     default: return "";
     }
 }

@@ -32,7 +32,21 @@ enum cli_mapping {
     CLI_MAP_TAGS_WRAP = 1u << 6,      /* --tags=wrap: ... written wrapped,
                                          {"$tag": N, "$value": V} and the like
                                          (map.h), and read back from JSON */
-    CLI_MAP_UNDEFINED_NULL = 1u << 7  /* --undefined=null: CBOR undefined as null */
+    CLI_MAP_UNDEFINED_NULL = 1u << 7, /* --undefined=null: CBOR undefined as null */
+    CLI_MAP_ROOT_WRAP = 1u << 8,      /* --root=wrap: a root that is not a map
+                                         written as a document anyway (BSON: an
+                                         array with keys "0", "1", ..., a
+                                         scalar as {"0": value}) */
+    CLI_MAP_EJSON_CANONICAL = 1u << 9, /* --ejson=canonical: canonical MongoDB
+                                          Extended JSON (map.h) */
+    CLI_MAP_EJSON_OFF = 1u << 10,      /* --ejson=off: no Extended JSON; BSON
+                                          types go by --tags, and JSON is read
+                                          into BSON literally */
+    CLI_MAP_EJSON_SOURCE = 1u << 11    /* not an option: set by the pump when
+                                          the input is a format with BSON types,
+                                          so that its untagged values (int32,
+                                          double, generic binary) are Extended
+                                          JSON too (SDX_MAP_EJSON_RELAXED) */
 };
 
 /* How a reader is asked to read. */
@@ -104,6 +118,14 @@ typedef struct cli_format {
      * trying every reader; NULL for none. */
     const char *magic;
     size_t magic_len;
+    /* For a format without magic bytes that can still be told by its
+     * content (BSON's leading length): whether the look-ahead p[0, n)
+     * starts an input of this format, given the input's size in bytes
+     * (UINT64_MAX when unknown, e.g. a pipe whose end is beyond the
+     * look-ahead) and whether a sequence is read. A format with a sniff is
+     * detected only by it, never by trying its reader on the look-ahead.
+     * NULL for none. */
+    bool (*sniff)(const unsigned char *p, size_t n, uint64_t size, bool seq);
 } cli_format;
 
 /* The formats, in the order detection tries them; NULL-terminated. */

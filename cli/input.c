@@ -173,15 +173,28 @@ static int probe(cli_input *in, const cli_format *f, bool at_end, const cli_read
     return 0;
 }
 
+/* The input's size in bytes: the look-ahead when it holds everything,
+ * else a regular file's size from where reading began; UINT64_MAX when
+ * unknown (a pipe). */
+static uint64_t input_size(const cli_input *in, bool at_end) {
+    if (at_end) return in->peek_len;
+    struct stat st;
+    if (in->start >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= in->start)
+        return (uint64_t)(st.st_size - in->start);
+    return UINT64_MAX;
+}
+
 static int detect(cli_input *in, const cli_read_opts *opts) {
     bool at_end;
     int rc = fill_peek(in, &at_end);
     if (rc) return rc;
     const cli_format *best = NULL;
     uint64_t best_progress = 0;
+    uint64_t size = input_size(in, at_end);
     for (int i = 0; cli_formats[i]; i++) {
         const cli_format *f = cli_formats[i];
-        if (f->magic && in->peek_len >= f->magic_len && memcmp(in->peek, f->magic, f->magic_len) == 0) {
+        if ((f->magic && in->peek_len >= f->magic_len && memcmp(in->peek, f->magic, f->magic_len) == 0) ||
+            (f->sniff && f->sniff(in->peek, in->peek_len, size, opts->seq))) {
             in->fmt = f;
             in->guessed = false;
             return 0;
@@ -189,7 +202,8 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
     }
     for (int i = 0; cli_formats[i]; i++) {
         const cli_format *f = cli_formats[i];
-        if (!cli_format_readable(f)) continue;
+        /* formats with a sniff are told by it alone */
+        if (!cli_format_readable(f) || f->sniff) continue;
         uint64_t progress;
         rc = probe(in, f, at_end, opts, &progress);
         if (rc) return rc;

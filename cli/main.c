@@ -125,7 +125,12 @@ int main(int argc, char **argv) {
     int rc = run(argc, argv);
     /* Text printed through stdio (help, lists, reports) that could not be
      * written is an I/O error too. */
-    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+    /* ferror too: a write that failed earlier (the buffer overflowing
+     * while printing) may leave nothing for fflush to fail on. */
+    int earlier = errno; /* the failed write's, when it was the last call */
+    int flush_failed = fflush(stdout) != 0;
+    if ((flush_failed || ferror(stdout)) && rc == CLI_EXIT_OK) {
+        if (!flush_failed) errno = earlier ? earlier : EIO;
         cli_message("cannot write <stdout>: %s", strerror(errno));
         rc = CLI_EXIT_IO;
     }

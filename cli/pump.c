@@ -120,6 +120,7 @@ static const char *hint(const cli_format *target, unsigned mapping, char *buf, s
     case CLI_MAP_TAGS_DROP: effect = "writes it without the tag"; break;
     case CLI_MAP_TAGS_WRAP: effect = "writes it wrapped"; break;
     case CLI_MAP_UNDEFINED_NULL: effect = "writes it as null"; break;
+    case CLI_MAP_ROOT_WRAP: effect = "wraps it in a document"; break;
     }
     snprintf(buf, cap, " (%s %s)", cli_mapping_option(mapping), effect);
     return buf;
@@ -143,6 +144,12 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
     if (!ev) {
         if (err == SDX_ERR_USAGE) snprintf(what, sizeof what, "the input ends inside a value");
         else snprintf(what, sizeof what, "cannot write %s: %s", fmt, sdx_strerror(err));
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->depth == 0 && ev->kind != SDX_MAP && ev->kind != SDX_END &&
+               target && (target->mappings & CLI_MAP_ROOT_WRAP)) {
+        /* a format whose values are documents (BSON) */
+        snprintf(what, sizeof what, "a root %s cannot be written as %s, whose root must be a map",
+                 cli_kind_name(ev), fmt);
+        hn = hint(target, CLI_MAP_ROOT_WRAP, h, sizeof h);
     } else if (err == SDX_ERR_UNSUPPORTED && ev->kind == SDX_BIN && ev->tag_kind == SDX_TAG_MSGPACK_EXT) {
         snprintf(what, sizeof what, "a MessagePack extension value (type %d, %zu bytes) cannot be written as %s",
                  (int)(int8_t)(uint8_t)ev->tag, ev->v.str.len, fmt);
@@ -159,6 +166,12 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         /* the item's innermost tag; the refused tag may be one around it */
         snprintf(what, sizeof what, "a %s with CBOR tag %llu (or a tag around it) cannot be written as %s",
                  cli_kind_name(ev), (unsigned long long)ev->tag, fmt);
+        hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->tag_kind == SDX_TAG_BSON) {
+        /* the low byte of a BSON tag is the element type (bson.h) */
+        const char *kind = cli_kind_name(ev);
+        snprintf(what, sizeof what, "%s %s of BSON type 0x%02x cannot be written as %s",
+                 strchr("aeiou", kind[0]) ? "an" : "a", kind, (unsigned)(ev->tag & 0xff), fmt);
         hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
     } else if (err == SDX_ERR_LIMIT) {
         snprintf(what, sizeof what,
@@ -193,6 +206,14 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         else
             snprintf(what, sizeof what, "the integer %" PRId64 " is out of range for %s", ev->v.i, fmt);
         hn = hint(target, CLI_MAP_BIGINT_DOUBLE, h, sizeof h);
+    } else if ((err == SDX_ERR_SYNTAX || err == SDX_ERR_DEPTH) && target &&
+               (target->map_target & SDX_MAP_TARGET_BSON)) {
+        /* the mapping layer's Extended JSON reading (map.h) */
+        snprintf(what, sizeof what, "%s (ending here) cannot be written as %s",
+                 err == SDX_ERR_DEPTH ? "code with scope nested too deep" : "a malformed Extended JSON type wrapper",
+                 fmt);
+        snprintf(h, sizeof h, " (%s reads it as a plain map)", cli_mapping_option(CLI_MAP_EJSON_OFF));
+        hn = err == SDX_ERR_SYNTAX ? h : "";
     } else if (err == SDX_ERR_UTF8) {
         snprintf(what, sizeof what, "a %s with invalid UTF-8 cannot be written as %s", cli_kind_name(ev), fmt);
         hn = hint(target, CLI_MAP_UTF8_REPLACE, h, sizeof h);
@@ -245,14 +266,23 @@ int cli_pump(cli_input *in, sdx_sink sink, const cli_format *target, const cli_o
 int cli_pump_to(cli_input *in, cli_output *out, const cli_format *to, const cli_write_opts *opts) {
     cli_writer w;
     int rc;
+    /* A source with BSON types: its untagged values are Extended JSON too
+     * (--ejson, formats.c). */
+    cli_write_opts wopts = *opts;
+    if (in->fmt && (in->fmt->map_target & SDX_MAP_TARGET_BSON)) wopts.map |= CLI_MAP_EJSON_SOURCE;
+    opts = &wopts;
+    /* --ejson=off: JSON is read into BSON literally */
+    uint32_t target = to->map_target;
+    if (opts->map & CLI_MAP_EJSON_OFF) target &= ~(uint32_t)SDX_MAP_TARGET_BSON;
     if (cli_writer_init(&w, to, opts, cli_output_buf(out)) != SDX_OK) {
         cli_message("out of memory");
         rc = CLI_EXIT_IO;
-    } else if (to->map_target && in->fmt && strcmp(in->fmt->name, "json") == 0) {
+    } else if (target && in->fmt && strcmp(in->fmt->name, "json") == 0) {
         /* JSON into a format with more types: through the mapping layer's
-         * reverse direction (big numbers, wrapped forms with --tags=wrap). */
+         * reverse direction (big numbers, wrapped forms with --tags=wrap,
+         * Extended JSON into BSON). */
         sdx_map_from_json m;
-        sdx_map_opts mo = {0, to->map_target, 0, NULL};
+        sdx_map_opts mo = {0, target, 0, NULL};
         if (opts->map & CLI_MAP_TAGS_WRAP) mo.flags |= SDX_MAP_TAGS_WRAP;
         sdx_map_from_json_init(&m, cli_writer_sink(&w), &mo);
         rc = cli_pump(in, sdx_map_from_json_sink(&m), to, out);

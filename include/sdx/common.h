@@ -200,6 +200,13 @@ static inline uint64_t sdx_hot_be(const uint8_t *p, int n) {
     for (int i = 0; i < n; i++) v = v << 8 | p[i];
     return v;
 }
+/* The n bytes at p as a little-endian number (compilers turn this into
+ * one load): BSON's inline reading path. */
+static inline uint64_t sdx_hot_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
+    return v;
+}
 /* The low n bytes of v, big-endian, at p (compilers store them with one
  * byte swap): the writers' inline paths. */
 static inline void sdx_hot_store_be(char *p, uint64_t v, int n) {

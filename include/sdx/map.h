@@ -82,11 +82,36 @@
  * SDX_NINT (-2^64 .. -2^63 - 1): passed on; the JSON writer writes its exact
  * decimal text.
  *
- * BSON (SDX_TAG_BSON): the hook for MongoDB Extended JSON v2 ({"$oid": ...},
- * {"$date": ...}, {"$numberDecimal": ...}; canonical and relaxed modes).
- * It lands with the BSON format, in src/map/ beside the CBOR and MessagePack
- * conventions (to_json.c, function bson_value), selected by flags that will
- * be added here. Until then BSON-tagged values go by the tags policy.
+ * BSON (SDX_TAG_BSON, the table of bson.h): MongoDB Extended JSON v2
+ * (mongodb/specifications, extended-json), relaxed mode by default:
+ *   binary, subtype s        {"$binary":{"base64":"...","subType":"xx"}}
+ *   ObjectId                 {"$oid":"24 hex digits"}
+ *   datetime                 relaxed, years 1970-9999: {"$date":"ISO-8601
+ *                            with milliseconds"}; else and canonical:
+ *                            {"$date":{"$numberLong":"ms"}}
+ *   regular expression       {"$regularExpression":{"pattern":"...",
+ *                            "options":"..."}} (options sorted)
+ *   DBPointer                {"$dbPointer":{"$ref":"ns","$id":{"$oid":"..."}}}
+ *   code / symbol            {"$code":"..."} / {"$symbol":"..."}
+ *   code with scope          {"$code":"...","$scope":{...}} (the scope read
+ *                            with the BSON reader and converted likewise)
+ *   timestamp                {"$timestamp":{"t":seconds,"i":increment}}
+ *   int64                    relaxed: the number; canonical:
+ *                            {"$numberLong":"n"}
+ *   int32 (tag 0x10)         relaxed: the number; canonical {"$numberInt":"n"}
+ *   decimal128               {"$numberDecimal":"..."} (bson.h's decimal128
+ *                            text)
+ *   undefined, min/max key   {"$undefined":true}, {"$minKey":1}, {"$maxKey":1}
+ *   array held as a map      a JSON array (its odd keys dropped)
+ * SDX_MAP_EJSON_RELAXED / _CANONICAL make every value Extended JSON (for a
+ * BSON source, where int32, double and generic binary arrive untagged):
+ * untagged binaries as subtype 0, NaN and infinities as
+ * {"$numberDouble":"NaN"|"Infinity"|"-Infinity"}, and in canonical mode
+ * every integer ({"$numberInt"} when it fits int32, else {"$numberLong"})
+ * and double ({"$numberDouble":"1.0"}). SDX_MAP_EJSON_OFF: BSON-tagged
+ * values go by the tags policy. A BSON tag on an event of another kind than
+ * the table's goes by the tags policy; a composite value (regex, DBPointer,
+ * code with scope) whose bytes are malformed is SDX_ERR_INVALID_ARG.
  *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a
@@ -114,6 +139,27 @@
  * V: that is SDX_ERR_SYNTAX, since the tag was already sent. Other events
  * pass through unchanged; a target without these types rejects SDX_RAW as
  * before.
+ *
+ * For SDX_MAP_TARGET_BSON (alone; with other targets SDX_ERR_INVALID_ARG)
+ * the layer reads MongoDB Extended JSON, both modes and the legacy forms
+ * ({"$binary":"...","$type":"xx"}, {"$regex":"...","$options":"..."},
+ * {"$date":"ISO-8601"} with Z or an offset, {"$uuid":"8-4-4-4-12"}), into
+ * the tagged events of bson.h's table, so that BSON -> JSON -> BSON gives
+ * back the same bytes. A map is read as a wrapper when its first key is one
+ * of the keywords ($oid, $symbol, $numberInt, $numberLong, $numberDouble,
+ * $numberDecimal, $binary, $type, $uuid, $code, $scope, $timestamp,
+ * $regularExpression, $regex, $options, $dbPointer, $date, $minKey,
+ * $maxKey, $undefined); the map is held until it closes, and its keys may
+ * come in any order. The query operators {"$regex": not a string, ...},
+ * {"$regex":"..."} alone, {"$type": ...} without "$binary" and "$options"
+ * without "$regex" stay plain maps. A wrapper with missing, extra or
+ * ill-typed keys, or a value out of range (an int32 text beyond int32, an
+ * ObjectId not of 24 hex digits, a NUL in a regex) is SDX_ERR_SYNTAX (a
+ * $numberDecimal that needs rounding SDX_ERR_RANGE); the
+ * input ending inside one SDX_ERR_TRUNCATED. A $scope document is encoded
+ * with the BSON writer into scratch memory (code with scope nested deeper
+ * than SDX_BSON_MAX_SCOPE_NESTING: SDX_ERR_DEPTH). Other JSON passes as it
+ * is (numbers: the BSON writer picks int32, int64 or double).
  *
  * ---- Limits and memory -----------------------------------------------------
  *
@@ -147,13 +193,28 @@ enum sdx_map_flag {
     SDX_MAP_TAGS_WRAP = 1u << 1,
     /* CBOR undefined as null (without it, undefined goes by the tags
      * policy). */
-    SDX_MAP_UNDEFINED_NULL = 1u << 2
+    SDX_MAP_UNDEFINED_NULL = 1u << 2,
+    /* To JSON, MongoDB Extended JSON for every value, relaxed mode: besides
+     * the BSON-tagged values (relaxed by default), untagged binaries become
+     * {"$binary": ...} (subtype 0) and NaN and the infinities
+     * {"$numberDouble": ...}. For a BSON source. */
+    SDX_MAP_EJSON_RELAXED = 1u << 3,
+    /* To JSON, canonical Extended JSON for every value: as relaxed, and
+     * every number wrapped too ({"$numberInt"}, {"$numberLong"},
+     * {"$numberDouble"}), dates as {"$date":{"$numberLong": ...}}. */
+    SDX_MAP_EJSON_CANONICAL = 1u << 4,
+    /* To JSON, no Extended JSON: BSON-tagged values go by the tags policy
+     * (by default SDX_ERR_UNSUPPORTED). At most one of the three EJSON
+     * flags (else SDX_ERR_INVALID_ARG). */
+    SDX_MAP_EJSON_OFF = 1u << 5
 };
 
 /* The types a target format has, for the reverse layer (bits). */
 enum sdx_map_target {
     SDX_MAP_TARGET_CBOR = 1u << 0,        /* CBOR tags, SDX_NINT, simple values */
-    SDX_MAP_TARGET_MSGPACK_EXT = 1u << 1  /* MessagePack ext types */
+    SDX_MAP_TARGET_MSGPACK_EXT = 1u << 1, /* MessagePack ext types */
+    SDX_MAP_TARGET_BSON = 1u << 2         /* BSON types: read Extended JSON
+                                             (not with the other targets) */
 };
 
 /* Default and highest max_digits. */
@@ -192,6 +253,9 @@ typedef struct sdx_map_to_json {
     uint64_t *wraps;         /* input depth at which each open wrapper map
                                 closes, innermost last */
     size_t nwraps, capwraps;
+    uint64_t *keyless;       /* input depth inside each open BSON array held
+                                as a map (its keys are dropped) */
+    size_t nkeyless, capkeyless;
     /* A decimal fraction or bigfloat being collected: its array event, the
      * elements seen (0-2) and the mantissa's bytes (in `frac`). */
     int collecting;          /* 0, or the tag (4 or 5) */
@@ -243,6 +307,16 @@ typedef struct sdx_map_from_json {
     sdx_map_scratch strs;    /* a held string; a number's digits */
     sdx_map_scratch text;
     sdx_map_scratch limbs;
+    /* Extended JSON (SDX_MAP_TARGET_BSON): a map that may be a type
+     * wrapper, held whole as events (strings in `arena`, by offset) until
+     * it closes. */
+    sdx_event *evs;
+    size_t nevs, capevs;
+    sdx_map_scratch arena;
+    size_t arena_len;
+    uint64_t held_depth;     /* open maps and arrays of the held events */
+    uint32_t scope_level;    /* nesting of $scope documents being encoded */
+    uint8_t map_pending;     /* a map began; its first key decides */
 } sdx_map_from_json;
 
 /* Start a reverse layer writing into `out` (the target's writer) for a
@@ -254,7 +328,8 @@ SDX_API sdx_err sdx_map_from_json_init(sdx_map_from_json *m, sdx_sink out, const
 /* Take one event (from a JSON reader): convert it by the conventions above
  * and send the result to `out`. Returns the sticky error: SDX_ERR_LIMIT,
  * SDX_ERR_RANGE (a decimal exponent beyond int64), SDX_ERR_SYNTAX (a
- * {"$tag"} map with more entries), SDX_ERR_NOMEM, or out's. */
+ * {"$tag"} map with more entries; a malformed Extended JSON wrapper),
+ * SDX_ERR_DEPTH ($scope nesting), SDX_ERR_NOMEM, or out's. */
 SDX_API sdx_err sdx_map_from_json_put(sdx_map_from_json *m, const sdx_event *ev);
 
 /* The reverse layer as a sink (valid while `m` is). */

@@ -281,26 +281,9 @@ sdx_doc *sdx_cbor_parse(const char *data, size_t len, const sdx_cbor_read_opts *
     }
     size_t consumed = (size_t)sdx_cbor_reader_offset(r);
     sdx_cbor_reader_free(r);
-    sdx_err built;
-    sdx_doc *doc = sdx_doc_builder_finish(&b, &built);
-    if (e.code) {
-        sdx_doc_free(doc);
-        doc = NULL;
-    } else if (!doc) {
-        e.code = built;
-        e.msg = sdx_strerror(built);
-        e.offset = consumed;
-    } else {
-        doc->consumed = consumed;
-    }
-    if (err) *err = e;
-    return doc;
+    return sdx_doc_builder_finish_parse(&b, &e, consumed, err);
 
 nomem:
     sdx_cbor_reader_free(r);
-    sdx_doc_builder_finish(&b, NULL);
-    e.code = SDX_ERR_NOMEM;
-    e.msg = "out of memory";
-    if (err) *err = e;
-    return NULL;
+    return sdx_doc_builder_parse_nomem(&b, err);
 }

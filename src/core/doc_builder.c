@@ -265,3 +265,29 @@ sdx_doc *sdx_doc_builder_finish(sdx_doc_builder *b, sdx_err *err) {
     doc->str_left = 0;
     return doc;
 }
+
+sdx_doc *sdx_doc_builder_finish_parse(sdx_doc_builder *b, sdx_error *e, size_t consumed, sdx_error *err) {
+    sdx_err built;
+    sdx_doc *doc = sdx_doc_builder_finish(b, &built);
+    if (e->code) {
+        sdx_doc_free(doc);
+        doc = NULL;
+    } else if (!doc) {
+        e->code = built;
+        e->msg = sdx_strerror(built);
+        e->offset = consumed;
+    } else {
+        doc->consumed = consumed;
+    }
+    if (err) *err = *e;
+    return doc;
+}
+
+sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err) {
+    sdx_doc_builder_finish(b, NULL);
+    if (err) {
+        sdx_error e = {SDX_ERR_NOMEM, 0, 0, 0, "out of memory"};
+        *err = e;
+    }
+    return NULL;
+}

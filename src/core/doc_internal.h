@@ -46,6 +46,18 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc);
  * NULL (size checked for overflow). */
 void *sdx_doc_block_alloc(sdx_doc *doc, size_t size);
 
+/* The end of a parse through the builder (a format's reader feeding it):
+ * finishes the builder and returns the document, with its `consumed` set,
+ * or NULL. `e` holds the parse's error so far: when set, the document is
+ * dropped; when not, and the builder has no complete root, its error is
+ * taken with the offset `consumed`. *err (if not NULL) gets the outcome. */
+sdx_doc *sdx_doc_builder_finish_parse(sdx_doc_builder *b, sdx_error *e, size_t consumed, sdx_error *err);
+
+/* A parse through the builder that ran out of memory before reading:
+ * releases the builder and reports SDX_ERR_NOMEM in *err (if not NULL).
+ * Returns NULL. */
+sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err);
+
 /* Parsers that fill the value array directly: room for at least `need`
  * more slots after `used`, the array doubling (from 64) but not beyond
  * `bound` (what the input can need at most), with the document's

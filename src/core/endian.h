@@ -1,6 +1,7 @@
 /*
- * Internal: big-endian loads and stores of 16, 32 and 64 bits at any
- * alignment, shared by the binary formats (MessagePack, CBOR).
+ * Internal: big-endian and little-endian loads and stores of 16, 32 and
+ * 64 bits at any alignment, shared by the binary formats (MessagePack and
+ * CBOR big-endian, BSON little-endian).
  */
 #ifndef SDX_CORE_ENDIAN_H
 #define SDX_CORE_ENDIAN_H
@@ -63,6 +64,34 @@ static inline uint64_t sdx_load_be64(const void *p) {
     uint64_t v;
     memcpy(&v, p, 8);
     return SDX_BE64(v);
+}
+
+/* Little-endian loads and stores of 32 and 64 bits at any alignment (BSON). */
+#ifdef SDX_BIG_ENDIAN
+#define SDX_LE32(v) sdx_bswap32(v)
+#define SDX_LE64(v) sdx_bswap64(v)
+#else
+#define SDX_LE32(v) (v)
+#define SDX_LE64(v) (v)
+#endif
+
+static inline void sdx_store_le32(void *p, uint32_t v) {
+    v = SDX_LE32(v);
+    memcpy(p, &v, 4);
+}
+static inline void sdx_store_le64(void *p, uint64_t v) {
+    v = SDX_LE64(v);
+    memcpy(p, &v, 8);
+}
+static inline uint32_t sdx_load_le32(const void *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return SDX_LE32(v);
+}
+static inline uint64_t sdx_load_le64(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return SDX_LE64(v);
 }
 
 #endif /* SDX_CORE_ENDIAN_H */

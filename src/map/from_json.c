@@ -8,24 +8,7 @@
 #include "core/base64.h"
 #include "map/map_internal.h"
 
-static sdx_err fail(sdx_map_from_json *m, sdx_err e) {
-    if (!m->err) m->err = e;
-    return m->err;
-}
-
-static sdx_err emit(sdx_map_from_json *m, const sdx_event *ev) {
-    if (m->err) return m->err;
-    sdx_err e = sdx_sink_put(m->out, ev);
-    if (e) m->err = e;
-    return m->err;
-}
-
-static sdx_event make(sdx_kind kind) {
-    sdx_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = (uint8_t)kind;
-    return e;
-}
+static sdx_err emit(sdx_map_from_json *m, const sdx_event *ev) { return sdx_map_from_json_send(m, m->out, ev); }
 
 /* Send an item's first event with the tags read for it: the innermost on
  * the event itself when it has none, the others before it as SDX_TAG
@@ -39,7 +22,7 @@ static sdx_err send_item(sdx_map_from_json *m, const sdx_event *ev) {
         e.tag = m->tags[n - 1];
     }
     for (uint32_t i = 0; i < before; i++) {
-        sdx_event t = make(SDX_TAG);
+        sdx_event t = sdx_map_event(SDX_TAG);
         t.tag_kind = SDX_TAG_CBOR;
         t.tag = m->tags[i];
         emit(m, &t);
@@ -67,10 +50,10 @@ static bool integer_event(sdx_map_from_json *m, bool neg, const char *d, size_t 
         d++;
         n--;
     }
-    if (n > m->max_digits) return fail(m, SDX_ERR_LIMIT), false;
+    if (n > m->max_digits) return sdx_map_from_json_fail(m, SDX_ERR_LIMIT), false;
     size_t limbs = sdx_big_limbs_for_digits(n);
     sdx_big b = {sdx_map_scratch_get(&m->limbs, &m->alloc, limbs * 4), 0};
-    if (!b.limb) return fail(m, SDX_ERR_NOMEM), false;
+    if (!b.limb) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM), false;
     sdx_big_from_dec(&b, d, n);
     /* A negative value is -1 - n (CBOR major type 1 and tag 3 store n). */
     if (neg && b.n == 0) neg = false; /* "-0" */
@@ -78,23 +61,23 @@ static bool integer_event(sdx_map_from_json *m, bool neg, const char *d, size_t 
     uint64_t v;
     if (sdx_big_to_u64(&b, &v)) {
         if (!neg && v <= INT64_MAX) {
-            *out = make(SDX_INT);
+            *out = sdx_map_event(SDX_INT);
             out->v.i = (int64_t)v;
         } else if (!neg) {
-            *out = make(SDX_UINT);
+            *out = sdx_map_event(SDX_UINT);
             out->v.u = v;
         } else if (v <= INT64_MAX) {
-            *out = make(SDX_INT);
+            *out = sdx_map_event(SDX_INT);
             out->v.i = -1 - (int64_t)v;
         } else {
-            *out = make(SDX_NINT);
+            *out = sdx_map_event(SDX_NINT);
             out->v.u = v;
         }
         return true;
     }
     uint8_t *bytes = sdx_map_scratch_get(&m->text, &m->alloc, b.n * 4);
-    if (!bytes) return fail(m, SDX_ERR_NOMEM), false;
-    *out = make(SDX_BIN);
+    if (!bytes) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM), false;
+    *out = sdx_map_event(SDX_BIN);
     out->tag_kind = SDX_TAG_CBOR;
     out->tag = neg ? 3 : 2;
     out->v.str.ptr = (const char *)bytes;
@@ -129,7 +112,7 @@ static sdx_err raw_number(sdx_map_from_json *m, const sdx_event *ev) {
         if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
         if (p == end) goto unchanged;
         for (; p < end && is_digit(*p); p++) {
-            if (emag > (UINT64_MAX - 9) / 10) return fail(m, SDX_ERR_RANGE);
+            if (emag > (UINT64_MAX - 9) / 10) return sdx_map_from_json_fail(m, SDX_ERR_RANGE);
             emag = emag * 10 + (uint64_t)(*p - '0');
         }
     }
@@ -144,9 +127,9 @@ static sdx_err raw_number(sdx_map_from_json *m, const sdx_event *ev) {
     /* m = the digits before and after the point; e = exponent - fraction
      * digits, which must fit int64 (the tag's exponent is an integer). */
     size_t ni = (size_t)(int1 - int0), nf = (size_t)(frac1 - frac0);
-    if (emag > INT64_MAX || nf > INT64_MAX / 2) return fail(m, SDX_ERR_RANGE);
+    if (emag > INT64_MAX || nf > INT64_MAX / 2) return sdx_map_from_json_fail(m, SDX_ERR_RANGE);
     int64_t e = eneg ? -(int64_t)emag : (int64_t)emag;
-    if (e < INT64_MIN + (int64_t)nf) return fail(m, SDX_ERR_RANGE);
+    if (e < INT64_MIN + (int64_t)nf) return sdx_map_from_json_fail(m, SDX_ERR_RANGE);
     e -= (int64_t)nf;
     if (ni + nf > m->max_digits + (size_t)1) {
         /* leading zeros do not count: "0.000...01" */
@@ -155,14 +138,14 @@ static sdx_err raw_number(sdx_map_from_json *m, const sdx_event *ev) {
         for (; q < int1 && *q == '0'; q++) zeros++;
         if (q == int1)
             for (q = frac0; q < frac1 && *q == '0'; q++) zeros++;
-        if (ni + nf - zeros > m->max_digits) return fail(m, SDX_ERR_LIMIT);
+        if (ni + nf - zeros > m->max_digits) return sdx_map_from_json_fail(m, SDX_ERR_LIMIT);
     }
     char *digits = sdx_map_scratch_get(&m->strs, &m->alloc, ni + nf + 1);
-    if (!digits) return fail(m, SDX_ERR_NOMEM);
+    if (!digits) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
     memcpy(digits, int0, ni);
     memcpy(digits + ni, frac0, nf);
     if (!integer_event(m, neg, digits, ni + nf, &num)) return m->err;
-    sdx_event arr = make(SDX_ARRAY), exp = make(SDX_INT), end_ev = make(SDX_END);
+    sdx_event arr = sdx_map_event(SDX_ARRAY), exp = sdx_map_event(SDX_INT), end_ev = sdx_map_event(SDX_END);
     arr.tag_kind = SDX_TAG_CBOR;
     arr.tag = 4;
     arr.v.count = 2;
@@ -265,13 +248,13 @@ static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
     }
     case 3:
         if (m->form == FORM_TAG && key_is(ev, "$value")) {
-            if (m->ntags == SDX_MAP_MAX_TAGS) return fail(m, SDX_ERR_LIMIT);
+            if (m->ntags == SDX_MAP_MAX_TAGS) return sdx_map_from_json_fail(m, SDX_ERR_LIMIT);
             if (m->ncloses == m->capcloses) {
                 size_t cap = m->capcloses ? m->capcloses * 2 : 8;
                 void *p = m->closes ? m->alloc.realloc(m->alloc.ctx, m->closes, m->capcloses * sizeof *m->closes,
                                                        cap * sizeof *m->closes)
                                     : m->alloc.malloc(m->alloc.ctx, cap * sizeof *m->closes);
-                if (!p) return fail(m, SDX_ERR_NOMEM);
+                if (!p) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
                 m->closes = p;
                 m->capcloses = cap;
             }
@@ -283,7 +266,7 @@ static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
             return SDX_OK;
         }
         if (m->form == FORM_SIMPLE && ev->kind == SDX_END) {
-            sdx_event s = make(SDX_NULL);
+            sdx_event s = sdx_map_event(SDX_NULL);
             s.tag_kind = SDX_TAG_CBOR_SIMPLE;
             s.tag = (uint64_t)m->held[2].v.i;
             m->nheld = 0;
@@ -303,7 +286,7 @@ static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
         size_t n = ev->v.str.len;
         if (n > SIZE_MAX / 2 - 8) goto mismatch;
         char *copy = sdx_map_scratch_get(&m->strs, &m->alloc, n + n / 4 * 3 + 8);
-        if (!copy) return fail(m, SDX_ERR_NOMEM);
+        if (!copy) return sdx_map_from_json_fail(m, SDX_ERR_NOMEM);
         if (n) memcpy(copy, ev->v.str.ptr, n);
         keep.v.str.ptr = copy;
         break;
@@ -314,7 +297,7 @@ static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
         char *bytes = m->strs.ptr + data->v.str.len;
         size_t len = sdx_base64_decode(bytes, data->v.str.ptr, data->v.str.len);
         if (len == SIZE_MAX) goto mismatch;
-        sdx_event x = make(SDX_BIN);
+        sdx_event x = sdx_map_event(SDX_BIN);
         x.tag_kind = SDX_TAG_MSGPACK_EXT;
         x.tag = (uint64_t)m->held[2].v.i;
         x.v.str.ptr = bytes;
@@ -347,19 +330,20 @@ sdx_err sdx_map_from_json_init(sdx_map_from_json *m, sdx_sink out, const sdx_map
     m->target = opts->target;
     m->max_digits = opts->max_digits ? opts->max_digits : SDX_MAP_DEFAULT_MAX_DIGITS;
     m->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
-    const uint32_t known = SDX_MAP_TAGS_DROP | SDX_MAP_TAGS_WRAP | SDX_MAP_UNDEFINED_NULL;
-    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT;
-    if ((opts->flags & ~known) || (opts->flags & SDX_MAP_TAGS_DROP && opts->flags & SDX_MAP_TAGS_WRAP) ||
-        (opts->target & ~targets) || opts->max_digits > SDX_MAP_MAX_DIGITS_CAP)
-        return fail(m, SDX_ERR_INVALID_ARG);
+    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT | SDX_MAP_TARGET_BSON;
+    bool bson_mixed = (opts->target & SDX_MAP_TARGET_BSON) && (opts->target & ~(uint32_t)SDX_MAP_TARGET_BSON);
+    if (!sdx_map_flags_ok(opts->flags) || (opts->target & ~targets) || bson_mixed ||
+        opts->max_digits > SDX_MAP_MAX_DIGITS_CAP)
+        return sdx_map_from_json_fail(m, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
 
 sdx_err sdx_map_from_json_put(sdx_map_from_json *m, const sdx_event *ev) {
     if (m->err) return m->err;
+    if (m->target & SDX_MAP_TARGET_BSON) return sdx_map_ejson_put(m, ev);
     if (m->ncloses && (m->closes[m->ncloses - 1] & 1)) {
         /* the end of a {"$tag":N,"$value":V} map: it was never sent */
-        if (ev->kind != SDX_END) return fail(m, SDX_ERR_SYNTAX);
+        if (ev->kind != SDX_END) return sdx_map_from_json_fail(m, SDX_ERR_SYNTAX);
         m->ncloses--;
         m->depth--;
         item_done(m);
@@ -376,6 +360,7 @@ sdx_err sdx_map_from_json_put(sdx_map_from_json *m, const sdx_event *ev) {
 
 sdx_err sdx_map_from_json_finish(sdx_map_from_json *m) {
     if (!m->err && m->nheld) release(m);
+    if (m->target & SDX_MAP_TARGET_BSON) sdx_map_ejson_finish(m);
     sdx_err e = sdx_sink_finish(m->out);
     if (e && !m->err) m->err = e;
     sdx_map_scratch_free(&m->strs, &m->alloc);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sdx/map.h"
 
@@ -76,5 +77,41 @@ void *sdx_map_scratch_get(sdx_map_scratch *s, const sdx_alloc *a, size_t size);
 
 /* Free a scratch block. */
 void sdx_map_scratch_free(sdx_map_scratch *s, const sdx_alloc *a);
+
+/* An event of `kind` with no tag and a zero value. */
+static inline sdx_event sdx_map_event(sdx_kind kind) {
+    sdx_event e;
+    memset(&e, 0, sizeof e);
+    e.kind = (uint8_t)kind;
+    return e;
+}
+
+/* The from-JSON layer's sticky error: keep the first. */
+static inline sdx_err sdx_map_from_json_fail(sdx_map_from_json *m, sdx_err e) {
+    if (!m->err) m->err = e;
+    return m->err;
+}
+
+/* Send ev to `out` (the layer's out, or a $scope's writer) unless the
+ * from-JSON layer has failed; out's error becomes the layer's. */
+static inline sdx_err sdx_map_from_json_send(sdx_map_from_json *m, sdx_sink out, const sdx_event *ev) {
+    if (m->err) return m->err;
+    sdx_err e = sdx_sink_put(out, ev);
+    if (e) m->err = e;
+    return m->err;
+}
+
+/* Whether the flags of sdx_map_opts are known and consistent (at most one
+ * TAGS policy, at most one EJSON mode). */
+bool sdx_map_flags_ok(uint32_t flags);
+
+/* dst = the n bytes at src in ascending order (a counting sort: linear in
+ * n). Extended JSON regex options are written sorted. */
+void sdx_map_sort_bytes(char *dst, const char *src, size_t n);
+
+/* The from-JSON layer for SDX_MAP_TARGET_BSON (src/map/ejson.c): take one
+ * event, and at the end send what is held (before out is finished). */
+sdx_err sdx_map_ejson_put(sdx_map_from_json *m, const sdx_event *ev);
+sdx_err sdx_map_ejson_finish(sdx_map_from_json *m);
 
 #endif /* SDX_MAP_INTERNAL_H */

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "core/base64.h"
+#include "core/endian.h"
 #include "map/map_internal.h"
+#include "num/itoa.h"
+#include "sdx/bson.h"
 #include "msgpack/msgpack_internal.h"
 #include "num/num.h"
 
@@ -26,22 +29,15 @@ static sdx_err emit(sdx_map_to_json *m, const sdx_event *ev) {
     return m->err;
 }
 
-static sdx_event make(sdx_kind kind) {
-    sdx_event e;
-    memset(&e, 0, sizeof e);
-    e.kind = (uint8_t)kind;
-    return e;
-}
-
 static sdx_err emit_str(sdx_map_to_json *m, sdx_kind kind, const char *s, size_t n) {
-    sdx_event e = make(kind);
+    sdx_event e = sdx_map_event(kind);
     e.v.str.ptr = s;
     e.v.str.len = n;
     return emit(m, &e);
 }
 
 static sdx_err emit_count(sdx_map_to_json *m, sdx_kind kind, uint64_t count) {
-    sdx_event e = make(kind);
+    sdx_event e = sdx_map_event(kind);
     e.v.count = count;
     return emit(m, &e);
 }
@@ -50,7 +46,7 @@ static sdx_err emit_count(sdx_map_to_json *m, sdx_kind kind, uint64_t count) {
  * for it ({"$tag":N,"$value": ...}). */
 static sdx_err close_wraps(sdx_map_to_json *m) {
     while (!m->err && m->nwraps && m->wraps[m->nwraps - 1] == m->depth) {
-        sdx_event end = make(SDX_END);
+        sdx_event end = sdx_map_event(SDX_END);
         emit(m, &end);
         m->nwraps--;
     }
@@ -77,18 +73,23 @@ static sdx_err made(sdx_map_to_json *m, sdx_kind kind, const char *s, size_t n) 
     return close_wraps(m);
 }
 
+/* Room for one more entry on a stack of uint64 (the wrappers, the keyless
+ * arrays); false after SDX_ERR_NOMEM. */
+static bool reserve_slot(sdx_map_to_json *m, uint64_t **stack, size_t n, size_t *cap) {
+    if (n < *cap) return true;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = *stack ? m->alloc.realloc(m->alloc.ctx, *stack, *cap * sizeof **stack, c * sizeof **stack)
+                     : m->alloc.malloc(m->alloc.ctx, c * sizeof **stack);
+    if (!p) return fail(m, SDX_ERR_NOMEM), false;
+    *stack = p;
+    *cap = c;
+    return true;
+}
+
 /* Open {"$tag":N,"$value": for the item that follows. */
 static sdx_err open_wrap(sdx_map_to_json *m, const sdx_event *tag) {
-    if (m->nwraps == m->capwraps) {
-        size_t cap = m->capwraps ? m->capwraps * 2 : 8;
-        void *p = m->wraps ? m->alloc.realloc(m->alloc.ctx, m->wraps, m->capwraps * sizeof *m->wraps,
-                                              cap * sizeof *m->wraps)
-                           : m->alloc.malloc(m->alloc.ctx, cap * sizeof *m->wraps);
-        if (!p) return fail(m, SDX_ERR_NOMEM);
-        m->wraps = p;
-        m->capwraps = cap;
-    }
-    sdx_event n = make(SDX_UINT);
+    if (!reserve_slot(m, &m->wraps, m->nwraps, &m->capwraps)) return m->err;
+    sdx_event n = sdx_map_event(SDX_UINT);
     n.v.u = tag->tag;
     if (tag->tag_kind != SDX_TAG_CBOR) { /* the other kinds' tags are signed */
         n.kind = SDX_INT;
@@ -114,6 +115,14 @@ static sdx_err no_form(sdx_map_to_json *m, const sdx_event *tag) {
 static sdx_err no_form_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
     if (no_form(m, tag)) return m->err;
     return plain(m, v);
+}
+
+static sdx_err ejson_untagged(sdx_map_to_json *m, const sdx_event *v);
+
+/* Whether every value goes by Extended JSON (an explicit mode), not only
+ * BSON-tagged ones. */
+static bool ejson_all(const sdx_map_to_json *m) {
+    return (m->flags & (SDX_MAP_EJSON_RELAXED | SDX_MAP_EJSON_CANONICAL)) != 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -409,7 +418,7 @@ static sdx_err ext_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_eve
     char *b64 = sdx_map_scratch_get(&m->text, &m->alloc, sdx_base64_len(n) + 1);
     if (!b64) return fail(m, SDX_ERR_NOMEM);
     size_t len = (size_t)(sdx_base64_encode(b64, v->v.str.ptr, n) - b64);
-    sdx_event type = make(SDX_INT);
+    sdx_event type = sdx_map_event(SDX_INT);
     type.v.i = (int8_t)(uint8_t)tag->tag;
     emit_count(m, SDX_MAP, 2);
     emit_str(m, SDX_KEY, "$ext", 4);
@@ -460,24 +469,327 @@ static sdx_err cbor_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
     return no_form_value(m, tag, v);
 }
 
-/* The hook for BSON types (SDX_TAG_BSON): MongoDB Extended JSON v2 lands
- * here with the BSON format (map.h). Until then: the tags policy. */
-static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
-    return no_form_value(m, tag, v);
-}
-
 /* A CBOR simple value other than false, true and null. */
 static sdx_err simple_value(sdx_map_to_json *m, uint64_t n) {
-    sdx_event null = make(SDX_NULL);
+    sdx_event null = sdx_map_event(SDX_NULL);
     if ((n == 23 && (m->flags & SDX_MAP_UNDEFINED_NULL)) || (m->flags & SDX_MAP_TAGS_DROP)) return plain(m, &null);
     if (!(m->flags & SDX_MAP_TAGS_WRAP)) return fail(m, SDX_ERR_UNSUPPORTED);
-    sdx_event num = make(SDX_UINT);
+    sdx_event num = sdx_map_event(SDX_UINT);
     num.v.u = n;
     emit_count(m, SDX_MAP, 1);
     emit_str(m, SDX_KEY, "$simple", 7);
     emit(m, &num);
     emit(m, &(sdx_event){.kind = SDX_END});
     return close_wraps(m);
+}
+
+
+/* The conventions of the MongoDB Extended JSON v2 specification
+ * (mongodb/specifications, source/extended-json): each BSON type JSON lacks
+ * becomes a one-key "type wrapper" map, canonical or relaxed (map.h). */
+
+static bool ejson_canonical(const sdx_map_to_json *m) { return (m->flags & SDX_MAP_EJSON_CANONICAL) != 0; }
+
+/* {"KEY": then the caller's value, then end_wrapper(). */
+static sdx_err open_wrapper(sdx_map_to_json *m, const char *key) {
+    emit_count(m, SDX_MAP, 1);
+    return emit_str(m, SDX_KEY, key, strlen(key));
+}
+
+static sdx_err end_wrapper(sdx_map_to_json *m) {
+    sdx_event end = sdx_map_event(SDX_END);
+    if (emit(m, &end)) return m->err;
+    return close_wraps(m);
+}
+
+/* {"KEY":"TEXT"} */
+static sdx_err wrapper_str(sdx_map_to_json *m, const char *key, const char *s, size_t n) {
+    open_wrapper(m, key);
+    emit_str(m, SDX_STR, s, n);
+    return end_wrapper(m);
+}
+
+/* {"KEY":{"$numberLong":"N"}} when key is not NULL, else {"$numberLong":"N"}. */
+static sdx_err number_long(sdx_map_to_json *m, const char *key, int64_t v) {
+    char text[24];
+    size_t n = (size_t)(sdx_i64_to_dec(text, v) - text);
+    if (key) open_wrapper(m, key);
+    wrapper_str(m, "$numberLong", text, n);
+    if (key) end_wrapper(m);
+    return m->err;
+}
+
+/* A double as $numberDouble's text: "Infinity", "-Infinity", "NaN" or the
+ * shortest text that reads back as it ("1.0", "-0.0", "1e+300" style of
+ * sdx_dtoa_json). */
+static sdx_err number_double(sdx_map_to_json *m, double d) {
+    char text[SDX_DTOA_RESERVE];
+    size_t n;
+    if (isnan(d)) {
+        memcpy(text, "NaN", n = 3);
+    } else if (isinf(d)) {
+        n = d < 0 ? 9 : 8;
+        memcpy(text, d < 0 ? "-Infinity" : "Infinity", n);
+    } else {
+        n = (size_t)(sdx_dtoa_json(text, d) - text);
+    }
+    return wrapper_str(m, "$numberDouble", text, n);
+}
+
+/* Lower-case hex of n bytes at dst (2n bytes). */
+static void put_hex(char *dst, const uint8_t *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        dst[2 * i] = hex[s[i] >> 4];
+        dst[2 * i + 1] = hex[s[i] & 15];
+    }
+}
+
+/* {"$binary":{"base64":"...","subType":"xx"}} (two hex digits). */
+static sdx_err ejson_binary(sdx_map_to_json *m, uint8_t subtype, const sdx_event *v) {
+    size_t n = v->v.str.len;
+    if (n > SIZE_MAX / 4 * 3 - 3) return fail(m, SDX_ERR_NOMEM);
+    char *b64 = sdx_map_scratch_get(&m->text, &m->alloc, sdx_base64_len(n) + 1);
+    if (!b64) return fail(m, SDX_ERR_NOMEM);
+    size_t len = (size_t)(sdx_base64_encode(b64, v->v.str.ptr, n) - b64);
+    char st[2];
+    put_hex(st, &subtype, 1);
+    open_wrapper(m, "$binary");
+    emit_count(m, SDX_MAP, 2);
+    emit_str(m, SDX_KEY, "base64", 6);
+    emit_str(m, SDX_STR, b64, len);
+    emit_str(m, SDX_KEY, "subType", 7);
+    emit_str(m, SDX_STR, st, 2);
+    emit(m, &(sdx_event){.kind = SDX_END});
+    return end_wrapper(m);
+}
+
+/* A UTC datetime (milliseconds since the epoch). Relaxed: ISO-8601 text
+ * with milliseconds ("2012-12-24T12:15:30.501Z", none when whole seconds)
+ * for years 1970-9999, as the specification asks; otherwise and in
+ * canonical mode {"$date":{"$numberLong":"N"}}. */
+static sdx_err ejson_date(sdx_map_to_json *m, int64_t ms) {
+    /* 253402300800000 ms is 10000-01-01T00:00:00Z */
+    if (ejson_canonical(m) || ms < 0 || ms >= INT64_C(253402300800000)) return number_long(m, "$date", ms);
+    char text[SDX_RFC3339_MAX + 4];
+    char *end = sdx_rfc3339(text, ms / 1000, 0);
+    if (!end) return number_long(m, "$date", ms); /* not reached: the range is checked */
+    uint32_t frac = (uint32_t)(ms % 1000);
+    if (frac) { /* ".mmm" before the 'Z' */
+        end[-1] = '.';
+        end[0] = (char)('0' + frac / 100);
+        end[1] = (char)('0' + frac / 10 % 10);
+        end[2] = (char)('0' + frac % 10);
+        end[3] = 'Z';
+        end += 4;
+    }
+    return wrapper_str(m, "$date", text, (size_t)(end - text));
+}
+
+/* The length of the cstring at p (NUL within the n bytes), or SIZE_MAX. */
+static size_t cstring_len(const char *p, size_t n) {
+    const char *z = memchr(p, 0, n);
+    return z ? (size_t)(z - p) : SIZE_MAX;
+}
+
+/* A regular expression's bytes, pattern NUL options NUL:
+ * {"$regularExpression":{"pattern":"...","options":"..."}} with the options
+ * in alphabetical order, as the specification requires. */
+static sdx_err ejson_regex(sdx_map_to_json *m, const sdx_event *v) {
+    const char *p = v->v.str.ptr;
+    size_t n = v->v.str.len;
+    size_t plen = cstring_len(p, n);
+    if (plen == SIZE_MAX) return fail(m, SDX_ERR_INVALID_ARG);
+    const char *o = p + plen + 1;
+    size_t olen = cstring_len(o, n - plen - 1);
+    if (olen == SIZE_MAX || plen + olen + 2 != n) return fail(m, SDX_ERR_INVALID_ARG);
+    char *sorted = sdx_map_scratch_get(&m->text, &m->alloc, olen + 1);
+    if (!sorted) return fail(m, SDX_ERR_NOMEM);
+    sdx_map_sort_bytes(sorted, o, olen);
+    open_wrapper(m, "$regularExpression");
+    emit_count(m, SDX_MAP, 2);
+    emit_str(m, SDX_KEY, "pattern", 7);
+    emit_str(m, SDX_STR, p, plen);
+    emit_str(m, SDX_KEY, "options", 7);
+    emit_str(m, SDX_STR, sorted, olen);
+    emit(m, &(sdx_event){.kind = SDX_END});
+    return end_wrapper(m);
+}
+
+/* {"$oid":"24 hex digits"} */
+static sdx_err ejson_oid(sdx_map_to_json *m, const uint8_t id[12]) {
+    char hex[24];
+    put_hex(hex, id, 12);
+    return wrapper_str(m, "$oid", hex, 24);
+}
+
+/* A DBPointer's bytes, int32 length, string, NUL, 12-byte id:
+ * {"$dbPointer":{"$ref":"...","$id":{"$oid":"..."}}}. */
+static sdx_err ejson_dbpointer(sdx_map_to_json *m, const sdx_event *v) {
+    const char *p = v->v.str.ptr;
+    size_t n = v->v.str.len;
+    uint32_t len = n >= 4 ? sdx_load_le32(p) : 0;
+    if (n < 17 || len < 1 || len != n - 16 || p[4 + len - 1] != 0) return fail(m, SDX_ERR_INVALID_ARG);
+    open_wrapper(m, "$dbPointer");
+    emit_count(m, SDX_MAP, 2);
+    emit_str(m, SDX_KEY, "$ref", 4);
+    emit_str(m, SDX_STR, p + 4, len - 1);
+    emit_str(m, SDX_KEY, "$id", 3);
+    ejson_oid(m, (const uint8_t *)p + 4 + len);
+    emit(m, &(sdx_event){.kind = SDX_END});
+    return end_wrapper(m);
+}
+
+/* A code with scope's bytes, int32 total, int32 length, string, document:
+ * {"$code":"...","$scope":{...}}, the scope read with the BSON reader and
+ * converted by this layer like any document (its nesting is bounded by the
+ * reader's SDX_BSON_MAX_SCOPE_NESTING). */
+static sdx_err ejson_code_w_scope(sdx_map_to_json *m, const sdx_event *v) {
+    const char *p = v->v.str.ptr;
+    size_t n = v->v.str.len;
+    uint32_t total = n >= 8 ? sdx_load_le32(p) : 0, len = n >= 8 ? sdx_load_le32(p + 4) : 0;
+    if (n < 14 || total != n || len < 1 || len > n - 8 - 5 || p[8 + len - 1] != 0)
+        return fail(m, SDX_ERR_INVALID_ARG);
+    sdx_bson_read_opts ro = {0, 0, 0, &m->alloc};
+    sdx_bson_reader *r = sdx_bson_reader_new(p + 8 + len, n - 8 - len, &ro);
+    if (!r) return fail(m, SDX_ERR_NOMEM);
+    emit_count(m, SDX_MAP, 2);
+    emit_str(m, SDX_KEY, "$code", 5);
+    emit_str(m, SDX_STR, p + 8, len - 1);
+    emit_str(m, SDX_KEY, "$scope", 6);
+    sdx_event ev;
+    while (!m->err && sdx_bson_reader_next(r, &ev)) sdx_map_to_json_put(m, &ev);
+    sdx_err e = sdx_bson_reader_error(r, NULL);
+    sdx_bson_reader_free(r);
+    if (e) return fail(m, e == SDX_ERR_NOMEM ? e : SDX_ERR_INVALID_ARG);
+    return end_wrapper(m);
+}
+
+/* A value tagged SDX_TAG_BSON (the table of bson.h) by MongoDB Extended
+ * JSON v2, canonical or relaxed; a tag that does not fit the value's kind,
+ * and every tag with SDX_MAP_EJSON_OFF: the tags policy. */
+static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
+    if (m->flags & SDX_MAP_EJSON_OFF) return no_form_value(m, tag, v);
+    uint64_t t = tag->tag;
+    uint8_t type = (uint8_t)t;
+    if (t >> 16 || (type != SDX_BSON_BINARY && t >> 8)) return no_form_value(m, tag, v);
+    bool bin = v->kind == SDX_BIN, str = v->kind == SDX_STR, null = v->kind == SDX_NULL;
+    bool integer = v->kind == SDX_INT;
+    switch (type) {
+    case SDX_BSON_BINARY:
+        if (bin) return ejson_binary(m, (uint8_t)(t >> 8), v);
+        break;
+    case SDX_BSON_UNDEFINED:
+        if (null) {
+            sdx_event yes = sdx_map_event(SDX_BOOL);
+            yes.v.b = true;
+            open_wrapper(m, "$undefined");
+            emit(m, &yes);
+            return end_wrapper(m);
+        }
+        break;
+    case SDX_BSON_OBJECTID:
+        if (bin && v->v.str.len == 12) return ejson_oid(m, (const uint8_t *)v->v.str.ptr);
+        break;
+    case SDX_BSON_DATETIME:
+        if (integer) return ejson_date(m, v->v.i);
+        break;
+    case SDX_BSON_REGEX:
+        if (bin) return ejson_regex(m, v);
+        break;
+    case SDX_BSON_DBPOINTER:
+        if (bin) return ejson_dbpointer(m, v);
+        break;
+    case SDX_BSON_CODE:
+        if (str) return wrapper_str(m, "$code", v->v.str.ptr, v->v.str.len);
+        break;
+    case SDX_BSON_SYMBOL:
+        if (str) return wrapper_str(m, "$symbol", v->v.str.ptr, v->v.str.len);
+        break;
+    case SDX_BSON_CODE_W_SCOPE:
+        if (bin) return ejson_code_w_scope(m, v);
+        break;
+    case SDX_BSON_INT32:
+        if (integer && v->v.i >= INT32_MIN && v->v.i <= INT32_MAX) return ejson_untagged(m, v);
+        break;
+    case SDX_BSON_TIMESTAMP:
+        if (integer || v->kind == SDX_UINT) {
+            uint64_t ts = v->v.u; /* INT and UINT alike: the uint64 BSON stores */
+            sdx_event t32 = sdx_map_event(SDX_INT), i32 = sdx_map_event(SDX_INT);
+            t32.v.i = (int64_t)(ts >> 32);
+            i32.v.i = (int64_t)(ts & 0xffffffffu);
+            open_wrapper(m, "$timestamp");
+            emit_count(m, SDX_MAP, 2);
+            emit_str(m, SDX_KEY, "t", 1);
+            emit(m, &t32);
+            emit_str(m, SDX_KEY, "i", 1);
+            emit(m, &i32);
+            emit(m, &(sdx_event){.kind = SDX_END});
+            return end_wrapper(m);
+        }
+        break;
+    case SDX_BSON_INT64:
+        if (integer) return ejson_canonical(m) ? number_long(m, NULL, v->v.i) : plain(m, v);
+        break;
+    case SDX_BSON_DECIMAL128:
+        if (bin && v->v.str.len == 16) {
+            char text[SDX_BSON_DECIMAL128_STRING_MAX + 1];
+            size_t n = sdx_bson_decimal128_to_string((const uint8_t *)v->v.str.ptr, text);
+            return wrapper_str(m, "$numberDecimal", text, n);
+        }
+        break;
+    case SDX_BSON_MINKEY:
+    case SDX_BSON_MAXKEY:
+        if (null) {
+            sdx_event one = sdx_map_event(SDX_INT);
+            one.v.i = 1;
+            open_wrapper(m, type == SDX_BSON_MINKEY ? "$minKey" : "$maxKey");
+            emit(m, &one);
+            return end_wrapper(m);
+        }
+        break;
+    case SDX_BSON_ARRAY:
+        /* an array whose keys are not "0", "1", ...: a JSON array (the keys
+         * are dropped, as the corpus's degenerate arrays expect) */
+        if (v->kind == SDX_MAP) {
+            sdx_event arr = *v;
+            arr.kind = SDX_ARRAY;
+            if (!reserve_slot(m, &m->keyless, m->nkeyless, &m->capkeyless) || plain(m, &arr)) return m->err;
+            m->keyless[m->nkeyless++] = m->depth;
+            return SDX_OK;
+        }
+        break;
+    default: break;
+    }
+    return no_form_value(m, tag, v);
+}
+
+/* An untagged value in an explicit Extended JSON mode (SDX_MAP_EJSON_RELAXED
+ * or _CANONICAL): canonical numbers ($numberInt for what fits int32, as the
+ * BSON writer would write it, else $numberLong; $numberDouble), non-finite
+ * doubles in relaxed mode too, binaries as subtype 0. */
+static sdx_err ejson_untagged(sdx_map_to_json *m, const sdx_event *v) {
+    bool canonical = ejson_canonical(m);
+    switch ((sdx_kind)v->kind) {
+    case SDX_INT:
+        if (!canonical) break;
+        if (v->v.i >= INT32_MIN && v->v.i <= INT32_MAX) {
+            char text[24];
+            return wrapper_str(m, "$numberInt", text, (size_t)(sdx_i64_to_dec(text, v->v.i) - text));
+        }
+        return number_long(m, NULL, v->v.i);
+    case SDX_UINT:
+        if (canonical && v->v.u <= INT64_MAX) return number_long(m, NULL, (int64_t)v->v.u);
+        break;
+    case SDX_DOUBLE:
+        if (canonical || !isfinite(v->v.d)) return number_double(m, v->v.d);
+        break;
+    case SDX_BIN:
+        if (m->flags & (SDX_MAP_EJSON_RELAXED | SDX_MAP_EJSON_CANONICAL)) return ejson_binary(m, 0, v);
+        break;
+    default: break;
+    }
+    return plain(m, v);
 }
 
 /* An item (anything but SDX_TAG and SDX_END) with the tags held for it. */
@@ -499,7 +811,7 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
     for (uint32_t i = 0; i < outer; i++)
         if (no_form(m, &tags[i])) return m->err;
     if (simple) return simple_value(m, ev->tag);
-    if (!n) return plain(m, &v);
+    if (!n) return ejson_all(m) ? ejson_untagged(m, &v) : plain(m, &v);
     const sdx_event *inner = &tags[n - 1];
     switch (inner->tag_kind) {
     case SDX_TAG_CBOR: return cbor_value(m, inner, &v);
@@ -519,7 +831,7 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
 /* The array was no decimal fraction or bigfloat after all: send what was
  * held as the plain array under the tags policy for its tag. */
 static sdx_err replay(sdx_map_to_json *m) {
-    sdx_event tag = make(SDX_NULL);
+    sdx_event tag = sdx_map_event(SDX_NULL);
     tag.tag_kind = SDX_TAG_CBOR;
     tag.tag = (uint64_t)m->collecting;
     m->collecting = 0;
@@ -568,9 +880,7 @@ sdx_err sdx_map_to_json_init(sdx_map_to_json *m, sdx_sink out, const sdx_map_opt
     m->flags = opts->flags;
     m->max_digits = opts->max_digits ? opts->max_digits : SDX_MAP_DEFAULT_MAX_DIGITS;
     m->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
-    const uint32_t known = SDX_MAP_TAGS_DROP | SDX_MAP_TAGS_WRAP | SDX_MAP_UNDEFINED_NULL;
-    if ((opts->flags & ~known) || (opts->flags & SDX_MAP_TAGS_DROP && opts->flags & SDX_MAP_TAGS_WRAP) ||
-        opts->max_digits > SDX_MAP_MAX_DIGITS_CAP || opts->target)
+    if (!sdx_map_flags_ok(opts->flags) || opts->max_digits > SDX_MAP_MAX_DIGITS_CAP || opts->target)
         return fail(m, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
@@ -586,9 +896,13 @@ sdx_err sdx_map_to_json_put(sdx_map_to_json *m, const sdx_event *ev) {
         return SDX_OK;
     case SDX_END:
         if (m->ntags) return fail(m, SDX_ERR_USAGE); /* a tag on nothing */
+        if (m->nkeyless && m->keyless[m->nkeyless - 1] == m->depth) m->nkeyless--;
         if (emit(m, ev)) return m->err;
         if (m->depth) m->depth--;
         return close_wraps(m);
+    case SDX_KEY: /* inside a BSON array held as a map: dropped */
+        if (m->nkeyless && m->keyless[m->nkeyless - 1] == m->depth && !m->ntags) return SDX_OK;
+        return item(m, ev);
     default: return item(m, ev);
     }
 }
@@ -601,8 +915,9 @@ sdx_err sdx_map_to_json_finish(sdx_map_to_json *m) {
     sdx_map_scratch_free(&m->text, &m->alloc);
     sdx_map_scratch_free(&m->limbs, &m->alloc);
     if (m->wraps) m->alloc.free(m->alloc.ctx, m->wraps);
-    m->wraps = NULL;
-    m->nwraps = m->capwraps = 0;
+    if (m->keyless) m->alloc.free(m->alloc.ctx, m->keyless);
+    m->wraps = m->keyless = NULL;
+    m->nwraps = m->capwraps = m->nkeyless = m->capkeyless = 0;
     m->ntags = 0;
     m->collecting = 0;
     return m->err;

@@ -427,7 +427,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
             ok = !copy_high((char *)body, s, n) || !w->ascii_mask ||
                  sdx_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
         } else {
-            memcpy(body, s, n);
+            if (n) memcpy(body, s, n); /* s may be NULL when n is 0 (doc.h) */
             ok = utf8_ok(w, (const char *)body, n);
         }
         if (SDX_LIKELY(ok)) {

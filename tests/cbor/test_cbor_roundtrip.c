@@ -19,23 +19,6 @@
 
 #include "cbor_test.h"
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(p);
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static sdx_err pump(sdx_source src, sdx_sink sink) {
     sdx_err e = sdx_transcode(src, sink, NULL);
     sdx_err f = sdx_sink_finish(sink);
@@ -75,14 +58,9 @@ static size_t mem_read(void *ctx, void *buf, size_t cap) {
 #define SAME(a, b) CHECK_MEM(sdx_buf_data(a), sdx_buf_len(a), sdx_buf_data(b), sdx_buf_len(b))
 
 static void corpus_one(const char *dir, const char *name) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t n;
-    char *j = read_file(path, &n);
-    if (!CHECK(j != NULL)) {
-        fprintf(stderr, "  cannot read %s\n", path);
-        return;
-    }
+    char *j = test_read_in(dir, name, &n);
+    if (!CHECK(j != NULL)) return;
     sdx_buf json0, cbor, json1, back, defn, mp, mpback;
     sdx_buf_init(&json0, NULL);
     sdx_buf_init(&cbor, NULL);

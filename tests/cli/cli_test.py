@@ -111,9 +111,24 @@ def no_temp_files(directory, what):
     check(not left, "%s: temporary files left behind: %r" % (what, left))
 
 
+# BSON: documents only (a root array or scalar goes in with --root=wrap, as
+# the suite's adaptation does: sbh.adapt), and int64 and the other BSON
+# types come out as relaxed Extended JSON by default (an int64 is then a
+# plain JSON number). Integers beyond int64 go into BSON as doubles, as
+# sbh.adapt says.
+def into(fmt):
+    """Options of a conversion into fmt from data of any shape."""
+    return ["--root=wrap", "--bigint=double"] if fmt == "bson" else []
+
+
+def from_(fmt):
+    """Options of a conversion from fmt into JSON."""
+    return []
+
+
 def to_json(data, fmt, seq=False, extra=()):
     """Convert bytes of `fmt` to JSON text with sdx; asserts success."""
-    args = ["convert", "-f", fmt, "-t", "json"] + (["--seq"] if seq else []) + list(extra)
+    args = ["convert", "-f", fmt, "-t", "json"] + (["--seq"] if seq else []) + from_(fmt) + list(extra)
     rc, out, err = run(*args, stdin=data)
     check(rc == 0, "convert %s -> json: rc %d %s" % (fmt, rc, err))
     return out
@@ -346,7 +361,7 @@ def group_roundtrip(args):
             want_a = sbh.adapt(a, original)
             for b in fmts:
                 pb = path("%s.%s.%s" % (base, a, ext_of(b)))
-                rc, _, err = run("convert", "--bigint=double", pa, pb)
+                rc, _, err = run("convert", "--bigint=double", *from_(a), pa, pb)
                 if not check(rc == 0, "convert %s: %s -> %s: %s" % (base, a, b, err)):
                     continue
                 js = to_json(read(pb), b)
@@ -365,11 +380,18 @@ def group_roundtrip(args):
             rc, orig, err = run("gen", "-t", b, *opts)
             if not check(rc == 0, "gen -t %s %s: %s" % (b, spec, err)):
                 continue
+            tree = sbh.generate(size, seed, extended)
             for a in fmts:
-                rc, in_a, err = run("convert", "-f", b, "-t", a, stdin=orig)
+                rc, in_a, err = run("convert", "-f", b, "-t", a, *into(a), *from_(b), stdin=orig)
                 if not check(rc == 0, "%s %s -> %s: %s" % (spec, b, a, err)):
                     continue
-                rc, back, err = run("convert", "-f", a, "-t", b, stdin=in_a)
+                rc, back, err = run("convert", "-f", a, "-t", b, *from_(a), stdin=in_a)
+                if a == "bson" and b != "bson" and vhash(sbh.adapt(a, tree)) != vhash(tree):
+                    # a root array came back as the document BSON holds,
+                    # integers beyond int64 as doubles
+                    check(rc == 0 and vhash(parse_json(to_json(back, b))) == vhash(sbh.adapt(a, tree)),
+                          "%s %s -> %s -> %s is the tree adapted to %s (rc %d %s)" % (spec, b, a, b, a, rc, err))
+                    continue
                 check(rc == 0 and back == orig,
                       "%s %s -> %s -> %s is byte-identical (rc %d %s)" % (spec, b, a, b, rc, err))
     # fmt is the JSON writer's indented output.
@@ -387,21 +409,31 @@ def group_seq(args):
     fmts = readable_writable()
     rc, ref, _ = run("gen", "--size", "2", "--seed", "11", "--seq", "--count", "25")
     check(rc == 0 and ref.count(b"\n") == 25, "gen --seq: 25 lines")
+    # what a sequence that went through BSON holds: root arrays as documents
+    ref_bson = [vhash(sbh.adapt("bson", v)) for v in parse_json_seq(ref)]
     for a in fmts:
-        rc, in_a, err = run("convert", "--seq", "-f", "json", "-t", a, stdin=ref)
+        rc, in_a, err = run("convert", "--seq", "-f", "json", "-t", a, *into(a), stdin=ref)
         if not check(rc == 0, "seq json -> %s: %s" % (a, err)):
             continue
         rc, gen_a, _ = run("gen", "--size", "2", "--seed", "11", "--seq", "--count", "25", "-t", a)
         check(in_a == gen_a if a != "json" else in_a == ref, "seq json -> %s = gen --seq -t %s" % (a, a))
         for b in fmts:
-            rc, in_b, err = run("convert", "--seq", "-f", a, "-t", b, stdin=in_a)
+            rc, in_b, err = run("convert", "--seq", "-f", a, "-t", b, *into(b), *from_(a), stdin=in_a)
             if not check(rc == 0, "seq %s -> %s: %s" % (a, b, err)):
                 continue
             back = to_json(in_b, b, seq=True)
-            check(back == ref, "seq json -> %s -> %s -> json is identical" % (a, b))
+            if "bson" in (a, b):
+                check([vhash(v) for v in parse_json_seq(back)] == ref_bson,
+                      "seq json -> %s -> %s -> json is the sequence adapted to bson" % (a, b))
+            else:
+                check(back == ref, "seq json -> %s -> %s -> json is identical" % (a, b))
         # Content detection works on sequences too.
-        rc, back, err = run("convert", "--seq", "-t", "json", stdin=in_a)
-        check(rc == 0 and back == ref, "seq %s detected from the content: %s" % (a, err))
+        rc, back, err = run("convert", "--seq", "-t", "json", *from_(a), stdin=in_a)
+        if a == "bson":
+            check(rc == 0 and [vhash(v) for v in parse_json_seq(back)] == ref_bson,
+                  "seq %s detected from the content: %s" % (a, err))
+        else:
+            check(rc == 0 and back == ref, "seq %s detected from the content: %s" % (a, err))
         rc, out, err = run("validate", "--seq", "-f", a, stdin=in_a)
         check(rc == 0 and b"25 values" in out, "validate --seq %s: %r %s" % (a, out, err))
     # Newline-delimited JSON with blank lines and spaces between values.
@@ -508,12 +540,15 @@ def group_pipes(args):
     for a in fmts:
         # No -f anywhere: every stage detects its input from the content.
         codes, out, errs = pipeline([["gen", "--size", "3", "--seed", "4", "-t", a], ["convert", "-t", a],
-                                     ["convert", "-t", "json"], ["fmt", "--indent", "0"]])
-        check(codes == [0, 0, 0, 0] and out == ref, "pipe gen | convert -t %s | convert | fmt: %r %r" % (a, codes, errs))
+                                     ["convert", "-t", "json"] + from_(a), ["fmt", "--indent", "0"]])
+        want = ref if a != "bson" else None
+        check(codes == [0, 0, 0, 0] and (out == ref if want else vhash(parse_json(out)) ==
+                                         vhash(sbh.adapt(a, parse_json(ref)))),
+              "pipe gen | convert -t %s | convert | fmt: %r %r" % (a, codes, errs))
         codes, out, errs = pipeline([["gen", "--size", "2", "-t", a], ["validate"]])
         check(codes == [0, 0] and out == b"<stdin>: ok (%s)\n" % a.encode(), "pipe gen -t %s | validate: %r" % (a, out))
         codes, out, errs = pipeline([["gen", "--seq", "--count", "9", "--size", "1", "-t", a],
-                                     ["convert", "--seq", "-t", "json"], ["stat", "--seq", "--json"]])
+                                     ["convert", "--seq", "-t", "json"] + from_(a), ["stat", "--seq", "--json"]])
         check(codes == [0, 0, 0] and json.loads(out)["top_level_values"] == 9, "pipe with sequences (%s)" % a)
     # '-' names stdin and stdout.
     p = write("pipe_in.json", ref)
@@ -597,6 +632,10 @@ def group_errors(args):
         mp_errors(args)
     else:
         print("note: msgpack not registered: the binary-input error tests are not run")
+    if "bson" in fmts:
+        bson_cli(args)
+    else:
+        print("note: bson not registered: its command tests are not run")
 
     # Missing input, a directory as input.
     rc, out, err = run("convert", path("does-not-exist.json"), path("never.json"))
@@ -767,6 +806,94 @@ def group_errors(args):
         check(code == -sig, "killed by signal %d: %d" % (sig, code))
         check(read(out_path) == before, "signal %d: OUT untouched" % sig)
         no_temp_files(outdir, "signal %d" % sig)
+
+
+def bson_cli(args):
+    """BSON in the command: documents only, detection by the leading length
+    (never for other formats' data), --seq for back-to-back documents (a
+    mongodump file), errors with byte offsets, no half-written OUT."""
+    def doc(body):  # a document around element bytes
+        return (len(body) + 5).to_bytes(4, "little") + body + b"\0"
+    one = doc(b"\x10a\0\x01\0\0\0" + b"\x12b\0" + (1 << 40).to_bytes(8, "little"))
+    two = doc(b"\x02s\0\x02\0\0\0x\0")
+    # A root that is not a map: an error naming --root=wrap; with it, the
+    # array's elements under "0", "1", ... and a scalar under "0".
+    for text, kind in ((b"[1, 2]", "array"), (b"7", "integer"), (b'"x"', "string")):
+        rc, out, err = run("convert", "-f", "json", "-t", "bson", stdin=text)
+        check(rc == 1 and out == b"" and "<stdin>:1:1: error: a root %s cannot be written as bson" % kind in err
+              and "--root=wrap" in err, "root %s into bson: %d %r" % (kind, rc, err))
+    rc, out, err = run("convert", "--root=wrap", "-f", "json", "-t", "bson", stdin=b"[1, 2]")
+    check(rc == 0 and out == doc(b"\x100\0\x01\0\0\0\x101\0\x02\0\0\0"), "--root=wrap array: %r %s" % (out, err))
+    rc, out, err = run("convert", "--root=wrap", "-f", "json", "-t", "bson", stdin=b"true")
+    check(rc == 0 and out == doc(b"\x080\0\x01"), "--root=wrap scalar: %r %s" % (out, err))
+    rc, out, err = run("convert", "--root=wrap", "-f", "json", "-t", "bson", stdin=b'{"a": 1}')
+    check(rc == 0 and out == doc(b"\x10a\0\x01\0\0\0"), "--root=wrap leaves a map alone: %r %s" % (out, err))
+    # Integers: int32 when they fit, else int64; beyond int64 an error or
+    # (--bigint=double) a double.
+    rc, out, err = run("convert", "-f", "json", "-t", "bson", stdin=b'{"a": 1, "b": 1099511627776}')
+    check(rc == 0 and out == one, "json -> bson integer widths: %r %s" % (out, err))
+    rc, out, err = run("convert", "-f", "json", "-t", "bson", stdin=b'{"a": 18446744073709551615}')
+    check(rc == 1 and "<stdin>:1:7: error: the integer 18446744073709551615 is out of range for bson" in err
+          and "--bigint=double" in err, "uint64 into bson: %d %r" % (rc, err))
+    # BSON types JSON lacks: the tags policy (until Extended JSON), an error
+    # naming the BSON type and the option.
+    # BSON types into JSON: relaxed Extended JSON by default (int64 a plain
+    # number), canonical on request; --ejson=off leaves them to --tags.
+    rc, out, err = run("convert", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 0 and out == b'{"a":1,"b":1099511627776}\n', "int64 to relaxed json: %r %s" % (out, err))
+    rc, out, err = run("convert", "--ejson=canonical", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 0 and out == b'{"a":{"$numberInt":"1"},"b":{"$numberLong":"1099511627776"}}\n',
+          "int64 to canonical json: %r %s" % (out, err))
+    rc, out, err = run("convert", "--ejson=off", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 1 and "<stdin>: byte 14: error: an integer of BSON type 0x12 cannot be written as json" in err
+          and "--tags=wrap" in err, "int64 to json, --ejson=off: %d %r" % (rc, err))
+    rc, out, err = run("convert", "--ejson=off", "--tags=drop", "-f", "bson", "-t", "json", stdin=one)
+    check(rc == 0 and out == b'{"a":1,"b":1099511627776}\n', "--tags=drop: %r %s" % (out, err))
+    # Detection: a file (or pipe) whose length field is its size; a sequence
+    # with --seq; without --seq, a mongodump file is still BSON and the
+    # second document an error at its offset.
+    for name, data in (("one", one), ("big", doc(b"\x02s\0" + (40001).to_bytes(4, "little") + b"y" * 40000 + b"\0"))):
+        p = write("bson_" + name, data)
+        rc, out, err = run("validate", p)
+        check(rc == 0 and out.endswith(b"ok (bson)\n"), "bson detected in a file (%s): %r %s" % (name, out, err))
+        rc, out, err = run("validate", stdin=data)
+        check(rc == 0 and out == b"<stdin>: ok (bson)\n", "bson detected in a pipe (%s): %r %s" % (name, out, err))
+    seq = one + two + one
+    rc, out, err = run("convert", "--seq", "--tags=drop", "-t", "json", stdin=seq)
+    check(rc == 0 and out == b'{"a":1,"b":1099511627776}\n{"s":"x"}\n{"a":1,"b":1099511627776}\n',
+          "bson --seq detected and converted: %r %s" % (out, err))
+    rc, out, err = run("convert", "--seq", "-f", "bson", "-t", "bson", stdin=seq)
+    check(rc == 0 and out == seq, "bson --seq -> bson is byte-identical: %s" % err)
+    p = write("dump.bson", seq)
+    rc, out, err = run("validate", "--seq", p)
+    check(rc == 0 and b"ok (bson, 3 values)" in out, "validate --seq dump.bson: %r" % out)
+    rc, out, err = run("validate", write("dump", seq))
+    check(rc == 1 and "byte %d: error: bytes after the document" % len(one) in err, "mongodump without --seq: %r" % err)
+    # Other formats' data is never taken for BSON.
+    for t in ("json", "msgpack", "cbor"):
+        for text in (b'{"a": [1, 2, {"b": null}]}', b"[5, 0, 0, 0, 1, 97, 0]", b'"\\u0005"'):
+            rc, data, _ = run("convert", "-f", "json", "-t", t, stdin=text)
+            rc, out, err = run("validate", stdin=data)
+            check(b"(bson" not in out and "bson" not in err, "%s data %r not taken for bson: %r %s" % (t, text, out, err))
+    # Malformed BSON: errors name the byte offset.
+    for data, off, what in ((one[:-1], len(one) - 1, "input ends inside a document"),
+                            (one[:4] + b"\x14" + one[5:], 4, "unknown element type"),
+                            (doc(b"\x08t\0\x02"), 7, "boolean other than 0 or 1"),
+                            (b"\xff\xff\xff\xff" + one[4:], 0, "document length below 5")):
+        rc, out, err = run("validate", "-f", "bson", stdin=data)
+        check(rc == 1 and "<stdin>: byte %d: error: %s" % (off, what) in err, "bad bson: %d %r" % (rc, err))
+    # A failed conversion into OUT.bson leaves no file (and an existing one
+    # untouched).
+    outdir = path("atomic_bson")
+    os.makedirs(outdir, exist_ok=True)
+    target = os.path.join(outdir, "out.bson")
+    rc, _, err = run("convert", write("arr.json", "[1, 2]"), target)
+    check(rc == 1 and not os.path.exists(target), "failed conversion leaves no OUT.bson: %d %s" % (rc, err))
+    with open(target, "wb") as f:
+        f.write(two)
+    rc, _, err = run("convert", write("late.json", '{"a": 1, "b": 18446744073709551615}'), target)
+    check(rc == 1 and read(target) == two, "failed conversion leaves OUT.bson untouched: %d %s" % (rc, err))
+    no_temp_files(outdir, "bson")
 
 
 def mp_errors(args):
@@ -990,8 +1117,10 @@ def group_stat(args):
         if not writable:
             continue
         rc, conv, _ = run("convert", doc, "-t", name)
-        check(st["sizes"].get(name) == len(conv), "stat size as %s = %d (got %r)" % (name, len(conv),
-                                                                                 st["sizes"].get(name)))
+        # (a format that cannot hold a value, BSON's integers beyond int64:
+        # no size, as convert fails)
+        want = len(conv) if rc == 0 else None
+        check(st["sizes"].get(name) == want, "stat size as %s = %r (got %r)" % (name, want, st["sizes"].get(name)))
     rc, table, _ = run("stat", doc)
     text = table.decode()
     check(rc == 0 and re.search(r"^values\s+12$", text, re.M) and re.search(r"^max depth\s+3$", text, re.M)
@@ -1033,6 +1162,10 @@ def group_stat(args):
         rc, out, err = run("stat", "--json", "-f", "json", stdin=b"[1, 123456789012345678901234567890]")
         st = json.loads(out)
         for b in binaries:
+            if b == "bson":  # the root array comes first
+                check(rc == 0 and st["sizes"][b] is None and "root array" in st["errors"][b]
+                      and "--root=wrap" in st["errors"][b], "stat: bson holds documents only: %r" % st)
+                continue
             check(rc == 0 and st["sizes"][b] is None and "beyond 64 bits" in st["errors"][b]
                   and "<stdin>:1:5" in st["errors"][b], "stat: %s cannot hold a bignum: %r" % (b, st))
         check(st["sizes"]["json"] == len(b"[1,123456789012345678901234567890]\n"), "stat: json holds it")
@@ -1119,6 +1252,67 @@ def read_crc(p, extra=b""):
     return total + len(extra), zlib.crc32(extra, crc)
 
 
+def group_ejson(args):
+    """--ejson=relaxed|canonical|off: MongoDB Extended JSON (map.h). JSON to
+    JSON shows the modes; with the bson format, BSON <-> JSON both ways."""
+    doc = '{"a":1,"b":2.5,"c":[-0.0,3000000000],"d":{"$oid":"57e193d7a9cc81b4027498b5"}}'
+    p = write("e.json", doc)
+    want = {
+        None: doc,
+        "relaxed": doc,
+        "canonical": '{"a":{"$numberInt":"1"},"b":{"$numberDouble":"2.5"},"c":[{"$numberDouble":"-0.0"},'
+                     '{"$numberLong":"3000000000"}],"d":{"$oid":"57e193d7a9cc81b4027498b5"}}',
+        "off": doc,
+    }
+    for mode, text in want.items():
+        opt = ["--ejson=" + mode] if mode else []
+        for sub in (("convert", p, "-t", "json"), ("fmt", "--indent", "0", p)):
+            rc, out, err = run(*(sub[:1] + tuple(opt) + sub[1:]))
+            check(rc == 0 and out.strip() == text.encode(), "%s --ejson=%s: %d %r %s" % (sub[0], mode, rc, out, err))
+    rc, out, err = run("convert", "--ejson=loose", p, "-t", "json")
+    check(rc == 2 and "--ejson takes 'relaxed', 'canonical' or 'off', not 'loose'" in err, "--ejson=loose: %s" % err)
+    rc, out, err = run("convert", "--help")
+    check(b"--ejson=relaxed|canonical|off" in out, "convert --help documents --ejson")
+    if "bson" not in [f[0] for f in formats()]:
+        return
+    # BSON -> JSON -> BSON, both modes, gives back the bytes; relaxed is the
+    # default; off makes BSON types errors (the --tags policy).
+    full = ('{"_id":{"$oid":"57e193d7a9cc81b4027498b5"},"i":{"$numberInt":"42"},"l":{"$numberLong":"42"},'
+            '"d":{"$numberDouble":"-1.5"},"n":{"$numberDouble":"NaN"},"t":{"$date":{"$numberLong":"1356351330501"}},'
+            '"b":{"$binary":{"base64":"//8=","subType":"80"}},"g":{"$binary":{"base64":"AQI=","subType":"00"}},'
+            '"r":{"$regularExpression":{"pattern":"a/b","options":"im"}},"ts":{"$timestamp":{"t":42,"i":1}},'
+            '"c":{"$code":"f()","$scope":{"x":{"$numberInt":"1"}}},"m":{"$minKey":1}}')
+    src = write("full.json", full)
+    bson = path("full.bson")
+    rc, _, err = run("convert", src, bson)
+    check(rc == 0, "Extended JSON -> BSON: %d %s" % (rc, err))
+    for mode in ("canonical", "relaxed"):
+        rc, out, err = run("convert", "--ejson=" + mode, bson, "-t", "json")
+        check(rc == 0, "BSON -> %s: %d %s" % (mode, rc, err))
+        if mode == "canonical":
+            check(out.strip() == full.encode(), "BSON -> canonical: %r" % out)
+        else:
+            check(b'"i":42,"l":42,"d":-1.5,"n":{"$numberDouble":"NaN"},"t":{"$date":"2012-12-24T12:15:30.501Z"}' in out,
+                  "BSON -> relaxed: %r" % out)
+        back = write("back-%s.json" % mode, out)
+        rc, _, err = run("convert", back, path("back-%s.bson" % mode))
+        if mode == "canonical":
+            check(rc == 0 and read(path("back-canonical.bson")) == read(bson), "canonical -> BSON: %s" % err)
+    rc, out, err = run("convert", bson, "-t", "json")
+    check(rc == 0 and b'"t":{"$date":"2012-12-24T12:15:30.501Z"}' in out, "relaxed is the default: %r" % out)
+    rc, out, err = run("convert", "--ejson=off", bson, "-t", "json")
+    check(rc == 1, "--ejson=off: BSON types are errors: %d %s" % (rc, err))
+    # a malformed wrapper: an error at its end, naming --ejson=off
+    bad = write("bad.json", '{"x": {"$oid": 42}}')
+    rc, _, err = run("convert", bad, path("bad.bson"))
+    check(rc == 1 and "bad.json:1:18: error: a malformed Extended JSON type wrapper" in err
+          and "--ejson=off" in err and not os.path.exists(path("bad.bson")), "malformed wrapper: %d %s" % (rc, err))
+    # --ejson=off reads JSON literally: {"$oid": ...} stays a document
+    rc, _, err = run("convert", "--ejson=off", write("oid.json", '{"x":{"$oid":"57e193d7a9cc81b4027498b5"}}'),
+                     path("oid.bson"))
+    check(rc == 0 and b"\x03x\x00" in read(path("oid.bson")), "--ejson=off: a plain document: %s" % err)
+
+
 GROUPS = {
     "basic": group_basic,
     "gen": group_gen,
@@ -1129,6 +1323,7 @@ GROUPS = {
     "view": group_view,
     "stat": group_stat,
     "memory": group_memory,
+    "ejson": group_ejson,
 }
 
 

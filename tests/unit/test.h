@@ -88,6 +88,35 @@ static inline double test_scale(void) {
     return v > 0 ? v : 1.0;
 }
 
+/* A whole file in a new allocation (free it) with *len its size; NULL when
+ * it cannot be read. */
+static inline char *test_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!p || fread(p, 1, (size_t)n, f) != (size_t)n) {
+        fclose(f);
+        free(p);
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return p;
+}
+
+/* The file `name` in directory `dir`, read whole (free it) with *len its
+ * size; NULL, after a message naming the path, when it cannot be read. */
+static inline char *test_read_in(const char *dir, const char *name, size_t *len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *p = test_read_file(path, len);
+    if (!p) fprintf(stderr, "  cannot read %s\n", path);
+    return p;
+}
+
 /* A small deterministic PRNG (splitmix64) for randomized tests. */
 static inline uint64_t test_rand(uint64_t *state) {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);

@@ -397,9 +397,12 @@ TEST(unknown_tags) {
     many[SDX_MAP_MAX_TAGS + 1] = ev_int(1);
     CHECK_EQ_INT(to_json(many + 1, SDX_MAP_MAX_TAGS + 1, SDX_MAP_TAGS_DROP), SDX_OK);
     CHECK_EQ_INT(to_json(many, SDX_MAP_MAX_TAGS + 2, SDX_MAP_TAGS_DROP), SDX_ERR_LIMIT);
-    /* BSON: the hook goes by the policy for now */
-    EXPECT_ERR(L(tagged(ev_int(1), SDX_TAG_BSON, 9)), 0, SDX_ERR_UNSUPPORTED);
-    EXPECT_JSON(L(tagged(ev_int(1), SDX_TAG_BSON, 9)), SDX_MAP_TAGS_DROP, "1");
+    /* BSON: Extended JSON by default; with SDX_MAP_EJSON_OFF the policy */
+    EXPECT_JSON(L(tagged(ev_int(1), SDX_TAG_BSON, 9)), 0, "{\"$date\":\"1970-01-01T00:00:00.001Z\"}");
+    EXPECT_ERR(L(tagged(ev_int(1), SDX_TAG_BSON, 9)), SDX_MAP_EJSON_OFF, SDX_ERR_UNSUPPORTED);
+    EXPECT_JSON(L(tagged(ev_int(1), SDX_TAG_BSON, 9)), SDX_MAP_EJSON_OFF | SDX_MAP_TAGS_DROP, "1");
+    /* a BSON tag on a value of another kind: the policy */
+    EXPECT_ERR(L(tagged(ev_s(SDX_STR, "x", 1), SDX_TAG_BSON, 7)), 0, SDX_ERR_UNSUPPORTED);
 }
 
 TEST(simple_values) {
@@ -423,9 +426,11 @@ TEST(options) {
     sdx_buf b;
     sdx_buf_init(&b, NULL);
     sdx_map_opts bad[] = {{SDX_MAP_TAGS_DROP | SDX_MAP_TAGS_WRAP, 0, 0, NULL},
-                          {1u << 3, 0, 0, NULL},
+                          {1u << 6, 0, 0, NULL},
                           {0, SDX_MAP_TARGET_CBOR, 0, NULL},
-                          {0, 0, SDX_MAP_MAX_DIGITS_CAP + 1, NULL}};
+                          {0, 0, SDX_MAP_MAX_DIGITS_CAP + 1, NULL},
+                          {SDX_MAP_EJSON_RELAXED | SDX_MAP_EJSON_CANONICAL, 0, 0, NULL},
+                          {SDX_MAP_EJSON_OFF | SDX_MAP_EJSON_RELAXED, 0, 0, NULL}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sdx_json_writer_init(&w, &b, NULL);
         CHECK_EQ_INT(sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &bad[i]), SDX_ERR_INVALID_ARG);

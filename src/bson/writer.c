@@ -1,0 +1,506 @@
+/*
+ * The streaming BSON writer (bsonspec.org 1.1).
+ *
+ * A document starts with its int32 length, which is known only at its end:
+ * the writer puts four placeholder bytes there and back-patches them when
+ * the document closes. The buffer is pinned (sdx_buf_pin) from the root
+ * document's first byte to its last, so that a stream buffer keeps every
+ * byte that may still be patched.
+ *
+ * An element starts with its type byte, then its key, but a map's key
+ * arrives before its value: the key is written at once behind a
+ * placeholder type byte, whose position the frame keeps, and the value
+ * sets it. Array elements get their keys "0", "1", ... with their value.
+ *
+ * Every piece goes into room reserved with sdx_buf_reserve (inline while
+ * the buffer has it); strings and keys are checked for UTF-8 with the
+ * inline ASCII test and the SIMD table's kernel.
+ */
+#include <string.h>
+
+#include "bson/bson_internal.h"
+#include "core/backpatch.h"
+#include "core/endian.h"
+#include "core/utf8.h"
+#include "sdx/bson.h"
+#include "simd/simd.h"
+
+typedef uint8_t u8;
+
+static sdx_err fail(sdx_bson_writer *w, sdx_err err) {
+    if (!w->err) w->err = err;
+    return w->err;
+}
+
+sdx_err sdx_bson_writer_init(sdx_bson_writer *w, sdx_buf *out, const sdx_bson_write_opts *opts) {
+    static const sdx_bson_write_opts defaults = {0, NULL};
+    if (!opts) opts = &defaults;
+    const uint32_t known = SDX_BSON_WRITE_NO_UTF8_CHECK | SDX_BSON_WRITE_WRAP_ROOT |
+                           SDX_BSON_WRITE_BIG_DOUBLE | SDX_BSON_WRITE_SEQUENCE;
+    w->out = out;
+    w->err = SDX_OK;
+    w->flags = opts->flags;
+    w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    w->frames = w->inline_frames;
+    w->depth = 0;
+    w->cap = SDX_BSON_WRITER_INLINE_DEPTH;
+    w->roots = 0;
+    w->wrapped = 0;
+    w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
+    return SDX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bookkeeping                                                               */
+/* ------------------------------------------------------------------------ */
+
+static int utf8_ok(const sdx_bson_writer *w, const char *s, size_t n) {
+    return (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
+}
+
+/* Append bytes; 0 with the sticky error set when the buffer fails. */
+static int put_bytes(sdx_bson_writer *w, const void *s, size_t n) {
+    if (!n) return 1;
+    char *p = sdx_buf_reserve(w->out, n);
+    if (!p) {
+        fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        return 0;
+    }
+    memcpy(p, s, n);
+    w->out->cur = p + n;
+    return 1;
+}
+
+/* Whether another root document may start. */
+static int root_allowed(sdx_bson_writer *w) {
+    if (w->roots && !(w->flags & SDX_BSON_WRITE_SEQUENCE)) {
+        fail(w, SDX_ERR_USAGE);
+        return 0;
+    }
+    return 1;
+}
+
+/* Push a frame and write the placeholder length of a document. At the
+ * root, pin the buffer so that the whole document stays patchable. */
+static int open_doc(sdx_bson_writer *w, int array) {
+    if (w->depth == w->cap) {
+        size_t cap = w->cap * 2;
+        if (cap > SIZE_MAX / sizeof(sdx_bson_frame)) {
+            fail(w, SDX_ERR_NOMEM);
+            return 0;
+        }
+        sdx_bson_frame *f =
+            w->frames == w->inline_frames
+                ? w->alloc.malloc(w->alloc.ctx, cap * sizeof *f)
+                : w->alloc.realloc(w->alloc.ctx, w->frames, w->cap * sizeof *f, cap * sizeof *f);
+        if (!f) {
+            fail(w, SDX_ERR_NOMEM);
+            return 0;
+        }
+        if (w->frames == w->inline_frames) memcpy(f, w->inline_frames, sizeof w->inline_frames);
+        w->frames = f;
+        w->cap = cap;
+    }
+    if (w->depth == 0) sdx_buf_pin(w->out);
+    sdx_bson_frame *f = &w->frames[w->depth++];
+    f->start = sdx_buf_total(w->out);
+    f->index = 0;
+    f->type_at = 0;
+    f->array = (u8)array;
+    f->key_due = 1;
+    static const u8 zero[4] = {0, 0, 0, 0};
+    return put_bytes(w, zero, 4);
+}
+
+/* Start an element of type `type` where a value may come: in an array its
+ * type byte and generated key; in a map the type byte placed before the
+ * key already written. A root scalar is wrapped as {"0": value} when asked
+ * for (SDX_ERR_UNSUPPORTED otherwise). */
+static int value_begin(sdx_bson_writer *w, u8 type) {
+    if (w->err) return 0;
+    if (w->depth == 0) {
+        if (!(w->flags & SDX_BSON_WRITE_WRAP_ROOT)) {
+            fail(w, SDX_ERR_UNSUPPORTED);
+            return 0;
+        }
+        if (!root_allowed(w) || !open_doc(w, 1)) return 0;
+        w->wrapped = 1;
+    }
+    sdx_bson_frame *f = &w->frames[w->depth - 1];
+    if (f->array) {
+        /* the type byte, the index in decimal, NUL */
+        char key[1 + 20 + 1];
+        char digits[20];
+        size_t nd = 0;
+        uint64_t i = f->index++;
+        do {
+            digits[nd++] = (char)('0' + i % 10);
+            i /= 10;
+        } while (i);
+        key[0] = (char)type;
+        for (size_t k = 0; k < nd; k++) key[1 + k] = digits[nd - 1 - k];
+        key[1 + nd] = 0;
+        return put_bytes(w, key, nd + 2);
+    }
+    if (f->key_due) {
+        fail(w, SDX_ERR_USAGE);
+        return 0;
+    }
+    *sdx_buf_at(w->out, f->type_at) = (char)type;
+    f->key_due = 1;
+    return 1;
+}
+
+/* Close the innermost document: terminator, then its length. */
+static sdx_err close_doc(sdx_bson_writer *w) {
+    sdx_bson_frame *f = &w->frames[w->depth - 1];
+    static const u8 nul = 0;
+    if (!put_bytes(w, &nul, 1)) return w->err;
+    uint64_t len = sdx_buf_total(w->out) - f->start;
+    if (len > SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
+    sdx_store_le32(sdx_buf_at(w->out, f->start), (uint32_t)len);
+    if (--w->depth == 0) {
+        sdx_buf_unpin(w->out);
+        w->roots++;
+    }
+    return SDX_OK;
+}
+
+/* After a scalar: a wrapped root scalar's document closes. */
+static sdx_err value_done(sdx_bson_writer *w) {
+    if (w->err) return w->err;
+    if (w->wrapped && w->depth == 1) {
+        w->wrapped = 0;
+        return close_doc(w);
+    }
+    return SDX_OK;
+}
+
+/* One element whose value is the n bytes at v (n may be 0). */
+static sdx_err element(sdx_bson_writer *w, u8 type, const void *v, size_t n) {
+    if (value_begin(w, type)) put_bytes(w, v, n);
+    return value_done(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                    */
+/* ------------------------------------------------------------------------ */
+
+sdx_err sdx_bson_writer_null(sdx_bson_writer *w) { return element(w, SDX_BSON_NULL, NULL, 0); }
+
+sdx_err sdx_bson_writer_bool(sdx_bson_writer *w, bool v) {
+    u8 b = v ? 1 : 0;
+    return element(w, SDX_BSON_BOOL, &b, 1);
+}
+
+static sdx_err int32_el(sdx_bson_writer *w, int64_t v) {
+    u8 b[4];
+    sdx_store_le32(b, (uint32_t)(int32_t)v);
+    return element(w, SDX_BSON_INT32, b, 4);
+}
+
+/* An 8-byte little-endian value of type `type` (int64, datetime,
+ * timestamp). */
+static sdx_err u64_el(sdx_bson_writer *w, u8 type, uint64_t v) {
+    u8 b[8];
+    sdx_store_le64(b, v);
+    return element(w, type, b, 8);
+}
+
+sdx_err sdx_bson_writer_int(sdx_bson_writer *w, int64_t v) {
+    if (v >= INT32_MIN && v <= INT32_MAX) return int32_el(w, v);
+    return u64_el(w, SDX_BSON_INT64, (uint64_t)v);
+}
+
+sdx_err sdx_bson_writer_double(sdx_bson_writer *w, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    return u64_el(w, SDX_BSON_DOUBLE, bits);
+}
+
+sdx_err sdx_bson_writer_uint(sdx_bson_writer *w, uint64_t v) {
+    if (v <= INT64_MAX) return sdx_bson_writer_int(w, (int64_t)v);
+    if (w->flags & SDX_BSON_WRITE_BIG_DOUBLE) return sdx_bson_writer_double(w, (double)v);
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_RANGE);
+}
+
+/* A string-valued element (string, code, symbol): int32 length counting
+ * the NUL, the bytes, NUL. */
+static sdx_err string_el(sdx_bson_writer *w, u8 type, const char *s, size_t len) {
+    if (w->err) return w->err;
+    if (len >= SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
+    if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
+    u8 head[4];
+    static const u8 nul = 0;
+    sdx_store_le32(head, (uint32_t)len + 1);
+    if (value_begin(w, type) && put_bytes(w, head, 4) && put_bytes(w, s, len)) put_bytes(w, &nul, 1);
+    return value_done(w);
+}
+
+sdx_err sdx_bson_writer_string(sdx_bson_writer *w, const char *s, size_t len) {
+    return string_el(w, SDX_BSON_STRING, s, len);
+}
+
+sdx_err sdx_bson_writer_binary(sdx_bson_writer *w, uint8_t subtype, const void *data, size_t len) {
+    if (w->err) return w->err;
+    /* subtype 0x02 (old binary) repeats the data's length inside */
+    size_t inner = subtype == 0x02 ? 4 : 0;
+    if (len > SDX_BSON_MAX_SIZE - 16) return fail(w, SDX_ERR_LIMIT);
+    u8 head[9];
+    sdx_store_le32(head, (uint32_t)(len + inner));
+    head[4] = subtype;
+    if (inner) sdx_store_le32(head + 5, (uint32_t)len);
+    if (value_begin(w, SDX_BSON_BINARY) && put_bytes(w, head, 5 + inner)) put_bytes(w, data, len);
+    return value_done(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Composite values given as their BSON bytes                                */
+/* ------------------------------------------------------------------------ */
+
+/* A regular expression's value: pattern NUL options NUL, nothing else. */
+static int regex_ok(const sdx_bson_writer *w, const u8 *p, size_t n) {
+    if (n < 2 || p[n - 1] != 0) return 0;
+    const u8 *nul = memchr(p, 0, n);
+    size_t i = (size_t)(nul - p);
+    if (i == n - 1 || memchr(p + i + 1, 0, n - 1 - (i + 1))) return 0;
+    return utf8_ok(w, (const char *)p, i) && utf8_ok(w, (const char *)p + i + 1, n - 2 - i);
+}
+
+/* A string value at p: int32 length L >= 1 counting the NUL, L bytes the
+ * last of which is NUL, within n bytes; stores L. */
+static int string_value_ok(const sdx_bson_writer *w, const u8 *p, size_t n, size_t *len) {
+    if (n < 5) return 0;
+    uint32_t l = sdx_load_le32(p);
+    if (l < 1 || l > n - 4 || p[4 + l - 1] != 0) return 0;
+    *len = l;
+    return utf8_ok(w, (const char *)p + 4, l - 1);
+}
+
+/* A DBPointer's value: a string, then a 12-byte ObjectId. */
+static int dbpointer_ok(const sdx_bson_writer *w, const u8 *p, size_t n) {
+    size_t l;
+    return string_value_ok(w, p, n, &l) && 4 + l + 12 == n;
+}
+
+/* A code with scope's value: int32 total length (= n), a string, a
+ * document filling the rest, which must be a well-formed document (checked
+ * with the reader's rules). SDX_OK, SDX_ERR_INVALID_ARG or SDX_ERR_NOMEM. */
+static sdx_err code_w_scope_check(sdx_bson_writer *w, const u8 *p, size_t n) {
+    size_t l;
+    if (n < 4 + 5 + 5 || sdx_load_le32(p) != n || !string_value_ok(w, p + 4, n - 4, &l))
+        return SDX_ERR_INVALID_ARG;
+    size_t doc = 4 + 4 + l;
+    if (n - doc < 5) return SDX_ERR_INVALID_ARG;
+    sdx_err err;
+    if (sdx_bson_valid_document(p + doc, n - doc, (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) != 0,
+                                SDX_BSON_DEFAULT_MAX_DEPTH, &w->alloc, &err))
+        return SDX_OK;
+    return err == SDX_ERR_NOMEM ? SDX_ERR_NOMEM : SDX_ERR_INVALID_ARG;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Documents                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Open a document written as element type `type` (0x03 or 0x04) whose keys
+ * are generated ("0", "1", ...) when `array`. At the root: a map, or an
+ * array when wrapping is asked for. */
+static sdx_err begin_doc(sdx_bson_writer *w, u8 type, int array) {
+    if (w->err) return w->err;
+    if (w->depth == 0) {
+        if (array && !(w->flags & SDX_BSON_WRITE_WRAP_ROOT)) return fail(w, SDX_ERR_UNSUPPORTED);
+        if (root_allowed(w)) open_doc(w, array);
+        return w->err;
+    }
+    if (value_begin(w, type)) open_doc(w, array);
+    return w->err;
+}
+
+sdx_err sdx_bson_writer_begin_map(sdx_bson_writer *w, uint64_t count) {
+    (void)count;
+    return begin_doc(w, SDX_BSON_DOCUMENT, 0);
+}
+
+sdx_err sdx_bson_writer_begin_array(sdx_bson_writer *w, uint64_t count) {
+    (void)count;
+    return begin_doc(w, SDX_BSON_ARRAY, 1);
+}
+
+sdx_err sdx_bson_writer_key(sdx_bson_writer *w, const char *s, size_t len) {
+    if (w->err) return w->err;
+    if (w->depth == 0) return fail(w, SDX_ERR_USAGE);
+    sdx_bson_frame *f = &w->frames[w->depth - 1];
+    if (f->array || !f->key_due) return fail(w, SDX_ERR_USAGE);
+    /* keys are short: one pass for a NUL and for bytes above 0x7f */
+    unsigned char high = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (!s[i]) return fail(w, SDX_ERR_KEY);
+        high |= (unsigned char)s[i];
+    }
+    if ((high & 0x80) && !utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
+    static const u8 nul = 0;
+    f->type_at = sdx_buf_total(w->out);
+    f->key_due = 0;
+    /* the placeholder type byte (the value sets it), the key, NUL */
+    if (put_bytes(w, &nul, 1) && put_bytes(w, s, len)) put_bytes(w, &nul, 1);
+    return w->err;
+}
+
+sdx_err sdx_bson_writer_end(sdx_bson_writer *w) {
+    if (w->err) return w->err;
+    if (w->depth == 0 || w->wrapped) return fail(w, SDX_ERR_USAGE);
+    sdx_bson_frame *f = &w->frames[w->depth - 1];
+    if (!f->array && !f->key_due) return fail(w, SDX_ERR_USAGE);
+    return close_doc(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The BSON tag of an event, or -1 when it has none (untagged or another
+ * format's tag). */
+static int64_t bson_tag(const sdx_event *ev) {
+    if (ev->tag_kind != SDX_TAG_BSON) return -1;
+    return ev->tag > 0xffff ? 0x10000 : (int64_t)ev->tag;
+}
+
+static sdx_err unsupported(sdx_bson_writer *w) {
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_UNSUPPORTED);
+}
+
+static sdx_err invalid(sdx_bson_writer *w) {
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_INVALID_ARG);
+}
+
+static sdx_err put_int(sdx_bson_writer *w, int64_t tag, int64_t v) {
+    switch (tag) {
+    case -1: return sdx_bson_writer_int(w, v);
+    case SDX_BSON_INT32:
+        if (v < INT32_MIN || v > INT32_MAX) return w->err ? w->err : fail(w, SDX_ERR_RANGE);
+        return int32_el(w, v);
+    case SDX_BSON_INT64: return u64_el(w, SDX_BSON_INT64, (uint64_t)v);
+    case SDX_BSON_DATETIME: return u64_el(w, SDX_BSON_DATETIME, (uint64_t)v);
+    case SDX_BSON_TIMESTAMP:
+        if (v < 0) return w->err ? w->err : fail(w, SDX_ERR_RANGE);
+        return u64_el(w, SDX_BSON_TIMESTAMP, (uint64_t)v);
+    default: return unsupported(w);
+    }
+}
+
+static sdx_err put_bin(sdx_bson_writer *w, int64_t tag, const u8 *p, size_t n) {
+    if (tag == -1) return sdx_bson_writer_binary(w, 0, p, n);
+    if ((tag & 0xff) == SDX_BSON_BINARY && tag <= 0xffff)
+        return sdx_bson_writer_binary(w, (uint8_t)(tag >> 8), p, n);
+    switch (tag) {
+    case SDX_BSON_OBJECTID:
+        if (n != 12) return invalid(w);
+        return element(w, SDX_BSON_OBJECTID, p, n);
+    case SDX_BSON_DECIMAL128:
+        if (n != 16) return invalid(w);
+        return element(w, SDX_BSON_DECIMAL128, p, n);
+    case SDX_BSON_REGEX:
+        if (!regex_ok(w, p, n)) return invalid(w);
+        return element(w, SDX_BSON_REGEX, p, n);
+    case SDX_BSON_DBPOINTER:
+        if (!dbpointer_ok(w, p, n)) return invalid(w);
+        return element(w, SDX_BSON_DBPOINTER, p, n);
+    case SDX_BSON_CODE_W_SCOPE: {
+        if (n > SDX_BSON_MAX_SIZE) return invalid(w);
+        sdx_err e = code_w_scope_check(w, p, n);
+        if (e) return fail(w, e);
+        return element(w, SDX_BSON_CODE_W_SCOPE, p, n);
+    }
+    default: return unsupported(w);
+    }
+}
+
+sdx_err sdx_bson_writer_put(sdx_bson_writer *w, const sdx_event *ev) {
+    if (w->err) return w->err;
+    /* a value in key position (a MessagePack or CBOR map's non-string
+     * key): BSON keys are strings */
+    if (w->depth && !w->frames[w->depth - 1].array && w->frames[w->depth - 1].key_due &&
+        ev->kind != SDX_KEY && ev->kind != SDX_END && ev->kind != SDX_TAG)
+        return fail(w, SDX_ERR_KEY);
+    int64_t tag = bson_tag(ev);
+    switch ((sdx_kind)ev->kind) {
+    case SDX_NULL:
+        switch (tag) {
+        case -1:
+        case SDX_BSON_NULL: return sdx_bson_writer_null(w);
+        case SDX_BSON_UNDEFINED:
+        case SDX_BSON_MINKEY:
+        case SDX_BSON_MAXKEY: return element(w, (u8)tag, NULL, 0);
+        default: return unsupported(w);
+        }
+    case SDX_BOOL:
+        if (tag != -1 && tag != SDX_BSON_BOOL) return unsupported(w);
+        return sdx_bson_writer_bool(w, ev->v.b);
+    case SDX_INT: return put_int(w, tag, ev->v.i);
+    case SDX_UINT:
+        if (ev->v.u <= INT64_MAX) return put_int(w, tag, (int64_t)ev->v.u);
+        if (tag == SDX_BSON_TIMESTAMP) return u64_el(w, SDX_BSON_TIMESTAMP, ev->v.u);
+        if (tag == -1) return sdx_bson_writer_uint(w, ev->v.u);
+        return w->err ? w->err : fail(w, SDX_ERR_RANGE);
+    case SDX_NINT:
+        if (tag == -1 && (w->flags & SDX_BSON_WRITE_BIG_DOUBLE))
+            return sdx_bson_writer_double(w, -1.0 - (double)ev->v.u);
+        return fail(w, SDX_ERR_RANGE);
+    case SDX_DOUBLE:
+        if (tag != -1 && tag != SDX_BSON_DOUBLE) return unsupported(w);
+        return sdx_bson_writer_double(w, ev->v.d);
+    case SDX_STR:
+        switch (tag) {
+        case -1:
+        case SDX_BSON_STRING:
+        case SDX_BSON_CODE:
+        case SDX_BSON_SYMBOL:
+            return string_el(w, tag == -1 ? SDX_BSON_STRING : (u8)tag, ev->v.str.ptr, ev->v.str.len);
+        default: return unsupported(w);
+        }
+    case SDX_BIN: return put_bin(w, tag, (const u8 *)ev->v.str.ptr, ev->v.str.len);
+    case SDX_ARRAY:
+        if (tag != -1 && tag != SDX_BSON_ARRAY) return unsupported(w);
+        return begin_doc(w, SDX_BSON_ARRAY, 1);
+    case SDX_MAP:
+        /* a map tagged 0x04 is an array with keys of its own */
+        if (tag != -1 && tag != SDX_BSON_DOCUMENT && tag != SDX_BSON_ARRAY) return unsupported(w);
+        return begin_doc(w, tag == SDX_BSON_ARRAY ? SDX_BSON_ARRAY : SDX_BSON_DOCUMENT, 0);
+    case SDX_KEY: return sdx_bson_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_END: return sdx_bson_writer_end(w);
+    case SDX_TAG: return SDX_OK;
+    case SDX_RAW: return unsupported(w);
+    }
+    return invalid(w);
+}
+
+static sdx_err sink_put(void *ctx, const sdx_event *ev) {
+    return sdx_bson_writer_put((sdx_bson_writer *)ctx, ev);
+}
+
+static sdx_err sink_finish(void *ctx) { return sdx_bson_writer_finish((sdx_bson_writer *)ctx); }
+
+static const sdx_sink_vt bson_sink_vt = {sink_put, sink_finish};
+
+sdx_sink sdx_bson_writer_sink(sdx_bson_writer *w) {
+    sdx_sink s = {&bson_sink_vt, w};
+    return s;
+}
+
+sdx_err sdx_bson_writer_finish(sdx_bson_writer *w) {
+    if (!w->err) {
+        if (w->depth || !w->roots) fail(w, SDX_ERR_USAGE);
+        else if (sdx_buf_flush(w->out)) fail(w, w->out->err);
+    }
+    if (w->depth) sdx_buf_unpin(w->out);
+    if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
+    w->frames = w->inline_frames;
+    w->depth = 0;
+    w->cap = SDX_BSON_WRITER_INLINE_DEPTH;
+    return w->err;
+}

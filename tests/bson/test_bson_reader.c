@@ -1,0 +1,389 @@
+/*
+ * The BSON pull reader: every element type read and written back byte for
+ * byte (memory, a stream fed one byte at a time, FILE*), arrays with odd
+ * keys, sequences, and malformed input: truncation at every byte, byte
+ * flips, lengths that lie (negative, short, beyond the document, beyond the
+ * input), early terminators, deep nesting, allocation failure at every
+ * point. Regression tests name the bug classes of libbson CVE-2018-16790
+ * (a length read past the buffer) and CVE-2026-6231 (validation that
+ * returns early with success).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_test.h"
+#include "bson_test.h"
+#include "core/endian.h"
+#include "msgpack_util.h"
+#include "sdx/sdx.h"
+#include "test.h"
+
+static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
+    sdx_bson_read_opts o = {flags, 0, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new(p, n, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev)) {
+    }
+    sdx_err rc = sdx_bson_reader_error(r, e);
+    sdx_bson_reader_free(r);
+    return rc;
+}
+
+TEST(round_trip_every_type) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    sdx_buf b;
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+
+    trickle t = {in, n, 0};
+    r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+
+    FILE *f = tmpfile();
+    if (!CHECK(f != NULL)) return;
+    fwrite(in, 1, n, f);
+    fwrite(in, 1, n, f);
+    rewind(f);
+    sdx_bson_read_opts o = {SDX_BSON_READ_SEQUENCE, 0, 0, NULL};
+    r = sdx_bson_reader_new_file(f, &o);
+    CHECK_EQ_INT(reread(r, &b, SDX_BSON_WRITE_SEQUENCE), SDX_OK);
+    CHECK(sdx_buf_len(&b) == 2 * n && !memcmp(sdx_buf_data(&b), in, n) &&
+          !memcmp(sdx_buf_data(&b) + n, in, n));
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&b);
+    fclose(f);
+}
+
+TEST(events) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    sdx_event ev;
+    int seen_odd_array = 0, seen_array = 0, seen_int64 = 0, seen_oid = 0, seen_old = 0;
+    while (sdx_bson_reader_next(r, &ev)) {
+        if (ev.kind == SDX_MAP && ev.tag_kind == SDX_TAG_BSON && ev.tag == SDX_BSON_ARRAY) seen_odd_array++;
+        if (ev.kind == SDX_ARRAY && ev.tag_kind == SDX_TAG_NONE && ev.depth == 1) seen_array++;
+        if (ev.kind == SDX_INT && ev.tag == SDX_BSON_INT64 && ev.v.i == 1) seen_int64++;
+        if (ev.kind == SDX_BIN && ev.tag == SDX_BSON_OBJECTID && ev.v.str.len == 12) seen_oid++;
+        if (ev.kind == SDX_BIN && ev.tag == SDX_BSON_BINARY_TAG(2) && ev.v.str.len == 2) seen_old++;
+    }
+    sdx_error e;
+    if (!CHECK_EQ_INT(sdx_bson_reader_error(r, &e), SDX_OK)) fprintf(stderr, "  at %zu: %s\n", e.offset, e.msg);
+    CHECK(seen_odd_array == 1 && seen_array == 1 && seen_int64 == 1 && seen_oid == 1 && seen_old == 1);
+    sdx_bson_reader_free(r);
+}
+
+/* Every proper prefix is an error (never success, never a read past it:
+ * the prefix is copied into an allocation of exactly its size, so ASan
+ * sees any overread); so is every prefix given to the stream reader. */
+TEST(truncation_at_every_byte) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    for (size_t k = 0; k < n; k++) {
+        unsigned char *p = malloc(k ? k : 1);
+        memcpy(p, in, k);
+        sdx_error e;
+        sdx_err rc = read_mem(p, k, 0, &e);
+        CHECK(rc == SDX_ERR_TRUNCATED);
+        trickle t = {p, k, 0};
+        sdx_bson_reader *r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
+        sdx_event ev;
+        while (sdx_bson_reader_next(r, &ev)) {
+        }
+        CHECK(sdx_bson_reader_error(r, NULL) == SDX_ERR_TRUNCATED);
+        sdx_bson_reader_free(r);
+        free(p);
+    }
+}
+
+/* Random byte flips: an error or a document that writes back to the same
+ * bytes (a flip may give another valid document) — never a crash. */
+TEST(byte_flips) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    long rounds = (long)(20000 * test_scale());
+    for (long i = 0; i < rounds; i++) {
+        unsigned char *p = malloc(n);
+        memcpy(p, in, n);
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
+        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+        sdx_buf b;
+        sdx_err rc = reread(r, &b, 0);
+        if (rc == SDX_OK) CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+        sdx_bson_reader_free(r);
+        sdx_buf_destroy(&b);
+        free(p);
+    }
+}
+
+/* One malformed document given as hex: its error and offset. */
+#define EXPECT_BAD(hex, code, off)                                                     \
+    do {                                                                               \
+        unsigned char in_[256];                                                        \
+        size_t n_ = mp_unhex(hex, in_, sizeof in_);                                    \
+        unsigned char *p_ = malloc(n_);                                                \
+        memcpy(p_, in_, n_);                                                           \
+        sdx_error e_;                                                                  \
+        CHECK_EQ_INT(read_mem(p_, n_, 0, &e_), code);                                  \
+        CHECK_EQ_U64(e_.offset, off);                                                  \
+        free(p_);                                                                      \
+    } while (0)
+
+TEST(lying_lengths) {
+    /* CVE-2018-16790 class: a length that reaches past the buffer */
+    EXPECT_BAD("ff000000 0a 6100 00", SDX_ERR_TRUNCATED, 8);
+    EXPECT_BAD("0f000000 03 6100 ff000000 00 00 00 00", SDX_ERR_SYNTAX, 7);  /* beyond enclosing */
+    EXPECT_BAD("0f000000 02 6100 ffffff7f 6100 00 00", SDX_ERR_SYNTAX, 7);   /* string beyond */
+    EXPECT_BAD("0e000000 05 6100 ff000000 00 01 00", SDX_ERR_SYNTAX, 7);     /* binary beyond */
+    /* negative and short lengths */
+    EXPECT_BAD("ffffffff 00", SDX_ERR_SYNTAX, 0);
+    EXPECT_BAD("04000000 00", SDX_ERR_SYNTAX, 0);
+    EXPECT_BAD("0d000000 02 6100 ffffffff 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0d000000 02 6100 00000000 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0e000000 05 6100 ffffffff 00 01 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0e000000 03 6100 04000000 00 00 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("13000000 05 6100 06000000 02 03000000 ffff 00", SDX_ERR_SYNTAX, 12); /* old binary */
+    /* a string whose last byte is not NUL */
+    EXPECT_BAD("0e000000 02 6100 02000000 6161 00", SDX_ERR_SYNTAX, 12);
+    /* the document length shorter than its elements */
+    EXPECT_BAD("0b000000 10 6100 01000000 00", SDX_ERR_SYNTAX, 7);
+}
+
+TEST(terminators_and_types) {
+    /* CVE-2026-6231 class: a check that stops early and says yes. A 0x00
+     * type byte before the document's end is not its end. */
+    EXPECT_BAD("0c000000 00 0a 6100 000000 00", SDX_ERR_SYNTAX, 4);
+    EXPECT_BAD("14000000 03 6100 06000000 00 ff 0a 6200 000000 00", SDX_ERR_SYNTAX, 11);
+    /* a last byte that is not the terminator */
+    EXPECT_BAD("08000000 0a 6100 01", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("05000000 01", SDX_ERR_SYNTAX, 4);
+    /* a key without NUL inside its document */
+    EXPECT_BAD("08000000 0a 616100", SDX_ERR_SYNTAX, 5);
+    /* unknown types, booleans other than 0 or 1, unterminated regex */
+    EXPECT_BAD("08000000 14 6100 00", SDX_ERR_SYNTAX, 4);
+    EXPECT_BAD("09000000 08 6100 02 00", SDX_ERR_SYNTAX, 7);
+    EXPECT_BAD("0b000000 0b 6100 6100 62 00", SDX_ERR_SYNTAX, 9);
+    /* invalid UTF-8 in a key and a string */
+    EXPECT_BAD("08000000 0a ff00 00", SDX_ERR_UTF8, 5);
+    EXPECT_BAD("0e000000 02 6100 02000000 ff00 00", SDX_ERR_UTF8, 11);
+    CHECK_EQ_INT(read_mem("\x0e\0\0\0\x02\x61\0\x02\0\0\0\xff\0\0", 14, SDX_BSON_READ_NO_UTF8_CHECK, NULL),
+                 SDX_OK);
+    /* a bad scope inside code with scope */
+    EXPECT_BAD("1b000000 0f 6100 13000000 02000000 6600 09000000 08 7800 05 00 00", SDX_ERR_SYNTAX, 24);
+    /* bytes after the document, and the same as a sequence */
+    EXPECT_BAD("05000000 00 05", SDX_ERR_SYNTAX, 5);
+    CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0\0", 10, SDX_BSON_READ_SEQUENCE, NULL), SDX_OK);
+    CHECK_EQ_INT(read_mem("\x05\0\0\0\0\x05\0\0\0", 9, SDX_BSON_READ_SEQUENCE, NULL), SDX_ERR_TRUNCATED);
+    CHECK_EQ_INT(read_mem("", 0, 0, NULL), SDX_ERR_TRUNCATED);
+}
+
+TEST(deep_nesting) {
+    size_t n;
+    unsigned char *p = nested(5000, &n);
+    sdx_error e;
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_DEPTH);
+    CHECK_EQ_U64(e.offset, 1024 * 7);
+    sdx_bson_read_opts o = {0, 6000, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_buf b;
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+    sdx_buf_destroy(&b);
+    sdx_bson_reader_free(r);
+    free(p);
+}
+
+TEST(alloc_failures) {
+    size_t n;
+    unsigned char *p = nested(100, &n);
+    for (int stream = 0; stream < 2; stream++) {
+        for (long fail_at = 1;; fail_at++) {
+            counting_alloc a;
+            counting_alloc_init(&a, fail_at);
+            sdx_bson_read_opts o = {0, 0, 0, &a.iface};
+            trickle t = {p, n, 0};
+            sdx_bson_reader *r = stream ? sdx_bson_reader_new_stream(trickle_read, &t, &o)
+                                        : sdx_bson_reader_new((const char *)p, n, &o);
+            sdx_err rc = SDX_ERR_NOMEM;
+            size_t events = 0;
+            if (r) {
+                sdx_event ev;
+                while (sdx_bson_reader_next(r, &ev)) events++;
+                rc = sdx_bson_reader_error(r, NULL);
+                sdx_bson_reader_free(r);
+            }
+            CHECK(a.live == 0);
+            if (rc == SDX_OK) {
+                CHECK_EQ_U64(events, 1 + 100 * 2 + 101);
+                break;
+            }
+            CHECK_EQ_INT(rc, SDX_ERR_NOMEM);
+            if (fail_at > 50) {
+                CHECK(0);
+                break;
+            }
+        }
+    }
+    free(p);
+}
+
+/* The root {"s": code with scope} with k code with scope values nested in
+ * each other's scopes, the innermost scope being the n bytes at `inner`
+ * (a document); each level puts 17 bytes before its scope document, so
+ * the i-th scope (from 1) starts at 17 * i. A new allocation of *len
+ * bytes. */
+static unsigned char *nested_scopes(int k, const unsigned char *inner, size_t n, size_t *len) {
+    unsigned char *cur = malloc(n);
+    memcpy(cur, inner, n);
+    for (int i = 0; i < k; i++) {
+        size_t m = 17 + n + 1;
+        unsigned char *p = malloc(m);
+        sdx_store_le32(p, (uint32_t)m);
+        memcpy(p + 4, "\x0fs", 3);
+        sdx_store_le32(p + 7, (uint32_t)(4 + 6 + n));
+        sdx_store_le32(p + 11, 2);
+        memcpy(p + 15, "c", 2);
+        memcpy(p + 17, cur, n);
+        p[m - 1] = 0;
+        free(cur);
+        cur = p;
+        n = m;
+    }
+    *len = n;
+    return cur;
+}
+
+/* Scopes in scopes are checked by a walk on the reader's stack, without
+ * recursion: up to SDX_BSON_MAX_SCOPE_NESTING of them, documents inside
+ * them up to max_depth, every rule applied at every level, allocation
+ * failure of the stack at every point. */
+TEST(scopes_in_scopes) {
+    static const unsigned char empty[] = {5, 0, 0, 0, 0};
+    size_t n;
+    sdx_error e;
+    for (int k = 1; k <= SDX_BSON_MAX_SCOPE_NESTING + 1; k++) {
+        unsigned char *p = nested_scopes(k, empty, sizeof empty, &n);
+        sdx_err rc = read_mem(p, n, 0, &e);
+        if (k <= SDX_BSON_MAX_SCOPE_NESTING) {
+            CHECK_EQ_INT(rc, SDX_OK);
+            sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+            sdx_buf b;
+            CHECK_EQ_INT(reread(r, &b, 0), SDX_OK); /* the writer checks the scope the same way */
+            CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+            sdx_buf_destroy(&b);
+            sdx_bson_reader_free(r);
+        } else {
+            CHECK_EQ_INT(rc, SDX_ERR_DEPTH);
+            CHECK_EQ_U64(e.offset, 17 * (uint64_t)k);
+        }
+        free(p);
+    }
+    /* a bad value deep inside: found, at its offset in the input */
+    static const unsigned char bad[] = {9, 0, 0, 0, 8, 'x', 0, 2, 0};
+    unsigned char *p = nested_scopes(6, bad, sizeof bad, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_SYNTAX);
+    CHECK_EQ_U64(e.offset, 17 * 6 + 7);
+    free(p);
+    /* documents nested in a scope count towards max_depth */
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn);
+    p = nested_scopes(2, deep, dn, &n);
+    CHECK_EQ_INT(read_mem(p, n, 0, &e), SDX_ERR_DEPTH);
+    sdx_bson_read_opts o = {0, 4000, 0, NULL};
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_event ev;
+    while (sdx_bson_reader_next(r, &ev)) {
+    }
+    CHECK_EQ_INT(sdx_bson_reader_error(r, NULL), SDX_OK);
+    sdx_bson_reader_free(r);
+    free(p);
+    free(deep);
+    /* allocation failure while the scope's levels grow */
+    deep = nested(100, &dn);
+    p = nested_scopes(3, deep, dn, &n);
+    for (long fail_at = 1;; fail_at++) {
+        counting_alloc a;
+        counting_alloc_init(&a, fail_at);
+        sdx_bson_read_opts ao = {0, 0, 0, &a.iface};
+        sdx_err rc = SDX_ERR_NOMEM;
+        r = sdx_bson_reader_new((const char *)p, n, &ao);
+        if (r) {
+            while (sdx_bson_reader_next(r, &ev)) {
+            }
+            rc = sdx_bson_reader_error(r, NULL);
+            sdx_bson_reader_free(r);
+        }
+        CHECK(a.live == 0);
+        if (rc == SDX_OK) break;
+        CHECK_EQ_INT(rc, SDX_ERR_NOMEM);
+        if (!CHECK(fail_at < 50)) break;
+    }
+    free(p);
+    free(deep);
+}
+
+/* The inline path (the sdx_bson_reader_next macro) and the exported
+ * function give the same events (pointers too), offsets and errors, also
+ * mixed with skip; returns 1 when they do. `flags` are read flags. */
+static int same_paths(const unsigned char *p, size_t n, uint32_t flags) {
+    sdx_bson_read_opts o = {flags, 0, 0, NULL};
+    sdx_bson_reader *a = sdx_bson_reader_new((const char *)p, n, &o);
+    sdx_bson_reader *b = sdx_bson_reader_new((const char *)p, n, &o);
+    int ok = 1;
+    for (long i = 0; ok; i++) {
+        sdx_event ea, eb;
+        bool ga = sdx_bson_reader_next(a, &ea);
+        bool gb = (sdx_bson_reader_next)(b, &eb);
+        ok &= CHECK(ga == gb);
+        if (!ga || !gb) break;
+        ok &= CHECK(event_equal(&ea, &eb) && (ea.kind < SDX_STR || ea.kind > SDX_KEY || ea.v.str.ptr == eb.v.str.ptr));
+        ok &= CHECK_EQ_U64(sdx_bson_reader_offset(a), sdx_bson_reader_offset(b));
+        if (i % 7 == 3) ok &= CHECK(sdx_bson_reader_skip(a) == sdx_bson_reader_skip(b));
+    }
+    sdx_error xa, xb;
+    ok &= CHECK(sdx_bson_reader_error(a, &xa) == sdx_bson_reader_error(b, &xb) && xa.offset == xb.offset);
+    sdx_bson_reader_free(a);
+    sdx_bson_reader_free(b);
+    return ok;
+}
+
+TEST(inline_path) {
+    unsigned char in[1024], p[1024];
+    size_t n = all_types(in, sizeof in);
+    CHECK(same_paths(in, n, 0));
+    uint64_t seed = 77;
+    long rounds = (long)(20000 * test_scale());
+    for (long i = 0; i < rounds; i++) {
+        memcpy(p, in, n);
+        flip_bits(p, n, 1 + (int)(i % 3), &seed);
+        if (!same_paths(p, n, i & 1 ? SDX_BSON_READ_NO_UTF8_CHECK : 0)) break;
+    }
+    size_t dn;
+    unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
+    CHECK(same_paths(deep, dn, 0));
+    free(deep);
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){{"round_trip_every_type", round_trip_every_type},
+                                  {"events", events},
+                                  {"truncation_at_every_byte", truncation_at_every_byte},
+                                  {"byte_flips", byte_flips},
+                                  {"lying_lengths", lying_lengths},
+                                  {"terminators_and_types", terminators_and_types},
+                                  {"deep_nesting", deep_nesting},
+                                  {"alloc_failures", alloc_failures},
+                                  {"scopes_in_scopes", scopes_in_scopes},
+                                  {"inline_path", inline_path},
+                                  {0}});
+}
