@@ -1,0 +1,64 @@
+/*
+ * Internal: what the UBJSON writer and reader share — the markers, the
+ * byte order of the two dialects, the payload sizes of the fixed-size
+ * types, and the check of a high-precision number's text.
+ */
+#ifndef SDX_UBJSON_INTERNAL_H
+#define SDX_UBJSON_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "num/num.h"
+
+/* Store the low n bytes of v at p: big-endian (UBJSON) or little-endian
+ * (BJData). */
+static inline void sdx_ubj_store(unsigned char *p, uint64_t v, int n, bool le) {
+    for (int i = 0; i < n; i++) p[le ? i : n - 1 - i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Load n bytes at p in either order. */
+static inline uint64_t sdx_ubj_load(const unsigned char *p, int n, bool le) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[le ? i : n - 1 - i] << (8 * i);
+    return v;
+}
+
+/* The payload size of a value marker in a dialect: the fixed size of a
+ * number, char or byte; 0 for Z T F; -1 for the variable-size ones (S H [
+ * {); -2 for a byte that is no value marker (N included: a no-op is not a
+ * value). */
+static inline int sdx_ubj_payload(unsigned char m, bool bjdata) {
+    switch (m) {
+    case 'Z': case 'T': case 'F': return 0;
+    case 'i': case 'U': case 'C': return 1;
+    case 'I': return 2;
+    case 'l': case 'd': return 4;
+    case 'L': case 'D': return 8;
+    case 'S': case 'H': case '[': case '{': return -1;
+    case 'u': case 'h': return bjdata ? 2 : -2;
+    case 'm': return bjdata ? 4 : -2;
+    case 'M': return bjdata ? 8 : -2;
+    case 'B': return bjdata ? 1 : -2;
+    default: return -2;
+    }
+}
+
+/* Whether a marker may follow '$': any value marker in UBJSON (Draft 12),
+ * the non-zero fixed-size ones in BJData (its specification, "Optimized
+ * Format": i U I u l m L M h d D C B). */
+static inline bool sdx_ubj_type_ok(unsigned char m, bool bjdata) {
+    int n = sdx_ubj_payload(m, bjdata);
+    return bjdata ? n > 0 : n >= -1;
+}
+
+/* Whether s[0, n) is exactly one JSON number (RFC 8259), the text an H
+ * value must hold. */
+static inline bool sdx_ubj_number_ok(const char *s, size_t n) {
+    sdx_num num;
+    if (n == 0) return false;
+    return sdx_json_number(s, s + n, SDX_NUM_BIG_RAW, &num, NULL) == s + n;
+}
+
+#endif /* SDX_UBJSON_INTERNAL_H */
