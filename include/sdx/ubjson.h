@@ -4,8 +4,16 @@
  * little-endian numbers, the markers u m M h B, N-dimensional arrays).
  *
  * STATUS (branch h/ubjson): the writer (both dialects, typed containers on
- * request) exists and is tested (tests/ubjson/test_ubjson_writer.c). The
- * reader and parser below are declared but not yet defined.
+ * request), the pull reader (memory, stream, FILE*; BJData N-dimensional
+ * arrays read as nested arrays) and the tree parser (sdx_ubjson_parse,
+ * the reader's events into the document builder) exist and are tested
+ * (tests/ubjson). Not there yet: the inline fast paths that msgpack.h has
+ * (the reader and writer here are plain functions), BJData's
+ * structure-of-arrays containers ('[' '$' '{', Draft 3) and column-major
+ * N-dimensional arrays (both read as SDX_ERR_UNSUPPORTED), a writer call
+ * for N-dimensional arrays, the sdx command's ubjson/bjdata formats, the
+ * differential tests against py-ubjson and bjdata, the benchmark
+ * programs, the fuzz target.
  *
  * The streaming writer:
  *
