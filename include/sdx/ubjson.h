@@ -53,7 +53,8 @@
  *   C char                   SDX_STR of one byte (0 to 127) with tag_kind
  *                            SDX_TAG_UBJSON and tag 'C', so that it is
  *                            written as C again; any other writer sees a
- *                            string
+ *                            string. The writer writes every one-byte ASCII
+ *                            string as C (its smallest encoding)
  *   B byte (BJData)          SDX_INT (0 to 255), like U
  *   S string                 SDX_STR; an object key (which has no S
  *                            marker) is SDX_KEY
@@ -182,8 +183,10 @@ SDX_API sdx_err sdx_ubjson_writer_uint(sdx_ubjson_writer *w, uint64_t v);
 SDX_API sdx_err sdx_ubjson_writer_double(sdx_ubjson_writer *w, double v);
 /* A float: always d. */
 SDX_API sdx_err sdx_ubjson_writer_float(sdx_ubjson_writer *w, float v);
-/* A string (S): `len` bytes at `s` (NULL allowed when len is 0). Invalid
- * UTF-8 is SDX_ERR_UTF8 unless SDX_UBJSON_WRITE_NO_UTF8_CHECK. */
+/* A string: `len` bytes at `s` (NULL allowed when len is 0), as S, or as
+ * C when it is one byte of 0 to 127 (the smallest encoding, as py-ubjson
+ * writes it too). Invalid UTF-8 is SDX_ERR_UTF8 unless
+ * SDX_UBJSON_WRITE_NO_UTF8_CHECK. */
 SDX_API sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t len);
 /* A char (C): `c` from 0 to 127, else SDX_ERR_INVALID_ARG. */
 SDX_API sdx_err sdx_ubjson_writer_char(sdx_ubjson_writer *w, char c);

@@ -275,6 +275,10 @@ sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t n) 
         return put_bytes(w, s, 1), w->err;
     }
     if (t && t != 'S') return fail(w, SDX_ERR_TYPE);
+    if (!t && n == 1 && (u8)s[0] <= 127) { /* a char is the smallest encoding */
+        u8 tmp[2] = {'C', (u8)s[0]};
+        return emit(w, 0, tmp, 2);
+    }
     return sized(w, t ? 0 : 'S', s, n);
 }
 

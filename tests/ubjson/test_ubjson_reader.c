@@ -378,7 +378,7 @@ TEST(binary_through_msgpack) {
                  SDX_OK);
     CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
     sdx_msgpack_reader_free(mr);
-    CHECK_BYTES(&u, "[#U\x02[$U#U\x03\x00\x01\xffSU\x01x");
+    CHECK_BYTES(&u, "[#U\x02[$U#U\x03\x00\x01\xff" "Cx");
     sdx_buf_init(&m, NULL);
     sdx_msgpack_writer mw;
     sdx_msgpack_writer_init(&mw, &m, NULL);

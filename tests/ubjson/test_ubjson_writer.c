@@ -40,6 +40,8 @@ TEST(scalars) {
     SCALAR(0, sdx_ubjson_writer_char(w, 'a'), "Ca");
     SCALAR(0, sdx_ubjson_writer_string(w, "ham", 3), "SU\x03ham");
     SCALAR(0, sdx_ubjson_writer_string(w, NULL, 0), "SU\x00");
+    SCALAR(0, sdx_ubjson_writer_string(w, "a", 1), "Ca"); /* one ASCII byte: a char */
+    SCALAR(0, sdx_ubjson_writer_string(w, "\xc3\xa9", 2), "SU\x02\xc3\xa9");
     SCALAR(0, sdx_ubjson_writer_high_precision(w, "3.14159265358979323846", 22),
            "HU\x16" "3.14159265358979323846");
     SCALAR(0, sdx_ubjson_writer_double(w, 1.5), "D\x3f\xf8\x00\x00\x00\x00\x00\x00");
