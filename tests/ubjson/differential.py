@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Differential test of sdx's UBJSON writer and readers against Python's
-py-ubjson, on random documents (null, bool, integers of every size class
+py-ubjson (--dialect ubjson), and of the BJData dialect against Python's
+bjdata (NeuroJSON's pybj; --dialect bjdata), on random documents (null, bool, integers of every size class
 including beyond 64 bits, doubles from random bits, Unicode strings of
 every length class, bytes, nested arrays and objects).
 
@@ -15,8 +16,12 @@ For every document:
   3. those bytes equal py-ubjson's own encoding of the document (plain
      containers, float64, the smallest integer types): both writers make
      the same choices.
+BJData also: numpy N-dimensional arrays of every element type, encoded by
+bjdata as optimized N-dimensional arrays, read by sdx as nested arrays
+equal to the array's tolist() (float32 elements compared as float32).
 
-usage: differential.py --tool UBJ_TOOL --work DIR [--count N] [--seed S]
+usage: differential.py --tool UBJ_TOOL --work DIR [--dialect ubjson|bjdata]
+                       [--count N] [--seed S]
                        [--requirements FILE] [--venv DIR]
 """
 
@@ -148,12 +153,19 @@ def main():
     ap.add_argument("--seed", type=int, default=20261124)
     ap.add_argument("--requirements", default=os.path.join(HERE, "requirements.txt"))
     ap.add_argument("--venv", default="")
+    ap.add_argument("--dialect", choices=["ubjson", "bjdata"], default="ubjson")
     args = ap.parse_args()
     pyvenv.reexec_in_venv(args.venv, args.requirements, __file__, die)
+    bj = args.dialect == "bjdata"
     try:
-        import ubjson
+        if bj:
+            import bjdata as ubjson
+            import numpy
+        else:
+            import ubjson
     except ImportError:
-        die("py-ubjson is not installed (give --venv DIR to install it there)")
+        die("%s is not installed (give --venv DIR to install it there)" % ("bjdata" if bj else "py-ubjson"))
+    flag = ["--bjdata"] if bj else []
 
     os.makedirs(args.work, exist_ok=True)
     rng = random.Random(args.seed)
@@ -168,7 +180,7 @@ def main():
         counted = i % 2 == 1
         with open(ubj_in, "wb") as f:
             f.write(ubjson.dumpb(doc, container_count=counted))
-        rc, err = run(args.tool, "to-json", ubj_in, json_out)
+        rc, err = run(args.tool, "to-json", *flag, ubj_in, json_out)
         if check(rc == 0, "doc %d: sdx rejects py-ubjson's bytes: %s" % (i, err.strip())):
             with open(json_out, "rb") as f:
                 got = json.loads(f.read().decode(), parse_float=float)
@@ -177,7 +189,7 @@ def main():
         doc = rand_value(rng, 0, False)
         with open(json_in, "w") as f:
             f.write(json.dumps(doc, ensure_ascii=rng.choice([True, False])))
-        rc, err = run(args.tool, "from-json", json_in, ubj_out)
+        rc, err = run(args.tool, "from-json", *flag, json_in, ubj_out)
         if not check(rc == 0, "doc %d: sdx cannot write %r: %s" % (i, doc, err.strip())):
             continue
         with open(ubj_out, "rb") as f:
@@ -199,8 +211,38 @@ def main():
         if check(mine == theirs, "doc %d: bytes differ at %d:\n  sdx       %r\n  py-ubjson %r"
                  % (i, at, mine[max(0, at - 20):at + 40], theirs[max(0, at - 20):at + 40])):
             same_bytes += 1
+    if bj:
+        nd_arrays(args, rng, ubjson, numpy, ubj_in, json_out)
     print("documents: %d, byte-identical encodings: %d" % (args.count, same_bytes))
-    return tally.finish("ubjson_differential")
+    return tally.finish("%s_differential" % args.dialect)
+
+
+def nd_arrays(args, rng, bjdata, numpy, ubj_in, json_out):
+    """numpy arrays of 1 to 3 dimensions (some of them 0), every element
+    type, encoded by bjdata as N-dimensional arrays."""
+    types = ["uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64", "float32",
+             "float64"]
+    for i in range(max(20, args.count // 10)):
+        dtype = rng.choice(types)
+        shape = tuple(rng.choice([0, 1, 2, 3, 4]) for _ in range(rng.randrange(1, 4)))
+        n = 1
+        for d in shape:
+            n *= d
+        raw = bytes(rng.getrandbits(8) for _ in range(n * numpy.dtype(dtype).itemsize))
+        arr = numpy.frombuffer(raw, dtype=dtype).reshape(shape)
+        if dtype.startswith("float"):
+            arr = numpy.where(numpy.isfinite(arr), arr, 0).astype(dtype)
+        with open(ubj_in, "wb") as f:
+            f.write(bjdata.dumpb(arr))
+        rc, err = run(args.tool, "to-json", "--bjdata", ubj_in, json_out)
+        if not check(rc == 0, "array %d (%s %r): sdx rejects it: %s" % (i, dtype, shape, err.strip())):
+            continue
+        with open(json_out, "rb") as f:
+            got = json.loads(f.read().decode())
+        want = arr.tolist()
+        if dtype == "float32":
+            got = numpy.array(got, dtype="float32").tolist() if n else got
+        check(norm(got) == norm(want), "array %d (%s %r): %r != %r" % (i, dtype, shape, got, want))
 
 
 if __name__ == "__main__":
