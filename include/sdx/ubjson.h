@@ -75,7 +75,10 @@
  *                            UBJSON -> MessagePack keeps the bytes
  *   [ $ t # [ dims ] (BJData N-dimensional array, row-major): nested
  *                            SDX_ARRAYs, dims[0] arrays of dims[1] ... of
- *                            the elements, each begin event tagged with t
+ *                            the elements; the innermost arrays' begin
+ *                            events are tagged with t (so the writer writes
+ *                            them typed: the same data, as nested typed
+ *                            arrays rather than one N-dimensional header)
  *
  * Writing: integers in the smallest type that holds them (U for 0..255, i
  * for -128..-1, then I, l, L; BJData: U, u, m, M for nonnegative values, i,

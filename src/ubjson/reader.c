@@ -401,9 +401,11 @@ static bool nd_array(sdx_ubjson_reader *r, u8 type, uint64_t start, sdx_event *e
                        start);
     if (!push(r, KIND_ARRAY, type, true, r->dims[0], 1, start)) return false;
     ev->kind = SDX_ARRAY;
-    ev->tag_kind = SDX_TAG_UBJSON;
-    ev->tag = type;
     ev->v.count = r->dims[0];
+    if (r->ndim == 1) { /* only the innermost arrays hold elements of the type */
+        ev->tag_kind = SDX_TAG_UBJSON;
+        ev->tag = type;
+    }
     return true;
 }
 
@@ -622,9 +624,11 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
         if (!push(r, KIND_ARRAY, f->type, true, r->dims[f->nd], (uint8_t)(f->nd + 1), start))
             return false;
         ev->kind = SDX_ARRAY;
-        ev->tag_kind = SDX_TAG_UBJSON;
-        ev->tag = r->stack[r->depth - 1].type;
         ev->v.count = r->stack[r->depth - 1].left;
+        if (r->stack[r->depth - 1].nd == r->ndim) {
+            ev->tag_kind = SDX_TAG_UBJSON;
+            ev->tag = r->stack[r->depth - 1].type;
+        }
         return true;
     }
     if (f->type) return value(r, f->type, here(r), ev);

@@ -96,11 +96,11 @@ TEST(binary_data) {
 TEST(nd_arrays) {
     /* a 2x3 array of uint8, dimension vector typed and counted */
     EXPECT("[$U#[$U#U\x02\x02\x03\x01\x02\x03\x04\x05\x06", BJ,
-           "U:[2 U:[3 1 2 3 } U:[3 4 5 6 } }");
+           "[2 U:[3 1 2 3 } U:[3 4 5 6 } }");
     /* the plain dimension vector, int16 little-endian elements */
-    EXPECT("[$I#[U\x02U\x01]\x01\x00\xff\xff", BJ, "I:[2 I:[1 1 } I:[1 -1 } }");
+    EXPECT("[$I#[U\x02U\x01]\x01\x00\xff\xff", BJ, "[2 I:[1 1 } I:[1 -1 } }");
     /* a zero dimension: empty arrays, within max_empty */
-    EXPECT("[$U#[U\x02U\x00]", BJ, "U:[2 U:[0 } U:[0 } }");
+    EXPECT("[$U#[U\x02U\x00]", BJ, "[2 U:[0 } U:[0 } }");
     EXPECT("[$U#[l\x00\x00\x00\x7fU\x00]", BJ, "!14@0");
     /* lying element count */
     EXPECT("[$D#[U\x02U\x02]\x00", BJ, "!6@0");
@@ -108,6 +108,23 @@ TEST(nd_arrays) {
     EXPECT("[$U#[]", BJ, "!5@4");
     EXPECT("[$U#[i\xff]", BJ, "!5@4");
     EXPECT("[${#U\x01", BJ, "!10@2");
+    EXPECT("[$i#[$U#U\x01\x02\xff\x01", BJ, "i:[2 -1 1 }");
+    EXPECT("[$i#[$U#U\x03\x01\x01\x02\xff\x01", BJ, "[1 [1 i:[2 -1 1 } } }");
+    /* read and written again: nested typed arrays, the same events */
+    static const char nd[] = "[$u#[U\x02U\x02]\x01\x00\x02\x00\x03\x00\x04\x00";
+    sdx_ubjson_read_opts o = {BJ, 0, 0, NULL};
+    sdx_ubjson_write_opts wo = {SDX_UBJSON_WRITE_BJDATA, NULL};
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(nd, sizeof nd - 1, &o);
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_ubjson_writer w;
+    sdx_ubjson_writer_init(&w, &b, &wo);
+    CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_ubjson_writer_sink(&w), NULL), SDX_OK);
+    CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+    sdx_ubjson_reader_free(r);
+    CHECK_BYTES(&b, "[#U\x02[$u#U\x02\x01\x00\x02\x00[$u#U\x02\x03\x00\x04\x00");
+    expect(sdx_buf_data(&b), sdx_buf_len(&b), BJ, "[2 u:[2 1 2 } u:[2 3 4 } }", __LINE__);
+    sdx_buf_destroy(&b);
 }
 
 TEST(limits_and_errors) {
