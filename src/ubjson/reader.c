@@ -312,7 +312,7 @@ static bool push(sdx_ubjson_reader *r, uint8_t kind, u8 type, bool counted, uint
                  uint8_t nd, uint64_t start) {
     if (r->depth >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting too deep", start);
     if (r->depth == r->cap) {
-        uint32_t cap = r->cap * 2;
+        uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
         if (cap > r->max_depth) cap = r->max_depth;
         frame *s;
         if (r->stack == r->inline_stack) {
