@@ -10,10 +10,9 @@
  * (tests/ubjson). Not there yet: the inline fast paths that msgpack.h has
  * (the reader and writer here are plain functions), BJData's
  * structure-of-arrays containers ('[' '$' '{', Draft 3) and column-major
- * N-dimensional arrays (both read as SDX_ERR_UNSUPPORTED), a writer call
- * for N-dimensional arrays, the sdx command's ubjson/bjdata formats, the
- * differential tests against py-ubjson and bjdata, the benchmark
- * programs, the fuzz target.
+ * N-dimensional arrays (both read as SDX_ERR_UNSUPPORTED), the sdx
+ * command's ubjson/bjdata formats (cli/formats.c, and the CLI tests'
+ * expectations for them), the benchmark programs, a fuzz target.
  *
  * The streaming writer:
  *
@@ -224,6 +223,16 @@ SDX_API sdx_err sdx_ubjson_writer_begin_typed_array(sdx_ubjson_writer *w, char t
                                                     uint64_t count);
 SDX_API sdx_err sdx_ubjson_writer_begin_typed_map(sdx_ubjson_writer *w, char type,
                                                   uint64_t count);
+/* BJData only (SDX_ERR_UNSUPPORTED in UBJSON): an N-dimensional array of
+ * `ndim` dimensions (1 to 32) dims[0], dims[1], ... in row-major order, of
+ * elements of the fixed-size type `type` (as for begin_typed_array), written
+ * as [$type#[d0 d1 ...]. Its elements follow as that many scalars (the
+ * product of the dimensions), flat, with no nested begin or end; one
+ * sdx_ubjson_writer_end closes it (SDX_ERR_USAGE unless all came). A bad
+ * type, no dimensions, or an element count beyond INT64_MAX is
+ * SDX_ERR_INVALID_ARG. The reader reads it back as nested arrays. */
+SDX_API sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type,
+                                                 const uint64_t *dims, uint32_t ndim);
 /* A map key; must come where a key is due (SDX_ERR_USAGE otherwise).
  * Invalid UTF-8 is SDX_ERR_UTF8 unless SDX_UBJSON_WRITE_NO_UTF8_CHECK. */
 SDX_API sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t len);

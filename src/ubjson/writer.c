@@ -375,6 +375,52 @@ sdx_err sdx_ubjson_writer_begin_typed_map(sdx_ubjson_writer *w, char type, uint6
     return begin(w, FRAME_MAP, (u8)type, count);
 }
 
+sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const uint64_t *dims,
+                                         uint32_t ndim) {
+    u8 t, head[12], *p = head;
+    if (w->err) return w->err;
+    if (!is_bjdata(w)) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (!sdx_ubj_type_ok((u8)type, true) || !dims || ndim == 0 || ndim > 32)
+        return fail(w, SDX_ERR_INVALID_ARG);
+    uint64_t elements = 1;
+    for (uint32_t i = 0; i < ndim; i++) {
+        if (dims[i] > INT64_MAX || (dims[i] && elements > INT64_MAX / dims[i]))
+            return fail(w, SDX_ERR_INVALID_ARG);
+        elements *= dims[i];
+    }
+    if (w->depth + 1 >= w->cap) {
+        sdx_err e = SDX_OK;
+        sdx_ubjson_frame *f =
+            sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
+        if (!f) return fail(w, e);
+        w->frames = f;
+        w->top = f + w->depth;
+    }
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != '[') return fail(w, SDX_ERR_TYPE);
+    /* [$t#[d0 d1 ...]: the dimension vector as a plain array of integers,
+     * each in its smallest type */
+    if (!t) *p++ = '[';
+    *p++ = '$';
+    *p++ = (u8)type;
+    *p++ = '#';
+    *p++ = '[';
+    if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
+    for (uint32_t i = 0; i < ndim; i++) {
+        p = enc_uint(head, dims[i], true);
+        if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
+    }
+    head[0] = ']';
+    if (!put_bytes(w, head, 1)) return w->err;
+    sdx_ubjson_frame *f = ++w->top;
+    w->depth++;
+    f->kind = FRAME_ARRAY;
+    f->type = (u8)type;
+    f->items = 0;
+    f->limit = elements;
+    return SDX_OK;
+}
+
 sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;

@@ -178,6 +178,64 @@ TEST(typed_containers) {
     sdx_buf_destroy(&b);
 }
 
+static void w_nd(sdx_ubjson_writer *w) {
+    static const uint64_t dims[] = {2, 300};
+    sdx_ubjson_writer_begin_array(w, 2);
+    sdx_ubjson_writer_begin_nd_array(w, 'i', dims, 2);
+    for (int i = 0; i < 600; i++) sdx_ubjson_writer_int(w, i % 2 ? -1 : 1);
+    sdx_ubjson_writer_end(w);
+    sdx_ubjson_writer_begin_nd_array(w, 'd', dims, 1);
+    sdx_ubjson_writer_double(w, 0.5);
+    sdx_ubjson_writer_float(w, 1.0f);
+    sdx_ubjson_writer_end(w);
+    sdx_ubjson_writer_end(w);
+}
+
+static void u_nd_short(sdx_ubjson_writer *w) {
+    static const uint64_t dims[] = {2, 2};
+    sdx_ubjson_writer_begin_nd_array(w, 'U', dims, 2);
+    sdx_ubjson_writer_int(w, 1);
+    sdx_ubjson_writer_end(w);
+}
+
+static void u_nd_ubjson(sdx_ubjson_writer *w) {
+    static const uint64_t dims[] = {2};
+    sdx_ubjson_writer_begin_nd_array(w, 'U', dims, 1);
+}
+
+static void u_nd_type(sdx_ubjson_writer *w) {
+    static const uint64_t dims[] = {2};
+    sdx_ubjson_writer_begin_nd_array(w, 'S', dims, 1);
+}
+
+TEST(nd_arrays) {
+    sdx_buf b;
+    CHECK_EQ_INT(write_with(&b, BJ, w_nd), SDX_OK);
+    CHECK_EQ_U64(sdx_buf_len(&b), 4 + 11 + 600 + 8 + 8);
+    CHECK_MEM(sdx_buf_data(&b), 16, "[#U\x02[$i#[U\x02u\x2c\x01]\x01\xff", 16);
+    CHECK_MEM(sdx_buf_data(&b) + 615, 16, "[$d#[U\x02]\x00\x00\x00\x3f\x00\x00\x80\x3f", 16);
+    /* read back: nested arrays */
+    sdx_ubjson_read_opts o = {SDX_UBJSON_READ_BJDATA, 0, 0, NULL};
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(sdx_buf_data(&b), sdx_buf_len(&b), &o);
+    sdx_event ev;
+    size_t ints = 0, arrays = 0;
+    while (sdx_ubjson_reader_next(r, &ev)) {
+        ints += ev.kind == SDX_INT;
+        arrays += ev.kind == SDX_ARRAY;
+    }
+    CHECK_EQ_INT(sdx_ubjson_reader_error(r, NULL), SDX_OK);
+    CHECK_EQ_U64(ints, 600);
+    CHECK_EQ_U64(arrays, 1 + 1 + 2 + 1);
+    sdx_ubjson_reader_free(r);
+    sdx_buf_destroy(&b);
+    CHECK_EQ_INT(write_with(&b, BJ, u_nd_short), SDX_ERR_USAGE);
+    sdx_buf_destroy(&b);
+    CHECK_EQ_INT(write_with(&b, 0, u_nd_ubjson), SDX_ERR_UNSUPPORTED);
+    sdx_buf_destroy(&b);
+    CHECK_EQ_INT(write_with(&b, BJ, u_nd_type), SDX_ERR_INVALID_ARG);
+    sdx_buf_destroy(&b);
+}
+
 static void w_bin(sdx_ubjson_writer *w) {
     sdx_ubjson_writer_begin_array(w, 2);
     sdx_ubjson_writer_bin(w, "\x00\xff\x10", 3);
@@ -438,6 +496,7 @@ int main(int argc, char **argv) {
                                   {"containers", containers},
                                   {"typed_containers", typed_containers},
                                   {"binary", binary},
+                                  {"nd_arrays", nd_arrays},
                                   {"usage_errors", usage_errors},
                                   {"events", events},
                                   {"sequence_and_depth", sequence_and_depth},
