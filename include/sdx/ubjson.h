@@ -3,16 +3,20 @@
  * BJData dialect (Binary JData, NeuroJSON, Draft 2 and later:
  * little-endian numbers, the markers u m M h B, N-dimensional arrays).
  *
- * STATUS (branch h/ubjson): the writer (both dialects, typed containers on
- * request), the pull reader (memory, stream, FILE*; BJData N-dimensional
- * arrays read as nested arrays) and the tree parser (sdx_ubjson_parse,
- * the reader's events into the document builder) exist and are tested
- * (tests/ubjson). Not there yet: the inline fast paths that msgpack.h has
- * (the reader and writer here are plain functions), BJData's
- * structure-of-arrays containers ('[' '$' '{', Draft 3) and column-major
- * N-dimensional arrays (both read as SDX_ERR_UNSUPPORTED), the sdx
- * command's ubjson/bjdata formats (cli/formats.c, and the CLI tests'
- * expectations for them), the benchmark programs, a fuzz target.
+ * STATUS (branch h/ubjson): the writer (both dialects; typed containers
+ * and BJData N-dimensional arrays on request), the pull reader (memory,
+ * stream, FILE*; BJData N-dimensional arrays read as nested arrays) and
+ * the tree parser (sdx_ubjson_parse: the reader's events into the
+ * document builder) exist and are tested (tests/ubjson: unit tests,
+ * malformed input, corpus round trips, differential tests against
+ * py-ubjson and bjdata, py-ubjson's own test vectors). Not there yet: the
+ * inline fast paths that msgpack.h has (the reader and writer here are
+ * plain functions, not yet measured against the other formats' or peer
+ * libraries), BJData's structure-of-arrays containers ('[' '$' '{', Draft
+ * 3) and column-major N-dimensional arrays (both read as
+ * SDX_ERR_UNSUPPORTED), the sdx command's ubjson/bjdata formats
+ * (cli/formats.c, and the CLI tests' expectations for them), the
+ * benchmark programs, a fuzz target.
  *
  * The streaming writer:
  *
