@@ -21,9 +21,11 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/platform.h"
 #include "core/floatbits.h"
 #include "core/utf8.h"
 #include "sdx/ubjson.h"
+#include "simd/simd.h"
 #include "ubjson/ubjson_internal.h"
 
 typedef unsigned char u8;
@@ -60,6 +62,7 @@ struct sdx_ubjson_reader {
     /* the dimensions of the N-dimensional array being read (BJData) */
     uint32_t ndim;
     uint64_t dims[MAX_DIMS];
+    size_t (*utf8_valid)(const char *s, size_t n); /* the SIMD kernel */
     sdx_err err;
     const char *msg;
     uint64_t err_offset;
@@ -110,6 +113,7 @@ static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
     r->cap = INLINE_STACK;
     r->state = STATE_READING;
     r->last_kind = SDX_NULL;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     return r;
 }
 
@@ -167,8 +171,7 @@ void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {
  * before (nothing is set), -1 on a read or allocation error (set). A stream
  * keeps only the window from p on, so pointers into the window taken
  * before a call are stale after it. */
-static int need(sdx_ubjson_reader *r, size_t n) {
-    if ((size_t)(r->end - r->p) >= n) return 1;
+static SDX_NOINLINE int need_slow(sdx_ubjson_reader *r, size_t n) {
     if (!r->read) return 0;
     while ((size_t)(r->end - r->p) < n) {
         if (r->eof) return 0;
@@ -208,13 +211,23 @@ static int need(sdx_ubjson_reader *r, size_t n) {
     return 1;
 }
 
-/* need(n), reporting an input that ends as SDX_ERR_TRUNCATED at `start`
- * (the first byte of the value being read). */
-static bool need_or_fail(sdx_ubjson_reader *r, size_t n, uint64_t start) {
-    int k = need(r, n);
+static SDX_ALWAYS_INLINE int need(sdx_ubjson_reader *r, size_t n) {
+    if (SDX_LIKELY((size_t)(r->end - r->p) >= n)) return 1;
+    return need_slow(r, n);
+}
+
+static SDX_NOINLINE bool need_or_fail_slow(sdx_ubjson_reader *r, size_t n, uint64_t start) {
+    int k = need_slow(r, n);
     if (k > 0) return true;
     if (k == 0) fail_at(r, SDX_ERR_TRUNCATED, "input ends inside a value", start);
     return false;
+}
+
+/* need(n), reporting an input that ends as SDX_ERR_TRUNCATED at `start`
+ * (the first byte of the value being read). */
+static SDX_ALWAYS_INLINE bool need_or_fail(sdx_ubjson_reader *r, size_t n, uint64_t start) {
+    if (SDX_LIKELY((size_t)(r->end - r->p) >= n)) return true;
+    return need_or_fail_slow(r, n, start);
 }
 
 /* Skip no-ops; true when a byte follows (in the window), false at the end
@@ -474,8 +487,10 @@ static bool sized(sdx_ubjson_reader *r, uint64_t start, const char **s, size_t *
     return true;
 }
 
+/* Short strings are tested for ASCII inline, longer ones by the SIMD
+ * kernel (core/utf8.h). */
 static bool utf8_ok(const sdx_ubjson_reader *r, const char *s, size_t n) {
-    return (r->flags & SDX_UBJSON_READ_NO_UTF8_CHECK) || sdx_utf8_valid_prefix(s, n) == n;
+    return (r->flags & SDX_UBJSON_READ_NO_UTF8_CHECK) || sdx_utf8_ok(r->utf8_valid, s, n);
 }
 
 /* The value of marker m (already consumed, or implied by the container's

@@ -9,8 +9,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "core/endian.h"
 #include "num/num.h"
+
+/* Little-endian conversions, the counterparts of core/endian.h's
+ * big-endian ones (BJData's numbers are little-endian). */
+#ifdef SDX_BIG_ENDIAN
+#define SDX_LE16(v) sdx_bswap16(v)
+#define SDX_LE32(v) sdx_bswap32(v)
+#define SDX_LE64(v) sdx_bswap64(v)
+#else
+#define SDX_LE16(v) (v)
+#define SDX_LE32(v) (v)
+#define SDX_LE64(v) (v)
+#endif
 
 /* Store the low n bytes of v at p: big-endian (UBJSON) or little-endian
  * (BJData). */
@@ -18,11 +32,27 @@ static inline void sdx_ubj_store(unsigned char *p, uint64_t v, int n, bool le) {
     for (int i = 0; i < n; i++) p[le ? i : n - 1 - i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Load n bytes at p in either order. */
+/* Load n (1, 2, 4 or 8) bytes at p in either order: one load and, where
+ * the order differs from the machine's, one byte swap. */
 static inline uint64_t sdx_ubj_load(const unsigned char *p, int n, bool le) {
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v |= (uint64_t)p[le ? i : n - 1 - i] << (8 * i);
-    return v;
+    switch (n) {
+    case 1: return p[0];
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return le ? SDX_LE16(v) : SDX_BE16(v);
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return le ? SDX_LE32(v) : SDX_BE32(v);
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return le ? SDX_LE64(v) : SDX_BE64(v);
+    }
+    }
 }
 
 /* The payload size of a value marker in a dialect: the fixed size of a

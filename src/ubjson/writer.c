@@ -15,6 +15,7 @@
 #include "core/floatbits.h"
 #include "core/utf8.h"
 #include "sdx/ubjson.h"
+#include "simd/simd.h"
 #include "ubjson/ubjson_internal.h"
 
 typedef unsigned char u8;
@@ -262,8 +263,11 @@ static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
     return w->err;
 }
 
+/* Short strings are tested for ASCII inline, longer ones by the SIMD
+ * kernel (core/utf8.h). */
 static bool utf8_ok(const sdx_ubjson_writer *w, const char *s, size_t n) {
-    return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_valid_prefix(s, n) == n;
+    return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) ||
+           sdx_utf8_ok(sdx_simd_active()->utf8_valid_prefix, s, n);
 }
 
 sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t n) {
