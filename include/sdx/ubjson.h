@@ -155,6 +155,7 @@ typedef struct sdx_ubjson_frame {
 typedef struct sdx_ubjson_writer {
     sdx_buf *out;
     sdx_ubjson_frame *top;
+    size_t (*utf8_valid)(const char *s, size_t n); /* the SIMD kernel */
     sdx_err err;
     uint32_t flags;
     uint32_t depth;

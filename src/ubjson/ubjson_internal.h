@@ -26,10 +26,27 @@
 #define SDX_LE64(v) (v)
 #endif
 
-/* Store the low n bytes of v at p: big-endian (UBJSON) or little-endian
- * (BJData). */
+/* Store the low n (1, 2, 4 or 8) bytes of v at p: big-endian (UBJSON) or
+ * little-endian (BJData), as one byte swap and one store. */
 static inline void sdx_ubj_store(unsigned char *p, uint64_t v, int n, bool le) {
-    for (int i = 0; i < n; i++) p[le ? i : n - 1 - i] = (unsigned char)(v >> (8 * i));
+    switch (n) {
+    case 1: p[0] = (unsigned char)v; break;
+    case 2: {
+        uint16_t x = le ? SDX_LE16((uint16_t)v) : SDX_BE16((uint16_t)v);
+        memcpy(p, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = le ? SDX_LE32((uint32_t)v) : SDX_BE32((uint32_t)v);
+        memcpy(p, &x, 4);
+        break;
+    }
+    default: {
+        uint64_t x = le ? SDX_LE64(v) : SDX_BE64(v);
+        memcpy(p, &x, 8);
+        break;
+    }
+    }
 }
 
 /* Load n (1, 2, 4 or 8) bytes at p in either order: one load and, where

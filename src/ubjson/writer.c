@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/floatbits.h"
+#include "core/platform.h"
 #include "core/utf8.h"
 #include "sdx/ubjson.h"
 #include "simd/simd.h"
@@ -49,6 +50,7 @@ sdx_err sdx_ubjson_writer_init(sdx_ubjson_writer *w, sdx_buf *out,
     w->top->limit = w->flags & SDX_UBJSON_WRITE_SEQUENCE ? UINT64_MAX : 1;
     w->top->kind = FRAME_ROOT;
     w->top->type = 0;
+    w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
 }
@@ -92,12 +94,21 @@ static u8 *enc_int(u8 *p, int64_t v, bool bj) {
 /* Bookkeeping                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* Append s[0, n): short runs (headers, scalars) into a reservation,
+ * longer ones (string bytes) through sdx_buf_write. */
 static bool put_bytes(sdx_ubjson_writer *w, const void *s, size_t n) {
-    if (n && sdx_buf_write(w->out, s, n)) {
-        fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
-        return false;
+    if (n <= 16) {
+        char *p = sdx_buf_reserve(w->out, n);
+        if (SDX_LIKELY(p != NULL)) {
+            for (size_t i = 0; i < n; i++) p[i] = ((const char *)s)[i];
+            w->out->cur = p + n;
+            return true;
+        }
+    } else if (!sdx_buf_write(w->out, s, n)) {
+        return true;
     }
-    return true;
+    fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    return false;
 }
 
 /* May a value come now? Counts it and stores the enclosing container's
@@ -266,8 +277,7 @@ static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
 /* Short strings are tested for ASCII inline, longer ones by the SIMD
  * kernel (core/utf8.h). */
 static bool utf8_ok(const sdx_ubjson_writer *w, const char *s, size_t n) {
-    return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) ||
-           sdx_utf8_ok(sdx_simd_active()->utf8_valid_prefix, s, n);
+    return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
 }
 
 sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t n) {
