@@ -455,7 +455,9 @@ static bool container(sdx_ubjson_reader *r, uint8_t kind, uint64_t start, sdx_ev
     if (kind == KIND_ARRAY && counted && type == (r->bjdata ? 'B' : 'U') &&
         !(r->flags & SDX_UBJSON_READ_BYTE_ARRAYS)) {
         /* an array of bytes: binary data, one view */
-        if (count > SIZE_MAX || !need_or_fail(r, (size_t)count, start)) return false;
+        if (count > SIZE_MAX)
+            return fail_at(r, SDX_ERR_TRUNCATED, "count exceeds the input left", start);
+        if (!need_or_fail(r, (size_t)count, start)) return false;
         ev->kind = SDX_BIN;
         ev->v.str.ptr = (const char *)r->p;
         ev->v.str.len = (size_t)count;
