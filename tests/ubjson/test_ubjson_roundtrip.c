@@ -77,7 +77,7 @@ static sdx_err to_json(sdx_ubjson_reader *r, sdx_buf *out) {
 static void corpus_file(const char *dir, const char *file, int bj) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    size_t len;
+    size_t len = 0;
     char *json = read_file(path, &len);
     if (!CHECK(json != NULL)) {
         fprintf(stderr, "  cannot read %s\n", path);
