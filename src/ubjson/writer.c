@@ -153,9 +153,10 @@ sdx_err sdx_ubjson_writer_bool(sdx_ubjson_writer *w, bool v) {
     return emit(w, t, &m, 1);
 }
 
-/* An integer into a typed container of integers: -v_neg.. or v fits the
- * type's range? `neg` says whether the value is negative (then `v` is its
- * int64 bits), else `v` is the unsigned value. */
+/* An integer's payload in a typed container of integer type t, when the
+ * value is within t's range (else SDX_ERR_TYPE, as for a container of
+ * another type). `neg`: the value is negative and `v` holds its int64 bits;
+ * else `v` is the value. */
 static sdx_err typed_int(sdx_ubjson_writer *w, u8 t, bool neg, uint64_t v) {
     int64_t lo;
     uint64_t hi;
