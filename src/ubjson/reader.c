@@ -578,8 +578,8 @@ static bool end_event(sdx_ubjson_reader *r, sdx_event *ev) {
     return true;
 }
 
-/* A value where the marker comes from the input: skips no-ops, reads the
- * marker. */
+/* A value whose marker comes from the input (the caller has skipped the
+ * no-ops before it). */
 static bool marked_value(sdx_ubjson_reader *r, sdx_event *ev) {
     uint64_t start = here(r);
     if (!need_or_fail(r, 1, start)) return false;
