@@ -47,7 +47,12 @@
  *   h float16 (BJData)       SDX_DOUBLE with SDX_EVENT_FLOAT16; written as
  *                            h again in BJData (as d or D in UBJSON)
  *   H high-precision number  SDX_RAW: the number's text, checked against
- *                            the JSON number grammar (RFC 8259). Raw number
+ *                            the JSON number grammar (RFC 8259); except
+ *                            that an integer above INT64_MAX that fits
+ *                            uint64, in canonical decimal text, is SDX_UINT
+ *                            (the writer writes SDX_UINT that way, so a
+ *                            uint64 survives MessagePack -> UBJSON ->
+ *                            MessagePack). Raw number
  *                            text is what SDX_RAW is for (the JSON reader's
  *                            big numbers use it too), so H <-> JSON keeps
  *                            the exact digits with no mapping layer; a

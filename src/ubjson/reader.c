@@ -495,6 +495,28 @@ static bool utf8_ok(const sdx_ubjson_reader *r, const char *s, size_t n) {
     return (r->flags & SDX_UBJSON_READ_NO_UTF8_CHECK) || sdx_utf8_ok(r->utf8_valid, s, n);
 }
 
+/* An H holding an integer above INT64_MAX that fits uint64, in its
+ * canonical decimal text (no sign, no leading zero, no fraction or
+ * exponent), becomes SDX_UINT: that is how the writer (and Draft 12) puts
+ * such integers, which UBJSON has no integer type for, so MessagePack or
+ * CBOR uint64 -> UBJSON -> MessagePack or CBOR keeps them. Other H values
+ * stay SDX_RAW. */
+static void big_uint(sdx_event *ev) {
+    const char *s = ev->v.str.ptr;
+    size_t n = ev->v.str.len;
+    if (n != 19 && n != 20) return; /* INT64_MAX + 1 has 19 digits */
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9 || (i == 0 && d == 0)) return;
+        if (v > (UINT64_MAX - d) / 10) return;
+        v = v * 10 + d;
+    }
+    if (v <= INT64_MAX) return;
+    ev->kind = SDX_UINT;
+    ev->v.u = v;
+}
+
 /* The value of marker m (already consumed, or implied by the container's
  * type) that starts at input offset `start`. */
 static bool value(sdx_ubjson_reader *r, u8 m, uint64_t start, sdx_event *ev) {
@@ -554,6 +576,7 @@ static bool value(sdx_ubjson_reader *r, u8 m, uint64_t start, sdx_event *ev) {
         if (!sdx_ubj_number_ok(ev->v.str.ptr, ev->v.str.len))
             return fail_at(r, SDX_ERR_SYNTAX, "high-precision number is not a JSON number", start);
         ev->kind = SDX_RAW;
+        big_uint(ev);
         return true;
     case '[': return container(r, KIND_ARRAY, start, ev);
     case '{': return container(r, KIND_MAP, start, ev);
