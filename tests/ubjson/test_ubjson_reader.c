@@ -416,6 +416,24 @@ TEST(binary_through_msgpack) {
     sdx_buf_destroy(&m);
 }
 
+/* Through the mapping layer into JSON (what the sdx command does): a char
+ * and typed containers are their plain values. */
+TEST(mapping_to_json) {
+    static const char in[] = "[#U\x03" "Ca[$i#U\x02\x01\xff{$Z#U\x01U\x01k";
+    sdx_buf out;
+    sdx_buf_init(&out, NULL);
+    sdx_json_writer jw;
+    sdx_json_writer_init(&jw, &out, NULL);
+    sdx_map_to_json m;
+    CHECK_EQ_INT(sdx_map_to_json_init(&m, sdx_json_writer_sink(&jw), NULL), SDX_OK);
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(in, sizeof in - 1, NULL);
+    CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_map_to_json_sink(&m), NULL), SDX_OK);
+    CHECK_EQ_INT(sdx_sink_finish(sdx_map_to_json_sink(&m)), SDX_OK);
+    sdx_ubjson_reader_free(r);
+    CHECK_BYTES(&out, "[\"a\",[1,-1],{\"k\":null}]");
+    sdx_buf_destroy(&out);
+}
+
 TEST(skip) {
     const char in[] = "[#U\x03[U\x01{U\x01" "aZ}]SU\x01xZ";
     sdx_ubjson_reader *r = sdx_ubjson_reader_new(in, sizeof in - 1, NULL);
@@ -443,6 +461,7 @@ int main(int argc, char **argv) {
                                   {"streams_agree_with_memory", streams_agree_with_memory},
                                   {"round_trips", round_trips},
                                   {"binary_through_msgpack", binary_through_msgpack},
+                                  {"mapping_to_json", mapping_to_json},
                                   {"skip", skip},
                                   {0, 0}});
 }
