@@ -44,8 +44,12 @@
  *   d float32                SDX_DOUBLE (converted exactly) with
  *                            SDX_EVENT_FLOAT32; written as d again
  *   D float64                SDX_DOUBLE
- *   h float16 (BJData)       SDX_DOUBLE with SDX_EVENT_FLOAT16; written as
- *                            h again in BJData (as d or D in UBJSON)
+ *   h float16 (BJData)       SDX_DOUBLE with SDX_EVENT_FLOAT16. The writer
+ *                            writes h only in typed h containers: a
+ *                            FLOAT16 event is written as D, as MessagePack
+ *                            does, because CBOR's preferred serialization
+ *                            marks every double that fits a half so, and a
+ *                            double read from CBOR should come back as D
  *   H high-precision number  SDX_RAW: the number's text, checked against
  *                            the JSON number grammar (RFC 8259); except
  *                            that an integer above INT64_MAX that fits
@@ -254,8 +258,8 @@ SDX_API sdx_err sdx_ubjson_writer_end(sdx_ubjson_writer *w);
  * tag_kind SDX_TAG_UBJSON and tag 'C' is a char when it is one byte of 0
  * to 127 (else a string); SDX_ARRAY and SDX_MAP with tag_kind
  * SDX_TAG_UBJSON and a known count are typed containers of that type (as
- * begin_typed_array); SDX_DOUBLE with SDX_EVENT_FLOAT32 is d when exact,
- * with SDX_EVENT_FLOAT16 (BJData) h when exact; SDX_RAW is H (its text
+ * begin_typed_array); SDX_DOUBLE with SDX_EVENT_FLOAT32 is d when exact
+ * (SDX_EVENT_FLOAT16 is not followed: D); SDX_RAW is H (its text
  * checked, SDX_ERR_INVALID_ARG if not a JSON number); SDX_NINT is
  * SDX_ERR_RANGE; other tags are ignored, and so are SDX_TAG events. */
 SDX_API sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev);

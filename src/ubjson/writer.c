@@ -225,7 +225,7 @@ static sdx_err f64(sdx_ubjson_writer *w, u8 t, double v) {
 }
 
 /* A double in the typed container of type t, or untyped (t 0) as D, or as
- * d (`prefer` 'd') or h (`prefer` 'h', BJData) when exact. */
+ * d (`prefer` 'd', or SDX_UBJSON_WRITE_FLOAT32_EXACT) when exact. */
 static sdx_err put_double(sdx_ubjson_writer *w, double v, u8 prefer) {
     u8 t;
     uint32_t fbits;
@@ -242,11 +242,11 @@ static sdx_err put_double(sdx_ubjson_writer *w, double v, u8 prefer) {
         break;
     default: return fail(w, SDX_ERR_TYPE);
     }
-    if ((t == 'h' || (prefer == 'h' && is_bjdata(w))) && sdx_double_to_half_exact(v, &hbits)) {
+    if (t == 'h') {
         u8 tmp[3];
         return emit(w, t, tmp, (size_t)(enc_fixed(tmp, 'h', hbits, 2, true) - tmp));
     }
-    if ((prefer == 'd' || prefer == 'h' || (w->flags & SDX_UBJSON_WRITE_FLOAT32_EXACT)) &&
+    if ((prefer == 'd' || (w->flags & SDX_UBJSON_WRITE_FLOAT32_EXACT)) &&
         sdx_double_to_float_exact(v, &fbits))
         return f32_bits(w, 0, fbits);
     return f64(w, 0, v);
@@ -474,10 +474,9 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
     case SDX_INT: return sdx_ubjson_writer_int(w, ev->v.i);
     case SDX_UINT: return sdx_ubjson_writer_uint(w, ev->v.u);
     case SDX_DOUBLE:
-        return put_double(w, ev->v.d,
-                          ev->flags & SDX_EVENT_FLOAT16   ? 'h'
-                          : ev->flags & SDX_EVENT_FLOAT32 ? 'd'
-                                                          : 0);
+        /* float32 again for SDX_EVENT_FLOAT32; SDX_EVENT_FLOAT16 is not
+         * followed (see ubjson.h) */
+        return put_double(w, ev->v.d, ev->flags & SDX_EVENT_FLOAT32 ? 'd' : 0);
     case SDX_STR:
         if (ubj_tag && ev->tag == SDX_UBJSON_TAG_CHAR && ev->v.str.len == 1 &&
             (u8)ev->v.str.ptr[0] <= 127)

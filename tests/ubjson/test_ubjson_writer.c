@@ -371,7 +371,7 @@ TEST(events) {
     ev.v.d = 0.5;
     ev.flags = SDX_EVENT_FLOAT32;
     sdx_sink_put(s, &ev);
-    ev.flags = SDX_EVENT_FLOAT16; /* UBJSON has no half: d */
+    ev.flags = SDX_EVENT_FLOAT16; /* not followed: D */
     sdx_sink_put(s, &ev);
     memset(&ev, 0, sizeof ev);
     ev.kind = SDX_RAW;
@@ -391,20 +391,24 @@ TEST(events) {
     sdx_sink_put(s, &ev);
     sdx_sink_put(s, &ev);
     CHECK_EQ_INT(sdx_sink_finish(s), SDX_OK);
-    CHECK_BYTES(&b, "[#U\x06" "CqSU\x02qqd\x3f\x00\x00\x00" "d\x3f\x00\x00\x00"
+    CHECK_BYTES(&b, "[#U\x06" "CqSU\x02qqd\x3f\x00\x00\x00" "D\x3f\xe0\x00\x00\x00\x00\x00\x00"
                     "HU\x06-1e999[$Z#U\x02");
     sdx_buf_destroy(&b);
-    /* BJData writes the half again */
+    /* BJData: h only in typed h containers */
     sdx_buf_init(&b, NULL);
     sdx_ubjson_write_opts o = {BJ, NULL};
     sdx_ubjson_writer_init(&w, &b, &o);
     memset(&ev, 0, sizeof ev);
+    sdx_ubjson_writer_begin_typed_array(&w, 'h', 2);
     ev.kind = SDX_DOUBLE;
     ev.v.d = -2.0;
     ev.flags = SDX_EVENT_FLOAT16;
     CHECK_EQ_INT(sdx_ubjson_writer_put(&w, &ev), SDX_OK);
+    ev.flags = 0;
+    CHECK_EQ_INT(sdx_ubjson_writer_put(&w, &ev), SDX_OK);
+    sdx_ubjson_writer_end(&w);
     CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
-    CHECK_BYTES(&b, "h\x00\xc0");
+    CHECK_BYTES(&b, "[$h#U\x02\x00\xc0\x00\xc0");
     sdx_buf_destroy(&b);
     /* an integer below INT64_MIN cannot be written */
     sdx_buf_init(&b, NULL);
