@@ -14,9 +14,9 @@
  * plain functions, not yet measured against the other formats' or peer
  * libraries), BJData's structure-of-arrays containers ('[' '$' '{', Draft
  * 3) and column-major N-dimensional arrays (both read as
- * SDX_ERR_UNSUPPORTED), the sdx command's ubjson/bjdata formats
- * (cli/formats.c, and the CLI tests' expectations for them), the
- * benchmark programs, a fuzz target.
+ * SDX_ERR_UNSUPPORTED), the benchmark programs (bench/adapters/sdx), a
+ * fuzz target. The sdx command knows both dialects (cli/formats.c:
+ * ubjson .ubjson .ubj, bjdata .bjdata .bjd .jdb).
  *
  * The streaming writer:
  *
