@@ -88,10 +88,10 @@
  * conventions (to_json.c, function bson_value), selected by flags that will
  * be added here. Until then BSON-tagged values go by the tags policy.
  *
- * UBJSON and BJData (SDX_TAG_UBJSON: 'C' on a char, the element type on a
- * strongly typed container; ubjson.h): the value itself, untagged: a
- * one-character string, the array or the object. The tag records only how
- * the value was encoded, so JSON loses nothing it has a form for.
+ * UBJSON and BJData (SDX_TAG_UBJSON: the element type of a strongly typed
+ * container; ubjson.h): the array or the object itself, untagged. The tag
+ * records only how the container was encoded, so JSON loses nothing it has
+ * a form for.
  *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a

@@ -64,11 +64,11 @@
  *                            the exact digits with no mapping layer; a
  *                            format without such numbers rejects it
  *                            (SDX_ERR_UNSUPPORTED), as for any SDX_RAW
- *   C char                   SDX_STR of one byte (0 to 127) with tag_kind
- *                            SDX_TAG_UBJSON and tag 'C', so that it is
- *                            written as C again; any other writer sees a
- *                            string. The writer writes every one-byte ASCII
- *                            string as C (its smallest encoding)
+ *   C char                   SDX_STR of one byte (0 to 127). The writer
+ *                            writes every one-byte ASCII string as C (its
+ *                            smallest encoding, as py-ubjson and bjdata
+ *                            do), so a char is written as C again with no
+ *                            tag needed
  *   B byte (BJData)          SDX_INT (0 to 255), like U
  *   S string                 SDX_STR; an object key (which has no S
  *                            marker) is SDX_KEY
@@ -117,9 +117,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The tag (with tag_kind SDX_TAG_UBJSON) of a char value. */
-#define SDX_UBJSON_TAG_CHAR 'C'
 
 /* ------------------------------------------------------------------------ */
 /* Writer                                                                    */
@@ -256,9 +253,8 @@ SDX_API sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_
  * count is not met, or after a map key without its value). */
 SDX_API sdx_err sdx_ubjson_writer_end(sdx_ubjson_writer *w);
 
-/* Write one event (see the table at the top of this file). SDX_STR with
- * tag_kind SDX_TAG_UBJSON and tag 'C' is a char when it is one byte of 0
- * to 127 (else a string); SDX_ARRAY and SDX_MAP with tag_kind
+/* Write one event (see the table at the top of this file). SDX_ARRAY and
+ * SDX_MAP with tag_kind
  * SDX_TAG_UBJSON and a known count are typed containers of that type (as
  * begin_typed_array); SDX_DOUBLE with SDX_EVENT_FLOAT32 is d when exact
  * (SDX_EVENT_FLOAT16 is not followed: D); SDX_RAW is H (its text

@@ -560,8 +560,6 @@ static bool value(sdx_ubjson_reader *r, u8 m, uint64_t start, sdx_event *ev) {
         if (!need_or_fail(r, 1, start)) return false;
         if (*r->p > 127) return fail_at(r, SDX_ERR_SYNTAX, "char above 127", start);
         ev->kind = SDX_STR;
-        ev->tag_kind = SDX_TAG_UBJSON;
-        ev->tag = SDX_UBJSON_TAG_CHAR;
         ev->v.str.ptr = (const char *)r->p++;
         ev->v.str.len = 1;
         return true;

@@ -477,11 +477,7 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
         /* float32 again for SDX_EVENT_FLOAT32; SDX_EVENT_FLOAT16 is not
          * followed (see ubjson.h) */
         return put_double(w, ev->v.d, ev->flags & SDX_EVENT_FLOAT32 ? 'd' : 0);
-    case SDX_STR:
-        if (ubj_tag && ev->tag == SDX_UBJSON_TAG_CHAR && ev->v.str.len == 1 &&
-            (u8)ev->v.str.ptr[0] <= 127)
-            return sdx_ubjson_writer_char(w, ev->v.str.ptr[0]);
-        return sdx_ubjson_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_STR: return sdx_ubjson_writer_string(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_BIN: return sdx_ubjson_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_ARRAY:
     case SDX_MAP: {

@@ -31,7 +31,7 @@ TEST(scalars) {
     EXPECT("L\x7f\xff\xff\xff\xff\xff\xff\xff", 0, "9223372036854775807");
     EXPECT("d\x3f\xc0\x00\x00", 0, "1.5_d");
     EXPECT("D\x3f\xb9\x99\x99\x99\x99\x99\x9a", 0, "0.10000000000000001");
-    EXPECT("Ca", 0, "C:\"a\"");
+    EXPECT("Ca", 0, "\"a\"");
     EXPECT("SU\x03h\xc3\xa9", 0, "\"h\\xc3\\xa9\"");
     EXPECT("SI\x00\x00", 0, "\"\"");
     EXPECT("HU\x16" "3.14159265358979323846", 0, "H\"3.14159265358979323846\"");
@@ -85,7 +85,7 @@ TEST(draft12_examples) {
     EXPECT("[$F#U\x00", 0, "F:[0 }");
     /* typed containers of strings, chars, arrays and objects */
     EXPECT("[$S#U\x02U\x01" "aU\x00", 0, "S:[2 \"a\" \"\" }");
-    EXPECT("[$C#U\x02xy", 0, "C:[2 C:\"x\" C:\"y\" }");
+    EXPECT("[$C#U\x02xy", 0, "C:[2 \"x\" \"y\" }");
     EXPECT("[$[#U\x02]#U\x01Z", 0, "[:[2 [_ } [1 null } }");
     EXPECT("[${#U\x01U\x01" "aZ}", 0, "{:[1 {_ k\"a\" null } }");
     EXPECT("[$H#U\x01U\x01" "7", 0, "H:[1 H\"7\" }");

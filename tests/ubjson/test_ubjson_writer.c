@@ -358,11 +358,9 @@ TEST(events) {
     sdx_sink_put(s, &ev);
     memset(&ev, 0, sizeof ev);
     ev.kind = SDX_STR;
-    ev.tag_kind = SDX_TAG_UBJSON;
-    ev.tag = 'C';
     ev.v.str.ptr = "q";
     ev.v.str.len = 1;
-    sdx_sink_put(s, &ev); /* a char */
+    sdx_sink_put(s, &ev); /* one ASCII byte: a char */
     ev.v.str.ptr = "qq";
     ev.v.str.len = 2;
     sdx_sink_put(s, &ev); /* two bytes: a string */
