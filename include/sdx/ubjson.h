@@ -14,8 +14,8 @@
  * plain functions, not yet measured against the other formats' or peer
  * libraries), BJData's structure-of-arrays containers ('[' '$' '{', Draft
  * 3) and column-major N-dimensional arrays (both read as
- * SDX_ERR_UNSUPPORTED), a fuzz target, a measured comparison with the
- * peer libraries. The sdx command knows both dialects (cli/formats.c:
+ * SDX_ERR_UNSUPPORTED), a measured comparison with the peer libraries.
+ * tests/ubjson/fuzz_ubjson.c is a libFuzzer target (and a smoke test). The sdx command knows both dialects (cli/formats.c:
  * ubjson .ubjson .ubj, bjdata .bjdata .bjd .jdb), and the benchmark suite
  * builds sdx's UBJSON Write, Tree, Incremental and Serialize programs
  * (they verify; `bench/run.py --quick --filter ubjson`).
