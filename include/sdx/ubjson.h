@@ -3,22 +3,24 @@
  * BJData dialect (Binary JData, NeuroJSON, Draft 2 and later:
  * little-endian numbers, the markers u m M h B, N-dimensional arrays).
  *
- * STATUS (branch h/ubjson): the writer (both dialects; typed containers
- * and BJData N-dimensional arrays on request), the pull reader (memory,
- * stream, FILE*; BJData N-dimensional arrays read as nested arrays) and
- * the tree parser (sdx_ubjson_parse: the reader's events into the
- * document builder) exist and are tested (tests/ubjson: unit tests,
- * malformed input, corpus round trips, differential tests against
- * py-ubjson and bjdata, py-ubjson's own test vectors). Not there yet: the
- * inline fast paths that msgpack.h has (the reader and writer here are
- * plain functions, not yet measured against the other formats' or peer
- * libraries), BJData's structure-of-arrays containers ('[' '$' '{', Draft
- * 3) and column-major N-dimensional arrays (both read as
- * SDX_ERR_UNSUPPORTED), a measured comparison with the peer libraries.
- * tests/ubjson/fuzz_ubjson.c is a libFuzzer target (and a smoke test). The sdx command knows both dialects (cli/formats.c:
- * ubjson .ubjson .ubj, bjdata .bjdata .bjd .jdb), and the benchmark suite
- * builds sdx's UBJSON Write, Tree, Incremental and Serialize programs
- * (they verify; `bench/run.py --quick --filter ubjson`).
+ * STATUS (branch h/ubjson): exists and is tested (tests/ubjson: unit
+ * tests, malformed input, corpus round trips, a fuzz target and its smoke
+ * run, differential tests against py-ubjson and bjdata, py-ubjson's own
+ * test vectors):
+ *   - the writer, both dialects, typed containers and BJData
+ *     N-dimensional arrays on request;
+ *   - the pull reader (memory, stream, FILE*), BJData N-dimensional arrays
+ *     read as nested arrays;
+ *   - the tree parser (sdx_ubjson_parse: the reader's events into the
+ *     document builder);
+ *   - the sdx command's formats ubjson (.ubjson .ubj) and bjdata (.bjdata
+ *     .bjd .jdb), and sdx's UBJSON programs in the benchmark suite
+ *     (verified; `bench/run.py --quick --filter ubjson`).
+ * Not there yet: the inline fast paths that msgpack.h has (the reader and
+ * writer here are plain functions, and have not been measured against the
+ * peer libraries); BJData's structure-of-arrays containers ('[' '$' '{',
+ * Draft 3) and column-major N-dimensional arrays (both read as
+ * SDX_ERR_UNSUPPORTED).
  *
  * The streaming writer:
  *
