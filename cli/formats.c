@@ -275,6 +275,93 @@ static const cli_format bson_format = {
 };
 
 /* ------------------------------------------------------------------------ */
+/* UBJSON and BJData                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void *ubjson_reader_open(sdx_read_fn read, void *ctx, const cli_read_opts *opts, uint32_t dialect) {
+    sdx_ubjson_read_opts ro = {dialect, 0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_UBJSON_READ_STOP_AFTER_VALUE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_UBJSON_READ_NO_UTF8_CHECK;
+    return sdx_ubjson_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static void *ubjson_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    return ubjson_reader_open(read, ctx, opts, 0);
+}
+
+static void *bjdata_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    return ubjson_reader_open(read, ctx, opts, SDX_UBJSON_READ_BJDATA);
+}
+
+static sdx_source ubjson_reader_source(void *r) { return sdx_ubjson_reader_source((sdx_ubjson_reader *)r); }
+static void ubjson_reader_free(void *r) { sdx_ubjson_reader_free((sdx_ubjson_reader *)r); }
+
+static sdx_err ubjson_writer_open(void *w, sdx_buf *out, const cli_write_opts *opts, uint32_t dialect) {
+    sdx_ubjson_write_opts wo = {dialect, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_UBJSON_WRITE_NO_UTF8_CHECK;
+    return sdx_ubjson_writer_init((sdx_ubjson_writer *)w, out, &wo);
+}
+
+static sdx_err ubjson_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    return ubjson_writer_open(w, out, opts, 0);
+}
+
+static sdx_err bjdata_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    return ubjson_writer_open(w, out, opts, SDX_UBJSON_WRITE_BJDATA);
+}
+
+static sdx_sink ubjson_writer_sink(void *w) { return sdx_ubjson_writer_sink((sdx_ubjson_writer *)w); }
+
+static const char *const ubjson_extensions[] = {"ubjson", "ubj", NULL};
+static const char *const bjdata_extensions[] = {"bjdata", "bjd", "jdb", NULL};
+
+/* The command writes counted containers ('#'), which readers can size
+ * up front, from every input: counts first (counts_first) where the input
+ * does not store them; the writer would otherwise write plain ones. The
+ * reader gives SDX_COUNT_UNKNOWN for plain containers (counts_known false).
+ * JSON's numbers beyond 64 bits (SDX_RAW) are written as high-precision
+ * numbers (H). */
+static const cli_format ubjson_format = {
+    "ubjson",
+    "UBJSON (Draft 12); --seq: back-to-back values",
+    ubjson_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    false,
+    true,
+    ubjson_reader_new,
+    ubjson_reader_source,
+    ubjson_reader_free,
+    sizeof(sdx_ubjson_writer),
+    ubjson_writer_init,
+    ubjson_writer_sink,
+    0,
+    NULL,
+    0,
+};
+
+static const cli_format bjdata_format = {
+    "bjdata",
+    "BJData (Binary JData, NeuroJSON Draft 2); --seq: back-to-back values",
+    bjdata_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    false,
+    true,
+    bjdata_reader_new,
+    ubjson_reader_source,
+    ubjson_reader_free,
+    sizeof(sdx_ubjson_writer),
+    bjdata_writer_init,
+    ubjson_writer_sink,
+    0,
+    NULL,
+    0,
+};
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -283,6 +370,8 @@ const cli_format *const cli_formats[] = {
     &msgpack_format,
     &cbor_format,
     &bson_format,
+    &ubjson_format,
+    &bjdata_format,
     NULL,
 };
 

@@ -113,6 +113,11 @@
  * the table's goes by the tags policy; a composite value (regex, DBPointer,
  * code with scope) whose bytes are malformed is SDX_ERR_INVALID_ARG.
  *
+ * UBJSON and BJData (SDX_TAG_UBJSON: the element type of a strongly typed
+ * container; ubjson.h): the array or the object itself, untagged. The tag
+ * records only how the container was encoded, so JSON loses nothing it has
+ * a form for.
+ *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a
  * number or null becomes a key only with SDX_JSON_WRITE_STRINGIFY_KEYS).

@@ -14,5 +14,6 @@
 #include "msgpack.h"
 #include "sink.h"
 #include "source.h"
+#include "ubjson.h"
 
 #endif /* SDX_H */

@@ -819,6 +819,11 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
         if (v.kind == SDX_BIN) return ext_value(m, inner, &v);
         break;
     case SDX_TAG_BSON: return bson_value(m, inner, &v);
+    case SDX_TAG_UBJSON:
+        /* how the value was encoded (a char, a typed container), not what
+         * it is: the plain value (map.h) */
+        if (n == 1) return plain(m, &v);
+        break;
     default: break;
     }
     return no_form_value(m, inner, &v);

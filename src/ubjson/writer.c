@@ -1,0 +1,532 @@
+/*
+ * The streaming UBJSON / BJData writer.
+ *
+ * Every value is encoded into a small local array (marker and payload, or
+ * a string's header) and appended to the buffer; a string's bytes follow
+ * with one more append. Counts are written up front when known, and a
+ * container of unknown count is a plain one closed by its end marker, so
+ * nothing is ever back-patched. Inside a strongly typed container ('$')
+ * values are written without their marker, after a check that they fit
+ * the container's type.
+ */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/floatbits.h"
+#include "core/platform.h"
+#include "core/utf8.h"
+#include "sdx/ubjson.h"
+#include "simd/simd.h"
+#include "ubjson/ubjson_internal.h"
+
+typedef unsigned char u8;
+
+enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP };
+
+static sdx_err fail(sdx_ubjson_writer *w, sdx_err err) {
+    if (!w->err) w->err = err;
+    return w->err;
+}
+
+static bool is_bjdata(const sdx_ubjson_writer *w) {
+    return (w->flags & SDX_UBJSON_WRITE_BJDATA) != 0;
+}
+
+sdx_err sdx_ubjson_writer_init(sdx_ubjson_writer *w, sdx_buf *out,
+                               const sdx_ubjson_write_opts *opts) {
+    static const sdx_ubjson_write_opts defaults = {0, NULL};
+    if (!opts) opts = &defaults;
+    const uint32_t known = SDX_UBJSON_WRITE_BJDATA | SDX_UBJSON_WRITE_FLOAT32_EXACT |
+                           SDX_UBJSON_WRITE_NO_UTF8_CHECK | SDX_UBJSON_WRITE_SEQUENCE;
+    w->out = out;
+    w->err = SDX_OK;
+    w->flags = opts->flags;
+    w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    w->frames = w->inline_frames;
+    w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    w->top = w->frames;
+    w->top->items = 0;
+    w->top->limit = w->flags & SDX_UBJSON_WRITE_SEQUENCE ? UINT64_MAX : 1;
+    w->top->kind = FRAME_ROOT;
+    w->top->type = 0;
+    w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
+    return SDX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Encodings                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A marker and an n-byte payload v at p; returns the end. */
+static u8 *enc_fixed(u8 *p, u8 marker, uint64_t v, int n, bool le) {
+    p[0] = marker;
+    sdx_ubj_store(p + 1, v, n, le);
+    return p + 1 + n;
+}
+
+/* A nonnegative integer in its smallest type: U, then I l L (UBJSON, whose
+ * only unsigned type is U) or u m M (BJData). Also used for lengths and
+ * counts. */
+static u8 *enc_uint(u8 *p, uint64_t v, bool bj) {
+    if (v <= 0xff) return enc_fixed(p, 'U', v, 1, bj);
+    if (bj) {
+        if (v <= 0xffff) return enc_fixed(p, 'u', v, 2, true);
+        if (v <= 0xffffffffu) return enc_fixed(p, 'm', v, 4, true);
+        return enc_fixed(p, 'M', v, 8, true);
+    }
+    if (v <= 0x7fff) return enc_fixed(p, 'I', v, 2, false);
+    if (v <= 0x7fffffff) return enc_fixed(p, 'l', v, 4, false);
+    return enc_fixed(p, 'L', v, 8, false); /* v <= INT64_MAX: callers see to it */
+}
+
+/* Any int64 in its smallest type: negative values in i I l L. */
+static u8 *enc_int(u8 *p, int64_t v, bool bj) {
+    if (v >= 0) return enc_uint(p, (uint64_t)v, bj);
+    if (v >= INT8_MIN) return enc_fixed(p, 'i', (uint64_t)v, 1, bj);
+    if (v >= INT16_MIN) return enc_fixed(p, 'I', (uint64_t)v, 2, bj);
+    if (v >= INT32_MIN) return enc_fixed(p, 'l', (uint64_t)v, 4, bj);
+    return enc_fixed(p, 'L', (uint64_t)v, 8, bj);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bookkeeping                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Append s[0, n): short runs (headers, scalars) into a reservation,
+ * longer ones (string bytes) through sdx_buf_write. */
+static bool put_bytes(sdx_ubjson_writer *w, const void *s, size_t n) {
+    if (n <= 16) {
+        char *p = sdx_buf_reserve(w->out, n);
+        if (SDX_LIKELY(p != NULL)) {
+            for (size_t i = 0; i < n; i++) p[i] = ((const char *)s)[i];
+            w->out->cur = p + n;
+            return true;
+        }
+    } else if (!sdx_buf_write(w->out, s, n)) {
+        return true;
+    }
+    fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    return false;
+}
+
+/* May a value come now? Counts it and stores the enclosing container's
+ * element type (0 when it is not typed); false with the sticky error set
+ * otherwise. */
+static bool value_slot(sdx_ubjson_writer *w, u8 *type) {
+    if (w->err) return false;
+    sdx_ubjson_frame *f = w->top;
+    if (f->items >= f->limit || (f->kind == FRAME_MAP && !(f->items & 1))) {
+        fail(w, SDX_ERR_USAGE);
+        return false;
+    }
+    f->items++;
+    *type = f->type;
+    return true;
+}
+
+/* A value encoded in bytes[0, n) with its marker first: the whole of it
+ * untyped, the payload only inside a typed container (whose type the
+ * caller has checked against the marker). */
+static sdx_err emit(sdx_ubjson_writer *w, u8 type, const u8 *bytes, size_t n) {
+    if (type) put_bytes(w, bytes + 1, n - 1);
+    else put_bytes(w, bytes, n);
+    return w->err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalars                                                                   */
+/* ------------------------------------------------------------------------ */
+
+sdx_err sdx_ubjson_writer_null(sdx_ubjson_writer *w) {
+    u8 t, z = 'Z';
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != 'Z') return fail(w, SDX_ERR_TYPE);
+    return emit(w, t, &z, 1);
+}
+
+sdx_err sdx_ubjson_writer_bool(sdx_ubjson_writer *w, bool v) {
+    u8 t, m = v ? 'T' : 'F';
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != m) return fail(w, SDX_ERR_TYPE);
+    return emit(w, t, &m, 1);
+}
+
+/* An integer's payload in a typed container of integer type t, when the
+ * value is within t's range (else SDX_ERR_TYPE, as for a container of
+ * another type). `neg`: the value is negative and `v` holds its int64 bits;
+ * else `v` is the value. */
+static sdx_err typed_int(sdx_ubjson_writer *w, u8 t, bool neg, uint64_t v) {
+    int64_t lo;
+    uint64_t hi;
+    int n;
+    switch (t) {
+    case 'i': lo = INT8_MIN, hi = INT8_MAX, n = 1; break;
+    case 'U': case 'B': lo = 0, hi = 0xff, n = 1; break;
+    case 'I': lo = INT16_MIN, hi = INT16_MAX, n = 2; break;
+    case 'u': lo = 0, hi = 0xffff, n = 2; break;
+    case 'l': lo = INT32_MIN, hi = INT32_MAX, n = 4; break;
+    case 'm': lo = 0, hi = 0xffffffffu, n = 4; break;
+    case 'L': lo = INT64_MIN, hi = INT64_MAX, n = 8; break;
+    case 'M': lo = 0, hi = UINT64_MAX, n = 8; break;
+    default: return fail(w, SDX_ERR_TYPE);
+    }
+    if (neg ? (int64_t)v < lo : v > hi) return fail(w, SDX_ERR_TYPE);
+    u8 tmp[8];
+    sdx_ubj_store(tmp, v, n, is_bjdata(w));
+    put_bytes(w, tmp, (size_t)n);
+    return w->err;
+}
+
+sdx_err sdx_ubjson_writer_int(sdx_ubjson_writer *w, int64_t v) {
+    u8 t, tmp[9];
+    if (!value_slot(w, &t)) return w->err;
+    if (t) return typed_int(w, t, v < 0, (uint64_t)v);
+    return emit(w, 0, tmp, (size_t)(enc_int(tmp, v, is_bjdata(w)) - tmp));
+}
+
+/* The decimal digits of v (at most 20) at p; returns the count. */
+static size_t dec_digits(char *p, uint64_t v) {
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++) p[i] = tmp[n - 1 - i];
+    return n;
+}
+
+sdx_err sdx_ubjson_writer_uint(sdx_ubjson_writer *w, uint64_t v) {
+    if (v <= INT64_MAX) return sdx_ubjson_writer_int(w, (int64_t)v);
+    u8 t, tmp[23];
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != 'H') return typed_int(w, t, false, v);
+    if (is_bjdata(w) && !t) return emit(w, 0, tmp, (size_t)(enc_fixed(tmp, 'M', v, 8, true) - tmp));
+    /* UBJSON has no integer type above INT64_MAX: Draft 12 writes such a
+     * number as H, its decimal text. */
+    tmp[0] = 'H';
+    tmp[1] = 'U';
+    tmp[2] = (u8)dec_digits((char *)tmp + 3, v);
+    return emit(w, t, tmp, 3u + tmp[2]);
+}
+
+static sdx_err f32_bits(sdx_ubjson_writer *w, u8 t, uint32_t bits) {
+    u8 tmp[5];
+    return emit(w, t, tmp, (size_t)(enc_fixed(tmp, 'd', bits, 4, is_bjdata(w)) - tmp));
+}
+
+static sdx_err f64(sdx_ubjson_writer *w, u8 t, double v) {
+    uint64_t bits;
+    u8 tmp[9];
+    memcpy(&bits, &v, 8);
+    return emit(w, t, tmp, (size_t)(enc_fixed(tmp, 'D', bits, 8, is_bjdata(w)) - tmp));
+}
+
+/* A double in the typed container of type t, or untyped (t 0) as D, or as
+ * d (`prefer` 'd', or SDX_UBJSON_WRITE_FLOAT32_EXACT) when exact. */
+static sdx_err put_double(sdx_ubjson_writer *w, double v, u8 prefer) {
+    u8 t;
+    uint32_t fbits;
+    uint16_t hbits;
+    if (!value_slot(w, &t)) return w->err;
+    switch (t) {
+    case 0: break;
+    case 'D': return f64(w, t, v);
+    case 'd':
+        if (!sdx_double_to_float_exact(v, &fbits)) return fail(w, SDX_ERR_RANGE);
+        return f32_bits(w, t, fbits);
+    case 'h':
+        if (!sdx_double_to_half_exact(v, &hbits)) return fail(w, SDX_ERR_RANGE);
+        break;
+    default: return fail(w, SDX_ERR_TYPE);
+    }
+    if (t == 'h') {
+        u8 tmp[3];
+        return emit(w, t, tmp, (size_t)(enc_fixed(tmp, 'h', hbits, 2, true) - tmp));
+    }
+    if ((prefer == 'd' || (w->flags & SDX_UBJSON_WRITE_FLOAT32_EXACT)) &&
+        sdx_double_to_float_exact(v, &fbits))
+        return f32_bits(w, 0, fbits);
+    return f64(w, 0, v);
+}
+
+sdx_err sdx_ubjson_writer_double(sdx_ubjson_writer *w, double v) { return put_double(w, v, 0); }
+
+sdx_err sdx_ubjson_writer_float(sdx_ubjson_writer *w, float v) {
+    u8 t;
+    uint32_t bits;
+    if (!value_slot(w, &t)) return w->err;
+    if (t == 'D') return f64(w, t, (double)v);
+    if (t && t != 'd') return fail(w, SDX_ERR_TYPE);
+    memcpy(&bits, &v, 4);
+    return f32_bits(w, t, bits);
+}
+
+/* A length-prefixed byte string (S, H or a key's text) after `marker` (0
+ * for none): the marker, the length in its smallest integer type, the
+ * bytes. */
+static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
+    u8 head[10], *p = head;
+    if (marker) *p++ = marker;
+    p = enc_uint(p, n, is_bjdata(w));
+    if (put_bytes(w, head, (size_t)(p - head))) put_bytes(w, s, n);
+    return w->err;
+}
+
+/* Short strings are tested for ASCII inline, longer ones by the SIMD
+ * kernel (core/utf8.h). */
+static bool utf8_ok(const sdx_ubjson_writer *w, const char *s, size_t n) {
+    return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
+}
+
+sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t n) {
+    u8 t;
+    if (!value_slot(w, &t)) return w->err;
+    if (!utf8_ok(w, s, n)) return fail(w, SDX_ERR_UTF8);
+    if (t == 'C') {
+        if (n != 1 || (u8)s[0] > 127) return fail(w, SDX_ERR_TYPE);
+        return put_bytes(w, s, 1), w->err;
+    }
+    if (t && t != 'S') return fail(w, SDX_ERR_TYPE);
+    if (!t && n == 1 && (u8)s[0] <= 127) { /* a char is the smallest encoding */
+        u8 tmp[2] = {'C', (u8)s[0]};
+        return emit(w, 0, tmp, 2);
+    }
+    return sized(w, t ? 0 : 'S', s, n);
+}
+
+sdx_err sdx_ubjson_writer_char(sdx_ubjson_writer *w, char c) {
+    u8 t, tmp[2] = {'C', (u8)c};
+    if (w->err) return w->err;
+    if ((u8)c > 127) return fail(w, SDX_ERR_INVALID_ARG);
+    if (w->top->type == 'S') return sdx_ubjson_writer_string(w, &c, 1);
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != 'C') return fail(w, SDX_ERR_TYPE);
+    return emit(w, t, tmp, 2);
+}
+
+sdx_err sdx_ubjson_writer_high_precision(sdx_ubjson_writer *w, const char *s, size_t n) {
+    u8 t;
+    if (w->err) return w->err;
+    if (!s || !sdx_ubj_number_ok(s, n)) return fail(w, SDX_ERR_INVALID_ARG);
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != 'H') return fail(w, SDX_ERR_TYPE);
+    return sized(w, t ? 0 : 'H', s, n);
+}
+
+sdx_err sdx_ubjson_writer_bin(sdx_ubjson_writer *w, const void *data, size_t n) {
+    u8 t, head[14], *p = head;
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != '[') return fail(w, SDX_ERR_TYPE);
+    if (!t) *p++ = '[';
+    *p++ = '$';
+    *p++ = is_bjdata(w) ? 'B' : 'U';
+    *p++ = '#';
+    p = enc_uint(p, n, is_bjdata(w));
+    if (put_bytes(w, head, (size_t)(p - head))) put_bytes(w, data, n);
+    return w->err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Containers                                                                */
+/* ------------------------------------------------------------------------ */
+
+static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count) {
+    u8 t, head[13], *p = head;
+    u8 marker = kind == FRAME_MAP ? '{' : '[';
+    if (w->err) return w->err;
+    if (type && (!sdx_ubj_type_ok(type, is_bjdata(w)) || count == SDX_COUNT_UNKNOWN))
+        return fail(w, SDX_ERR_INVALID_ARG);
+    if (kind == FRAME_MAP && count != SDX_COUNT_UNKNOWN && count > INT64_MAX / 2)
+        return fail(w, SDX_ERR_UNSUPPORTED);
+    if (kind == FRAME_ARRAY && count != SDX_COUNT_UNKNOWN && count > INT64_MAX)
+        return fail(w, SDX_ERR_UNSUPPORTED);
+    if (w->depth + 1 >= w->cap) {
+        sdx_err e = SDX_OK;
+        sdx_ubjson_frame *f =
+            sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
+        if (!f) return fail(w, e);
+        w->frames = f;
+        w->top = f + w->depth;
+    }
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != marker) return fail(w, SDX_ERR_TYPE);
+    if (!t) *p++ = marker;
+    if (type) {
+        *p++ = '$';
+        *p++ = type;
+    }
+    if (count != SDX_COUNT_UNKNOWN) {
+        *p++ = '#';
+        p = enc_uint(p, count, is_bjdata(w));
+    }
+    if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
+    sdx_ubjson_frame *f = ++w->top;
+    w->depth++;
+    f->kind = kind;
+    f->type = type;
+    f->items = 0;
+    f->limit = count == SDX_COUNT_UNKNOWN ? UINT64_MAX : kind == FRAME_MAP ? 2 * count : count;
+    return SDX_OK;
+}
+
+sdx_err sdx_ubjson_writer_begin_array(sdx_ubjson_writer *w, uint64_t count) {
+    return begin(w, FRAME_ARRAY, 0, count);
+}
+
+sdx_err sdx_ubjson_writer_begin_map(sdx_ubjson_writer *w, uint64_t count) {
+    return begin(w, FRAME_MAP, 0, count);
+}
+
+sdx_err sdx_ubjson_writer_begin_typed_array(sdx_ubjson_writer *w, char type, uint64_t count) {
+    if (!type && !w->err) return fail(w, SDX_ERR_INVALID_ARG);
+    return begin(w, FRAME_ARRAY, (u8)type, count);
+}
+
+sdx_err sdx_ubjson_writer_begin_typed_map(sdx_ubjson_writer *w, char type, uint64_t count) {
+    if (!type && !w->err) return fail(w, SDX_ERR_INVALID_ARG);
+    return begin(w, FRAME_MAP, (u8)type, count);
+}
+
+sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const uint64_t *dims,
+                                         uint32_t ndim) {
+    u8 t, head[12], *p = head;
+    if (w->err) return w->err;
+    if (!is_bjdata(w)) return fail(w, SDX_ERR_UNSUPPORTED);
+    if (!sdx_ubj_type_ok((u8)type, true) || !dims || ndim == 0 || ndim > 32)
+        return fail(w, SDX_ERR_INVALID_ARG);
+    uint64_t elements = 1;
+    for (uint32_t i = 0; i < ndim; i++) {
+        if (dims[i] > INT64_MAX || (dims[i] && elements > INT64_MAX / dims[i]))
+            return fail(w, SDX_ERR_INVALID_ARG);
+        elements *= dims[i];
+    }
+    if (w->depth + 1 >= w->cap) {
+        sdx_err e = SDX_OK;
+        sdx_ubjson_frame *f =
+            sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
+        if (!f) return fail(w, e);
+        w->frames = f;
+        w->top = f + w->depth;
+    }
+    if (!value_slot(w, &t)) return w->err;
+    if (t && t != '[') return fail(w, SDX_ERR_TYPE);
+    /* [$t#[d0 d1 ...]: the dimension vector as a plain array of integers,
+     * each in its smallest type */
+    if (!t) *p++ = '[';
+    *p++ = '$';
+    *p++ = (u8)type;
+    *p++ = '#';
+    *p++ = '[';
+    if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
+    for (uint32_t i = 0; i < ndim; i++) {
+        p = enc_uint(head, dims[i], true);
+        if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
+    }
+    head[0] = ']';
+    if (!put_bytes(w, head, 1)) return w->err;
+    sdx_ubjson_frame *f = ++w->top;
+    w->depth++;
+    f->kind = FRAME_ARRAY;
+    f->type = (u8)type;
+    f->items = 0;
+    f->limit = elements;
+    return SDX_OK;
+}
+
+sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    sdx_ubjson_frame *f = w->top;
+    if (f->kind != FRAME_MAP || (f->items & 1) || f->items >= f->limit)
+        return fail(w, SDX_ERR_USAGE);
+    if (!utf8_ok(w, s, n)) return fail(w, SDX_ERR_UTF8);
+    f->items++;
+    return sized(w, 0, s, n);
+}
+
+sdx_err sdx_ubjson_writer_end(sdx_ubjson_writer *w) {
+    if (w->err) return w->err;
+    sdx_ubjson_frame *f = w->top;
+    if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
+    if (f->limit != UINT64_MAX) {
+        if (f->items != f->limit) return fail(w, SDX_ERR_USAGE);
+    } else {
+        u8 m = f->kind == FRAME_MAP ? '}' : ']';
+        if (f->items & 1 && f->kind == FRAME_MAP) return fail(w, SDX_ERR_USAGE);
+        if (!put_bytes(w, &m, 1)) return w->err;
+    }
+    w->top--;
+    w->depth--;
+    return SDX_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events, sink, finish                                                      */
+/* ------------------------------------------------------------------------ */
+
+sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
+    bool ubj_tag = ev->tag_kind == SDX_TAG_UBJSON;
+    switch ((sdx_kind)ev->kind) {
+    case SDX_NULL: return sdx_ubjson_writer_null(w);
+    case SDX_BOOL: return sdx_ubjson_writer_bool(w, ev->v.b);
+    case SDX_INT: return sdx_ubjson_writer_int(w, ev->v.i);
+    case SDX_UINT: return sdx_ubjson_writer_uint(w, ev->v.u);
+    case SDX_DOUBLE:
+        /* float32 again for SDX_EVENT_FLOAT32; SDX_EVENT_FLOAT16 is not
+         * followed (see ubjson.h) */
+        return put_double(w, ev->v.d, ev->flags & SDX_EVENT_FLOAT32 ? 'd' : 0);
+    case SDX_STR: return sdx_ubjson_writer_string(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_BIN: return sdx_ubjson_writer_bin(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_ARRAY:
+    case SDX_MAP: {
+        uint8_t kind = ev->kind == SDX_MAP ? FRAME_MAP : FRAME_ARRAY;
+        u8 type = 0;
+        if (ubj_tag && ev->v.count != SDX_COUNT_UNKNOWN && ev->tag < 128 &&
+            sdx_ubj_type_ok((u8)ev->tag, is_bjdata(w)))
+            type = (u8)ev->tag;
+        return begin(w, kind, type, ev->v.count);
+    }
+    case SDX_KEY: return sdx_ubjson_writer_key(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_END: return sdx_ubjson_writer_end(w);
+    case SDX_RAW: return sdx_ubjson_writer_high_precision(w, ev->v.str.ptr, ev->v.str.len);
+    case SDX_NINT: /* below INT64_MIN: neither dialect has such integers */
+        if (w->err) return w->err;
+        return fail(w, SDX_ERR_RANGE);
+    case SDX_TAG: return w->err;
+    }
+    if (w->err) return w->err;
+    return fail(w, SDX_ERR_INVALID_ARG);
+}
+
+sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
+    if (!w->err) {
+        bool sequence = (w->flags & SDX_UBJSON_WRITE_SEQUENCE) != 0;
+        if (w->depth != 0 || (!sequence && w->frames[0].items != 1))
+            fail(w, SDX_ERR_USAGE);
+        else if (sdx_buf_flush(w->out))
+            fail(w, w->out->err ? w->out->err : SDX_ERR_IO);
+    }
+    if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
+    w->frames = w->inline_frames;
+    w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
+    w->depth = 0;
+    w->top = w->frames;
+    w->top->kind = FRAME_ROOT;
+    w->top->items = w->top->limit = 0; /* nothing more is accepted */
+    return w->err;
+}
+
+static sdx_err sink_put(void *ctx, const sdx_event *ev) {
+    return sdx_ubjson_writer_put((sdx_ubjson_writer *)ctx, ev);
+}
+
+static sdx_err sink_finish(void *ctx) { return sdx_ubjson_writer_finish((sdx_ubjson_writer *)ctx); }
+
+static const sdx_sink_vt ubjson_sink_vt = {sink_put, sink_finish};
+
+sdx_sink sdx_ubjson_writer_sink(sdx_ubjson_writer *w) {
+    sdx_sink s = {&ubjson_sink_vt, w};
+    return s;
+}

@@ -1,0 +1,467 @@
+/* The UBJSON / BJData pull reader and parser: every type in both dialects,
+ * the Draft 12 examples, typed and counted containers, binary data,
+ * N-dimensional arrays, limits, streams, and round trips through the
+ * writer and the document. */
+#include "ubjson_test.h"
+
+#define BJ SDX_UBJSON_READ_BJDATA
+
+/* Read a string literal's bytes (NULs included) and compare the event
+ * text; on an error the text ends with "!<code>@<offset>". */
+static void expect(const char *in, size_t n, uint32_t flags, const char *want, int line) {
+    static evtext t;
+    size_t off = 0;
+    sdx_ubjson_read_opts o = {flags, 0, 0, NULL};
+    sdx_err e = read_text(in, n, &o, &t, &off);
+    if (e) evtext_add(&t, "%s!%d@%zu", t.n ? " " : "", (int)e, off);
+    if (!test_mem_eq(__FILE__, line, t.s, t.n, want, strlen(want), "events"))
+        fprintf(stderr, "  (input of %zu bytes)\n", n);
+}
+#define EXPECT(lit, flags, want) expect(lit, sizeof(lit) - 1, flags, want, __LINE__)
+
+TEST(scalars) {
+    EXPECT("Z", 0, "null");
+    EXPECT("T", 0, "true");
+    EXPECT("F", 0, "false");
+    EXPECT("NNZN", 0, "null"); /* no-ops are never events */
+    EXPECT("i\x80", 0, "-128");
+    EXPECT("U\xff", 0, "255");
+    EXPECT("I\x80\x00", 0, "-32768");
+    EXPECT("l\xff\xff\xff\xfe", 0, "-2");
+    EXPECT("L\x7f\xff\xff\xff\xff\xff\xff\xff", 0, "9223372036854775807");
+    EXPECT("d\x3f\xc0\x00\x00", 0, "1.5_d");
+    EXPECT("D\x3f\xb9\x99\x99\x99\x99\x99\x9a", 0, "0.10000000000000001");
+    EXPECT("Ca", 0, "\"a\"");
+    EXPECT("SU\x03h\xc3\xa9", 0, "\"h\\xc3\\xa9\"");
+    EXPECT("SI\x00\x00", 0, "\"\"");
+    EXPECT("HU\x16" "3.14159265358979323846", 0, "H\"3.14159265358979323846\"");
+    EXPECT("HU\x05-1e99", 0, "H\"-1e99\"");
+    /* integers above INT64_MAX that fit uint64: SDX_UINT; others raw */
+    EXPECT("HU\x14" "18446744073709551615", 0, "18446744073709551615u");
+    EXPECT("HU\x13" "9223372036854775808", 0, "9223372036854775808u");
+    EXPECT("HU\x13" "9223372036854775807", 0, "H\"9223372036854775807\"");
+    EXPECT("HU\x14" "18446744073709551616", 0, "H\"18446744073709551616\"");
+    EXPECT("HU\x14" "09223372036854775808", 0, "!5@0"); /* not a JSON number */
+    EXPECT("HU\x14" "-9223372036854775809", 0, "H\"-9223372036854775809\"");
+    /* BJData: little-endian, u m M h B */
+    EXPECT("I\x00\x80", BJ, "-32768");
+    EXPECT("u\x00\x80", BJ, "32768");
+    EXPECT("m\xff\xff\xff\xff", BJ, "4294967295");
+    EXPECT("M\xff\xff\xff\xff\xff\xff\xff\xff", BJ, "18446744073709551615u");
+    EXPECT("M\x01\x00\x00\x00\x00\x00\x00\x00", BJ, "1");
+    EXPECT("h\x00\x3c", BJ, "1_h");
+    EXPECT("h\x00\x7c", BJ, "inf_h");
+    EXPECT("d\x00\x00\xc0\x3f", BJ, "1.5_d");
+    EXPECT("B\xfe", BJ, "254");
+    EXPECT("SU\x02hi", BJ, "\"hi\"");
+    EXPECT("Su\x02\x00hi", BJ, "\"hi\"");
+    /* BJData markers are unknown in UBJSON */
+    EXPECT("u\x00\x80", 0, "!5@0");
+    EXPECT("h\x00\x3c", 0, "!5@0");
+    EXPECT("B\x01", 0, "!5@0");
+}
+
+/* The examples of the Draft 12 specification (ubjson.org), written out in
+ * bytes. */
+TEST(draft12_examples) {
+    /* object with a string, an int8 key order kept */
+    EXPECT("{U\x08username" "SU\x04" "andyU\x09imagedataSU\x03xyz}", 0,
+           "{_ k\"username\" \"andy\" k\"imagedata\" \"xyz\" }");
+    /* array example: [null, true, false, 4782345193, 153.132, "ham"] */
+    EXPECT("[ZTFL\x00\x00\x00\x01\x1d\x0c\xcb\xe9" "d\x43\x19\x21\xcb" "SU\x03ham]", 0,
+           "[_ null true false 4782345193 153.13200378417969_d \"ham\" }");
+    /* optimized: [$i#U3 ... and {$i#U3 ... */
+    EXPECT("[$i#U\x03\x01\x02\x03", 0, "i:[3 1 2 3 }");
+    EXPECT("[#U\x03i\x01i\x02i\x03", 0, "[3 1 2 3 }");
+    EXPECT("{$i#U\x03U\x03lat\x1dU\x04long\x1eU\x03" "alt\x64", 0,
+           "i:{3 k\"lat\" 29 k\"long\" 30 k\"alt\" 100 }");
+    EXPECT("{#U\x01U\x01" "aT", 0, "{1 k\"a\" true }");
+    /* no-ops inside containers */
+    EXPECT("[NU\x01NNU\x02N]", 0, "[_ 1 2 }");
+    EXPECT("{NU\x01" "aNZN}", 0, "{_ k\"a\" null }");
+    /* typed Z, T, F: no bytes per element */
+    EXPECT("[$Z#U\x03", 0, "Z:[3 null null null }");
+    EXPECT("[$T#i\x02", 0, "T:[2 true true }");
+    EXPECT("[$F#U\x00", 0, "F:[0 }");
+    /* typed containers of strings, chars, arrays and objects */
+    EXPECT("[$S#U\x02U\x01" "aU\x00", 0, "S:[2 \"a\" \"\" }");
+    EXPECT("[$C#U\x02xy", 0, "C:[2 \"x\" \"y\" }");
+    EXPECT("[$[#U\x02]#U\x01Z", 0, "[:[2 [_ } [1 null } }");
+    EXPECT("[${#U\x01U\x01" "aZ}", 0, "{:[1 {_ k\"a\" null } }");
+    EXPECT("[$H#U\x01U\x01" "7", 0, "H:[1 H\"7\" }");
+}
+
+TEST(binary_data) {
+    EXPECT("[$U#U\x03\x00\xff\x10", 0, "b\"\\x00\\xff\\x10\"");
+    EXPECT("[$U#U\x00", 0, "b\"\"");
+    EXPECT("[$U#U\x02\x01\x02", SDX_UBJSON_READ_BYTE_ARRAYS, "U:[2 1 2 }");
+    EXPECT("[$B#U\x02\x01\x02", BJ, "b\"\\x01\\x02\"");
+    EXPECT("[$U#U\x02\x01\x02", BJ, "U:[2 1 2 }"); /* in BJData, B is binary */
+    EXPECT("[$B#U\x01\x01", 0, "!5@2");
+}
+
+TEST(nd_arrays) {
+    /* a 2x3 array of uint8, dimension vector typed and counted */
+    EXPECT("[$U#[$U#U\x02\x02\x03\x01\x02\x03\x04\x05\x06", BJ,
+           "[2 U:[3 1 2 3 } U:[3 4 5 6 } }");
+    /* the plain dimension vector, int16 little-endian elements */
+    EXPECT("[$I#[U\x02U\x01]\x01\x00\xff\xff", BJ, "[2 I:[1 1 } I:[1 -1 } }");
+    /* a zero dimension: empty arrays, within max_empty */
+    EXPECT("[$U#[U\x02U\x00]", BJ, "[2 U:[0 } U:[0 } }");
+    EXPECT("[$U#[l\x00\x00\x00\x7fU\x00]", BJ, "!14@0");
+    /* lying element count */
+    EXPECT("[$D#[U\x02U\x02]\x00", BJ, "!6@0");
+    EXPECT("[$U#[[U\x01]]", BJ, "!10@4");
+    EXPECT("[$U#[]", BJ, "!5@4");
+    EXPECT("[$U#[i\xff]", BJ, "!5@4");
+    EXPECT("[${#U\x01", BJ, "!10@2");
+    EXPECT("[$i#[$U#U\x01\x02\xff\x01", BJ, "i:[2 -1 1 }");
+    EXPECT("[$i#[$U#U\x03\x01\x01\x02\xff\x01", BJ, "[1 [1 i:[2 -1 1 } } }");
+    /* read and written again: nested typed arrays, the same events */
+    static const char nd[] = "[$u#[U\x02U\x02]\x01\x00\x02\x00\x03\x00\x04\x00";
+    sdx_ubjson_read_opts o = {BJ, 0, 0, NULL};
+    sdx_ubjson_write_opts wo = {SDX_UBJSON_WRITE_BJDATA, NULL};
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(nd, sizeof nd - 1, &o);
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_ubjson_writer w;
+    sdx_ubjson_writer_init(&w, &b, &wo);
+    CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_ubjson_writer_sink(&w), NULL), SDX_OK);
+    CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+    sdx_ubjson_reader_free(r);
+    CHECK_BYTES(&b, "[#U\x02[$u#U\x02\x01\x00\x02\x00[$u#U\x02\x03\x00\x04\x00");
+    expect(sdx_buf_data(&b), sdx_buf_len(&b), BJ, "[2 u:[2 1 2 } u:[2 3 4 } }", __LINE__);
+    sdx_buf_destroy(&b);
+}
+
+TEST(limits_and_errors) {
+    /* a typed container of nulls asking for 2^31 elements: 10 bytes */
+    EXPECT("[$Z#l\x7f\xff\xff\xff", 0, "!14@0");
+    EXPECT("[$T#L\x7f\xff\xff\xff\xff\xff\xff\xff", 0, "!14@0");
+    sdx_ubjson_read_opts o = {0, 0, 2, NULL};
+    evtext *t = malloc(sizeof *t);
+    size_t off = 0;
+    CHECK_EQ_INT(read_text("[$Z#U\x03", 6, &o, t, &off), SDX_ERR_LIMIT);
+    CHECK_EQ_INT(read_text("[$Z#U\x02", 6, &o, t, &off), SDX_OK);
+    /* counts and lengths beyond the input: truncated at the header */
+    EXPECT("[#l\x7f\xff\xff\xff", 0, "!6@0");
+    EXPECT("{#U\x02U\x01" "aZ", 0, "!6@0");
+    EXPECT("[$I#U\x02\x00\x01\x00", 0, "!6@0");
+    EXPECT("SL\x7f\xff\xff\xff\xff\xff\xff\xff", 0, "!6@0");
+    EXPECT("[#U\x02ZZZ", 0, "[2 null null } !5@6");
+    /* negative counts and lengths, bad length markers */
+    EXPECT("[#i\xff", 0, "!5@2");
+    EXPECT("Si\xfe", 0, "!5@1");
+    EXPECT("SZ", 0, "!5@1");
+    EXPECT("SD\x00\x00\x00\x00\x00\x00\x00\x00", 0, "!5@1");
+    /* '$' without '#', types not allowed after '$' */
+    EXPECT("[$iU\x01]", 0, "!5@3");
+    EXPECT("[$N#U\x01", 0, "!5@2");
+    EXPECT("[$Z#U\x01", BJ, "!5@2");
+    EXPECT("[$S#U\x01", BJ, "!5@2");
+    /* chars above 127, bad high-precision numbers, bad UTF-8 */
+    EXPECT("C\x80", 0, "!5@0");
+    EXPECT("HU\x02" "1.", 0, "!5@0");
+    EXPECT("HU\x03" "0x1", 0, "!5@0");
+    EXPECT("HU\x00", 0, "!5@0");
+    EXPECT("SU\x01\xc3", 0, "!8@0");
+    EXPECT("SU\x01\xc3", SDX_UBJSON_READ_NO_UTF8_CHECK, "\"\\xc3\"");
+    EXPECT("{U\x01\xff" "Z}", 0, "{_ !8@1");
+    /* structure: wrong closers, unknown markers, bytes after the value */
+    EXPECT("[}", 0, "[_ !5@1");
+    EXPECT("{U\x01" "a}", 0, "{_ k\"a\" !5@4");
+    EXPECT("]", 0, "!5@0");
+    EXPECT("x", 0, "!5@0");
+    EXPECT("ZZ", 0, "null !5@1");
+    EXPECT("ZNN", 0, "null");
+    EXPECT("", 0, "!6@0");
+    EXPECT("NN", 0, "!6@2");
+    EXPECT("[", 0, "!6@0");
+    EXPECT("[Z", 0, "[_ null !6@2");
+    EXPECT("[#U\x01", 0, "!6@0");
+    EXPECT("{#U\x01U\x01", 0, "!6@0");
+    /* a sequence */
+    EXPECT("ZNU\x01[]", SDX_UBJSON_READ_STOP_AFTER_VALUE, "null 1 [_ }");
+    free(t);
+}
+
+TEST(depth) {
+    char deep[3000];
+    memset(deep, '[', 1500);
+    memset(deep + 1500, ']', 1500);
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(deep, sizeof deep, NULL);
+    sdx_event ev;
+    uint32_t maxd = 0;
+    while (sdx_ubjson_reader_next(r, &ev))
+        if (ev.depth > maxd) maxd = ev.depth;
+    sdx_error e;
+    CHECK_EQ_INT(sdx_ubjson_reader_error(r, &e), SDX_ERR_DEPTH);
+    CHECK_EQ_U64(e.offset, 1024);
+    CHECK_EQ_U64(maxd, 1023);
+    sdx_ubjson_reader_free(r);
+    sdx_ubjson_read_opts o = {0, 2000, 0, NULL};
+    r = sdx_ubjson_reader_new(deep, sizeof deep, &o);
+    size_t n = 0;
+    while (sdx_ubjson_reader_next(r, &ev)) n++;
+    CHECK_EQ_INT(sdx_ubjson_reader_error(r, NULL), SDX_OK);
+    CHECK_EQ_U64(n, 3000);
+    sdx_ubjson_reader_free(r);
+}
+
+/* A stream that hands out at most `step` bytes per read. */
+typedef struct trickle {
+    const unsigned char *p;
+    size_t n, step;
+} trickle;
+
+static size_t trickle_read(void *ctx, void *buf, size_t cap) {
+    trickle *t = ctx;
+    size_t k = t->n < t->step ? t->n : t->step;
+    if (k > cap) k = cap;
+    memcpy(buf, t->p, k);
+    t->p += k;
+    t->n -= k;
+    return k;
+}
+
+/* The event text of a stream reader over the same bytes, `step` bytes per
+ * read, with a chunk of `chunk`. */
+static sdx_err stream_text(const void *in, size_t n, size_t step, size_t chunk,
+                           const sdx_ubjson_read_opts *o, evtext *t, size_t *off) {
+    trickle tr = {in, n, step};
+    t->n = 0;
+    t->s[0] = 0;
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new_stream(trickle_read, &tr, chunk, o);
+    if (!r) return SDX_ERR_NOMEM;
+    sdx_event ev;
+    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
+    sdx_error e;
+    sdx_err rc = sdx_ubjson_reader_error(r, &e);
+    *off = rc ? e.offset : 0;
+    sdx_ubjson_reader_free(r);
+    if (t->n && t->s[t->n - 1] == ' ') t->s[--t->n] = 0;
+    return rc;
+}
+
+/* A document with every kind of value, written by the writer. */
+static size_t sample(sdx_buf *b, uint32_t wflags) {
+    sdx_buf_init(b, NULL);
+    sdx_ubjson_writer w;
+    sdx_ubjson_write_opts o = {wflags, NULL};
+    sdx_ubjson_writer_init(&w, b, &o);
+    char big[700];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (char)('a' + i % 26);
+    sdx_ubjson_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+    sdx_ubjson_writer_key(&w, "ints", 4);
+    sdx_ubjson_writer_begin_array(&w, 9);
+    int64_t ints[] = {0, -1, 200, -200, 40000, -40000, 3000000000, INT64_MIN};
+    for (size_t i = 0; i < 8; i++) sdx_ubjson_writer_int(&w, ints[i]);
+    sdx_ubjson_writer_uint(&w, UINT64_MAX);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_key(&w, "floats", 6);
+    sdx_ubjson_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+    sdx_ubjson_writer_double(&w, 0.1);
+    sdx_ubjson_writer_float(&w, 2.5f);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_key(&w, "\xc3\xa9t\xc3\xa9", 6);
+    sdx_ubjson_writer_string(&w, big, sizeof big);
+    sdx_ubjson_writer_key(&w, "", 0);
+    sdx_ubjson_writer_begin_map(&w, 3);
+    sdx_ubjson_writer_key(&w, "c", 1);
+    sdx_ubjson_writer_char(&w, 'c');
+    sdx_ubjson_writer_key(&w, "h", 1);
+    sdx_ubjson_writer_high_precision(&w, "123456789012345678901234567890", 30);
+    sdx_ubjson_writer_key(&w, "b", 1);
+    sdx_ubjson_writer_bin(&w, big, 300);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_key(&w, "typed", 5);
+    sdx_ubjson_writer_begin_typed_array(&w, 'I', 2);
+    sdx_ubjson_writer_int(&w, -5);
+    sdx_ubjson_writer_int(&w, 300);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_key(&w, "tmap", 4);
+    sdx_ubjson_writer_begin_typed_map(&w, 'D', 1);
+    sdx_ubjson_writer_key(&w, "x", 1);
+    sdx_ubjson_writer_double(&w, -0.0);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_key(&w, "misc", 4);
+    sdx_ubjson_writer_begin_array(&w, 3);
+    sdx_ubjson_writer_null(&w);
+    sdx_ubjson_writer_bool(&w, true);
+    sdx_ubjson_writer_bool(&w, false);
+    sdx_ubjson_writer_end(&w);
+    sdx_ubjson_writer_end(&w);
+    CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+    return sdx_buf_len(b);
+}
+
+TEST(streams_agree_with_memory) {
+    static evtext a, s;
+    for (int bj = 0; bj < 2; bj++) {
+        sdx_buf b;
+        size_t n = sample(&b, bj ? SDX_UBJSON_WRITE_BJDATA : 0);
+        sdx_ubjson_read_opts o = {bj ? BJ : 0, 0, 0, NULL};
+        size_t off1 = 0, off2 = 0;
+        CHECK_EQ_INT(read_text(sdx_buf_data(&b), n, &o, &a, &off1), SDX_OK);
+        CHECK(strstr(a.s, "H\"123456789012345678901234567890\"") != NULL);
+        CHECK(strstr(a.s, "18446744073709551615u") != NULL);
+        size_t steps[] = {1, 3, 64, 100000};
+        for (size_t i = 0; i < 4; i++) {
+            CHECK_EQ_INT(stream_text(sdx_buf_data(&b), n, steps[i], 16, &o, &s, &off2), SDX_OK);
+            CHECK_MEM(s.s, s.n, a.s, a.n);
+        }
+        sdx_buf_destroy(&b);
+    }
+    /* FILE* */
+    sdx_buf b;
+    size_t n = sample(&b, 0);
+    FILE *f = tmpfile();
+    if (CHECK(f != NULL)) {
+        fwrite(sdx_buf_data(&b), 1, n, f);
+        rewind(f);
+        sdx_ubjson_reader *r = sdx_ubjson_reader_new_file(f, NULL);
+        sdx_event ev;
+        size_t events = 0;
+        while (sdx_ubjson_reader_next(r, &ev)) events++;
+        CHECK_EQ_INT(sdx_ubjson_reader_error(r, NULL), SDX_OK);
+        CHECK_EQ_U64(sdx_ubjson_reader_offset(r), n);
+        CHECK(events > 40);
+        sdx_ubjson_reader_free(r);
+        fclose(f);
+    }
+    sdx_buf_destroy(&b);
+}
+
+/* reader -> writer gives back the bytes, in both dialects (the sample uses
+ * the smallest encodings); so does parse -> emit -> writer. */
+TEST(round_trips) {
+    for (int bj = 0; bj < 2; bj++) {
+        sdx_buf b, out;
+        size_t n = sample(&b, bj ? SDX_UBJSON_WRITE_BJDATA : 0);
+        sdx_ubjson_read_opts o = {bj ? BJ : 0, 0, 0, NULL};
+        sdx_ubjson_write_opts wo = {bj ? SDX_UBJSON_WRITE_BJDATA : 0, NULL};
+        sdx_ubjson_reader *r = sdx_ubjson_reader_new(sdx_buf_data(&b), n, &o);
+        sdx_buf_init(&out, NULL);
+        sdx_ubjson_writer w;
+        sdx_ubjson_writer_init(&w, &out, &wo);
+        sdx_error e;
+        CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_ubjson_writer_sink(&w), &e),
+                     SDX_OK);
+        CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+        CHECK_MEM(sdx_buf_data(&out), sdx_buf_len(&out), sdx_buf_data(&b), n);
+        sdx_ubjson_reader_free(r);
+        sdx_buf_destroy(&out);
+
+        sdx_doc *doc = sdx_ubjson_parse(sdx_buf_data(&b), n, &o, &e);
+        if (CHECK(doc != NULL)) {
+            CHECK_EQ_U64(sdx_doc_consumed(doc), n);
+            sdx_node root = sdx_doc_root(doc);
+            size_t len = 0;
+            CHECK(sdx_node_type(sdx_node_get(sdx_node_getz(root, ""), "h", 1)) == SDX_TYPE_RAW);
+            const char *c = sdx_node_str(sdx_node_get(sdx_node_getz(root, ""), "c", 1), &len);
+            CHECK(len == 1 && c && c[0] == 'c');
+            /* the document written and parsed again is the same document
+             * (its containers are counted now: the document knows counts) */
+            sdx_buf_init(&out, NULL);
+            sdx_ubjson_writer_init(&w, &out, &wo);
+            CHECK_EQ_INT(sdx_node_emit(root, sdx_ubjson_writer_sink(&w)), SDX_OK);
+            CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+            CHECK(sdx_buf_len(&out) > n); /* the '#' counts */
+            sdx_doc *again = sdx_ubjson_parse(sdx_buf_data(&out), sdx_buf_len(&out), &o, &e);
+            CHECK(again && sdx_node_equal(root, sdx_doc_root(again)));
+            sdx_doc_free(again);
+            sdx_buf_destroy(&out);
+            sdx_doc_free(doc);
+        }
+        sdx_buf_destroy(&b);
+    }
+    /* parse errors carry the reader's offset */
+    sdx_error e;
+    CHECK(sdx_ubjson_parse("[ZZx]", 5, NULL, &e) == NULL);
+    CHECK_EQ_INT(e.code, SDX_ERR_SYNTAX);
+    CHECK_EQ_U64(e.offset, 3);
+    /* STOP_AFTER_VALUE: the first value, and where it ended */
+    sdx_ubjson_read_opts so = {SDX_UBJSON_READ_STOP_AFTER_VALUE, 0, 0, NULL};
+    sdx_doc *doc = sdx_ubjson_parse("[U\x01]xx", 6, &so, &e);
+    if (CHECK(doc != NULL)) {
+        CHECK_EQ_U64(sdx_doc_consumed(doc), 4);
+        CHECK_EQ_INT(sdx_node_int(sdx_node_index(sdx_doc_root(doc), 0)), 1);
+        sdx_doc_free(doc);
+    }
+}
+
+/* MessagePack bin -> UBJSON -> MessagePack keeps the bytes. */
+TEST(binary_through_msgpack) {
+    const char mp[] = "\x92\xc4\x03\x00\x01\xff\xa1x";
+    sdx_buf u, m;
+    sdx_buf_init(&u, NULL);
+    sdx_ubjson_writer w;
+    sdx_ubjson_writer_init(&w, &u, NULL);
+    sdx_msgpack_reader *mr = sdx_msgpack_reader_new(mp, sizeof mp - 1, NULL);
+    CHECK_EQ_INT(sdx_transcode(sdx_msgpack_reader_source(mr), sdx_ubjson_writer_sink(&w), NULL),
+                 SDX_OK);
+    CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+    sdx_msgpack_reader_free(mr);
+    CHECK_BYTES(&u, "[#U\x02[$U#U\x03\x00\x01\xff" "Cx");
+    sdx_buf_init(&m, NULL);
+    sdx_msgpack_writer mw;
+    sdx_msgpack_writer_init(&mw, &m, NULL);
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(sdx_buf_data(&u), sdx_buf_len(&u), NULL);
+    CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_msgpack_writer_sink(&mw), NULL),
+                 SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_finish(&mw), SDX_OK);
+    sdx_ubjson_reader_free(r);
+    CHECK_MEM(sdx_buf_data(&m), sdx_buf_len(&m), mp, sizeof mp - 1);
+    sdx_buf_destroy(&u);
+    sdx_buf_destroy(&m);
+}
+
+/* Through the mapping layer into JSON (what the sdx command does): a char
+ * and typed containers are their plain values. */
+TEST(mapping_to_json) {
+    static const char in[] = "[#U\x03" "Ca[$i#U\x02\x01\xff{$Z#U\x01U\x01k";
+    sdx_buf out;
+    sdx_buf_init(&out, NULL);
+    sdx_json_writer jw;
+    sdx_json_writer_init(&jw, &out, NULL);
+    sdx_map_to_json m;
+    CHECK_EQ_INT(sdx_map_to_json_init(&m, sdx_json_writer_sink(&jw), NULL), SDX_OK);
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(in, sizeof in - 1, NULL);
+    CHECK_EQ_INT(sdx_transcode(sdx_ubjson_reader_source(r), sdx_map_to_json_sink(&m), NULL), SDX_OK);
+    CHECK_EQ_INT(sdx_sink_finish(sdx_map_to_json_sink(&m)), SDX_OK);
+    sdx_ubjson_reader_free(r);
+    CHECK_BYTES(&out, "[\"a\",[1,-1],{\"k\":null}]");
+    sdx_buf_destroy(&out);
+}
+
+TEST(skip) {
+    const char in[] = "[#U\x03[U\x01{U\x01" "aZ}]SU\x01xZ";
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new(in, sizeof in - 1, NULL);
+    sdx_event ev;
+    CHECK(sdx_ubjson_reader_next(r, &ev) && ev.kind == SDX_ARRAY);
+    CHECK(sdx_ubjson_reader_next(r, &ev) && ev.kind == SDX_ARRAY);
+    CHECK(sdx_ubjson_reader_skip(r));
+    CHECK(sdx_ubjson_reader_next(r, &ev) && ev.kind == SDX_STR);
+    CHECK(sdx_ubjson_reader_skip(r));
+    CHECK(sdx_ubjson_reader_next(r, &ev) && ev.kind == SDX_NULL);
+    CHECK(sdx_ubjson_reader_next(r, &ev) && ev.kind == SDX_END && ev.depth == 0);
+    CHECK(!sdx_ubjson_reader_next(r, &ev));
+    CHECK_EQ_INT(sdx_ubjson_reader_error(r, NULL), SDX_OK);
+    sdx_ubjson_reader_free(r);
+}
+
+int main(int argc, char **argv) {
+    return test_run(argc, argv,
+                    (test_case[]){{"scalars", scalars},
+                                  {"draft12_examples", draft12_examples},
+                                  {"binary_data", binary_data},
+                                  {"nd_arrays", nd_arrays},
+                                  {"limits_and_errors", limits_and_errors},
+                                  {"depth", depth},
+                                  {"streams_agree_with_memory", streams_agree_with_memory},
+                                  {"round_trips", round_trips},
+                                  {"binary_through_msgpack", binary_through_msgpack},
+                                  {"mapping_to_json", mapping_to_json},
+                                  {"skip", skip},
+                                  {0, 0}});
+}
