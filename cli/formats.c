@@ -339,6 +339,7 @@ static const cli_format ubjson_format = {
     0,
     NULL,
     0,
+    NULL,
 };
 
 static const cli_format bjdata_format = {
@@ -359,6 +360,7 @@ static const cli_format bjdata_format = {
     0,
     NULL,
     0,
+    NULL,
 };
 
 /* ------------------------------------------------------------------------ */
