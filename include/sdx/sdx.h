@@ -4,6 +4,7 @@
 #ifndef SDX_H
 #define SDX_H
 
+#include "binn.h"
 #include "buf.h"
 #include "cbor.h"
 #include "common.h"
