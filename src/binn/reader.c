@@ -111,7 +111,8 @@ sdx_binn_reader *sdx_binn_reader_new_stream(sdx_read_fn read, void *ctx, size_t 
     r->read = read;
     r->read_ctx = ctx;
     r->chunk = chunk ? chunk : DEFAULT_CHUNK;
-    r->win = r->p = r->end = NULL;
+    static const uint8_t empty[1];
+    r->win = r->p = r->end = empty; /* an empty window until the first read */
     return r;
 }
 
@@ -144,10 +145,12 @@ static bool need(sdx_binn_reader *r, size_t n) {
     while ((size_t)(r->end - r->p) < n) {
         if (r->eof) return false;
         size_t used = (size_t)(r->end - r->p);
-        if (r->p != r->buf && used) memmove(r->buf, r->p, used);
         r->base += (uint64_t)(r->p - r->win);
-        r->win = r->p = r->buf;
-        r->end = r->buf ? r->buf + used : NULL;
+        if (r->buf) {
+            if (r->p != r->buf && used) memmove(r->buf, r->p, used);
+            r->win = r->p = r->buf;
+            r->end = r->buf + used;
+        }
         if (r->buf_cap - used < r->chunk) {
             /* Grow by what has arrived (doubling), never by what a size
              * parameter claims. */

@@ -29,6 +29,9 @@
  * not come yet. */
 enum { FRAME_ROOT, FRAME_LIST, FRAME_MAP_ANY, FRAME_MAP_INT, FRAME_OBJECT };
 
+/* Strings up to this length are written with one buffer reservation. */
+#define SMALL_STRING 4096
+
 /* The placeholder header's length: type, size and count, one byte each. */
 #define PLACEHOLDER 3
 
@@ -72,7 +75,7 @@ static bool is_map(const sdx_binn_frame *f) {
 /* May a value (not a key) come now? Counts it; 0 with the sticky error set
  * otherwise: SDX_ERR_USAGE beyond the count, SDX_ERR_KEY where a map key
  * is due (a Binn key is an int32 or a short string, never another value). */
-static int value_begin(sdx_binn_writer *w) {
+static SDX_ALWAYS_INLINE int value_begin(sdx_binn_writer *w) {
     if (w->err) return 0;
     sdx_binn_frame *f = &w->frames[w->depth];
     if (f->items >= f->limit) return fail(w, SDX_ERR_USAGE), 0;
@@ -98,8 +101,18 @@ static int put_bytes(sdx_binn_writer *w, const void *s, size_t n) {
     return 1;
 }
 
-static sdx_err value_bytes(sdx_binn_writer *w, const u8 *bytes, size_t n) {
-    if (value_begin(w)) put_bytes(w, bytes, n);
+/* Append n bytes through the buffer's inline reservation (no call while
+ * the buffer has room). */
+static SDX_ALWAYS_INLINE int put_small(sdx_binn_writer *w, const void *s, size_t n) {
+    char *p = sdx_buf_reserve(w->out, n);
+    if (SDX_UNLIKELY(!p)) return fail_buf(w), 0;
+    memcpy(p, s, n);
+    w->out->cur = p + n;
+    return 1;
+}
+
+static SDX_ALWAYS_INLINE sdx_err value_bytes(sdx_binn_writer *w, const u8 *bytes, size_t n) {
+    if (SDX_LIKELY(value_begin(w))) put_small(w, bytes, n);
     return w->err;
 }
 
@@ -127,7 +140,7 @@ sdx_err sdx_binn_writer_map_key(sdx_binn_writer *w, int32_t key) {
     if (!key_begin(w, false)) return w->err;
     u8 tmp[4];
     sdx_store_be32(tmp, (uint32_t)key);
-    put_bytes(w, tmp, 4);
+    put_small(w, tmp, 4);
     return w->err;
 }
 
@@ -274,6 +287,16 @@ static sdx_err sized(sdx_binn_writer *w, uint32_t type, const void *data, size_t
     u8 head[6];
     size_t h = enc_type(head, type);
     h = (size_t)(sdx_binn_put_size(head + h, (uint32_t)n) - head);
+    if (n <= SMALL_STRING) {
+        /* One reservation for the header, the bytes and the NUL. */
+        char *p = sdx_buf_reserve(w->out, h + n + 1);
+        if (!p) return fail_buf(w);
+        memcpy(p, head, h);
+        if (n) memcpy(p + h, data, n);
+        p[h + n] = 0;
+        w->out->cur = p + h + n + (nul ? 1 : 0);
+        return SDX_OK;
+    }
     if (put_bytes(w, head, h) && put_bytes(w, data, n) && nul) put_bytes(w, "", 1);
     return w->err;
 }
@@ -310,9 +333,12 @@ sdx_err sdx_binn_writer_key(sdx_binn_writer *w, const char *s, size_t len) {
     if (len && !s) return fail(w, SDX_ERR_INVALID_ARG);
     if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
     if (!key_begin(w, true)) return w->err;
-    u8 n = (u8)len;
-    if (put_bytes(w, &n, 1)) put_bytes(w, s, len);
-    return w->err;
+    char *p = sdx_buf_reserve(w->out, 1 + len);
+    if (!p) return fail_buf(w);
+    p[0] = (char)(u8)len;
+    if (len) memcpy(p + 1, s, len);
+    w->out->cur = p + 1 + len;
+    return SDX_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -344,7 +370,7 @@ static sdx_err begin(sdx_binn_writer *w, uint64_t count, uint8_t kind) {
     f->kind = kind;
     f->pinned = pinned;
     static const u8 placeholder[PLACEHOLDER] = {SDX_BINN_LIST, 0, 0};
-    put_bytes(w, placeholder, PLACEHOLDER);
+    put_small(w, placeholder, PLACEHOLDER);
     return w->err;
 }
 
