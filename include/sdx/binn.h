@@ -152,6 +152,7 @@ typedef struct sdx_binn_frame {
     uint64_t header; /* total output offset of the container's header */
     uint8_t kind;    /* root, list, map not yet decided, map, object */
     uint8_t pinned;  /* this container holds the stream buffer's pin */
+    uint8_t head_len; /* bytes of the placeholder header */
 } sdx_binn_frame;
 
 /* The writer. All fields are private. It points into itself, so it must not
@@ -215,11 +216,15 @@ SDX_API sdx_err sdx_binn_writer_typed(sdx_binn_writer *w, uint32_t type, const v
  * SDX_BINN_SIZE_MAX it is SDX_ERR_UNSUPPORTED), or SDX_COUNT_UNKNOWN.
  *
  * A Binn container starts with its size in bytes, so every container is
- * written with a 3-byte placeholder header that its end replaces by the
- * smallest real one, moving the content up when the size or the count
- * needs 4 bytes. Until the outermost container ends its bytes stay in the
+ * written with a placeholder header that its end replaces by the smallest
+ * real one, moving the content by the difference. The placeholder has a
+ * 4-byte size (and a 4-byte count when the declared count is above 127):
+ * then only containers that end up small move, and their content is small.
+ * Into a fixed buffer the placeholder is the 3-byte smallest header, so
+ * that a fixed buffer of exactly the final size suffices (large containers
+ * then move up). Until the outermost container ends its bytes stay in the
  * output buffer (sdx_buf_pin for a stream buffer): memory grows with the
- * top-level container. A fixed buffer of exactly the final size suffices.
+ * top-level container.
  * A content larger than SDX_BINN_SIZE_MAX is SDX_ERR_UNSUPPORTED. */
 SDX_API sdx_err sdx_binn_writer_begin_array(sdx_binn_writer *w, uint64_t count);
 /* A map: a Binn map or object as its first key decides (see the table at

@@ -178,8 +178,8 @@ static bool need(sdx_binn_reader *r, size_t n) {
 /* The item at offset `at` needs `n` bytes and its container has `room`:
  * true when they are all in the window; else the error (`over` when the
  * container is too small, SDX_ERR_TRUNCATED when the input ends). */
-static bool item_bytes(sdx_binn_reader *r, uint64_t at, uint64_t room, uint64_t n, sdx_err over,
-                       const char *over_msg) {
+static SDX_NOINLINE bool item_bytes_slow(sdx_binn_reader *r, uint64_t at, uint64_t room, uint64_t n,
+                                         sdx_err over, const char *over_msg) {
     if (n > room) return fail(r, over, at, over_msg);
     if (n > SIZE_MAX || !need(r, (size_t)n)) {
         if (r->state == STATE_ERROR) return false;
@@ -188,7 +188,14 @@ static bool item_bytes(sdx_binn_reader *r, uint64_t at, uint64_t room, uint64_t 
     return true;
 }
 
-static bool utf8_ok(const sdx_binn_reader *r, const uint8_t *s, size_t n) {
+/* The common case inline: the bytes are in the container and the window. */
+static SDX_ALWAYS_INLINE bool item_bytes(sdx_binn_reader *r, uint64_t at, uint64_t room, uint64_t n,
+                                         sdx_err over, const char *over_msg) {
+    if (SDX_LIKELY(n <= room && n <= (uint64_t)(r->end - r->p))) return true;
+    return item_bytes_slow(r, at, room, n, over, over_msg);
+}
+
+static SDX_ALWAYS_INLINE bool utf8_ok(const sdx_binn_reader *r, const uint8_t *s, size_t n) {
     return (r->flags & SDX_BINN_READ_NO_UTF8_CHECK) || n == 0 ||
            sdx_utf8_ok(r->utf8_valid, (const char *)s, n);
 }
@@ -212,7 +219,7 @@ static uint32_t size_param(const uint8_t *q, size_t *w) {
 
 /* One value at the current position, its container ending `room` bytes on
  * (`root`: none; bytes missing there are truncation). */
-static bool read_value(sdx_binn_reader *r, sdx_event *ev, uint64_t room, bool root) {
+static SDX_ALWAYS_INLINE bool read_value(sdx_binn_reader *r, sdx_event *ev, uint64_t room, bool root) {
     const uint64_t at = pos(r);
     const sdx_err over = root ? SDX_ERR_TRUNCATED : SDX_ERR_SYNTAX;
     const char *over_msg = root ? "the input ends inside a value" : "a value overruns its container";
@@ -346,7 +353,7 @@ static bool read_value(sdx_binn_reader *r, sdx_event *ev, uint64_t room, bool ro
 }
 
 /* A map's int32 key or an object's string key. */
-static bool read_key(sdx_binn_reader *r, sdx_event *ev, frame *f) {
+static SDX_ALWAYS_INLINE bool read_key(sdx_binn_reader *r, sdx_event *ev, frame *f) {
     const uint64_t at = pos(r), room = f->end - at;
     if (f->kind == KIND_MAP) {
         if (!item_bytes(r, at, room, 4, SDX_ERR_SYNTAX, "a map key overruns its container"))

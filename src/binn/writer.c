@@ -3,12 +3,16 @@
  *
  * Every container begins with its total size (spec.md, "[Size]": the size
  * includes the container's own header), which is known only at its end.
- * So a container is written with a 3-byte placeholder header (type, one
- * byte of size, one of count); its end encodes the real header — one byte
- * each for a size and a count up to 127, four bytes otherwise — and puts
- * it in place with sdx_buf_replace_head, which moves the content up by the
- * 3 or 6 bytes a wider header takes. The buffer keeps the bytes from the
- * outermost open container on (sdx_buf_pin for a stream).
+ * So a container is written with a placeholder header; its end encodes the
+ * real header — one byte each for a size and a count up to 127, four bytes
+ * otherwise — and puts it in place, moving the content by the difference.
+ * The placeholder has a 4-byte size: a container that ends up larger than
+ * 127 bytes then stays where it is, and only small ones move (a few bytes
+ * down). Moving the large ones up instead would move every byte once per
+ * enclosing large container. A fixed buffer gets the 3-byte smallest
+ * header (binn.h: a fixed buffer of the final size suffices). The buffer
+ * keeps the bytes from the outermost open container on (sdx_buf_pin for a
+ * stream).
  *
  * A map event becomes a Binn map (int32 keys) or an object (string keys)
  * as its first key decides; the placeholder's type byte is rewritten at
@@ -32,8 +36,6 @@ enum { FRAME_ROOT, FRAME_LIST, FRAME_MAP_ANY, FRAME_MAP_INT, FRAME_OBJECT };
 /* Strings up to this length are written with one buffer reservation. */
 #define SMALL_STRING 4096
 
-/* The placeholder header's length: type, size and count, one byte each. */
-#define PLACEHOLDER 3
 
 typedef unsigned char u8;
 
@@ -369,8 +371,12 @@ static sdx_err begin(sdx_binn_writer *w, uint64_t count, uint8_t kind) {
     f->header = header;
     f->kind = kind;
     f->pinned = pinned;
-    static const u8 placeholder[PLACEHOLDER] = {SDX_BINN_LIST, 0, 0};
-    put_small(w, placeholder, PLACEHOLDER);
+    /* type, size, count: zeros (the end writes the real ones) */
+    static const u8 zeros[9] = {0};
+    size_t len = 3;
+    if (b->mode != SDX_BUF_FIXED) len = count != SDX_COUNT_UNKNOWN && count > 127 ? 9 : 6;
+    f->head_len = (uint8_t)len;
+    put_small(w, zeros, len);
     return w->err;
 }
 
@@ -391,7 +397,7 @@ sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
         return fail(w, SDX_ERR_USAGE);
     uint64_t count = map ? f->items / 2 : f->items;
     sdx_buf *b = w->out;
-    uint64_t content = sdx_buf_total(b) - f->header - PLACEHOLDER;
+    uint64_t content = sdx_buf_total(b) - f->header - f->head_len;
     /* The size counts the header too, whose width depends on the size. */
     size_t count_len = sdx_binn_size_len(count);
     uint64_t size = content + 1 + count_len + 1;
@@ -401,8 +407,16 @@ sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
     *p++ = f->kind == FRAME_LIST ? SDX_BINN_LIST : f->kind == FRAME_MAP_INT ? SDX_BINN_MAP : SDX_BINN_OBJECT;
     p = sdx_binn_put_size(p, (uint32_t)size);
     p = sdx_binn_put_size(p, (uint32_t)count);
-    if (!sdx_buf_replace_head(b, f->header, PLACEHOLDER, head, (size_t)(p - head)))
-        return fail_buf(w);
+    size_t len = (size_t)(p - head);
+    if (len >= f->head_len) {
+        if (!sdx_buf_replace_head(b, f->header, f->head_len, head, len)) return fail_buf(w);
+    } else {
+        /* Shorter than the placeholder: the content moves down. */
+        char *h = sdx_buf_at(b, f->header);
+        memmove(h + len, h + f->head_len, (size_t)(b->cur - (h + f->head_len)));
+        b->cur -= f->head_len - len;
+        memcpy(h, head, len);
+    }
     if (f->pinned) sdx_buf_unpin(b);
     w->depth--;
     return SDX_OK;
