@@ -88,6 +88,13 @@
  * conventions (to_json.c, function bson_value), selected by flags that will
  * be added here. Until then BSON-tagged values go by the tags policy.
  *
+ * Binn (SDX_TAG_BINN, binn.h):
+ *   datetime (0xa1), date (0xa2), time (0xa3) on a string   the string as
+ *                                            is (as CBOR tag 0)
+ *   any other Binn type (decimal, currency, user types): the tags policy;
+ *   wrapped: {"$tag":TYPE,"$value":V} as for CBOR tags (not read back into
+ *   Binn types yet); dropped: V alone.
+ *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a
  * number or null becomes a key only with SDX_JSON_WRITE_STRINGIFY_KEYS).

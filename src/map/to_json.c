@@ -460,6 +460,13 @@ static sdx_err cbor_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
     return no_form_value(m, tag, v);
 }
 
+/* A Binn type (SDX_TAG_BINN): datetime, date and time strings as they
+ * are (map.h), everything else by the tags policy. */
+static sdx_err binn_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
+    if (v->kind == SDX_STR && tag->tag >= 0xa1 && tag->tag <= 0xa3) return plain(m, v);
+    return no_form_value(m, tag, v);
+}
+
 /* The hook for BSON types (SDX_TAG_BSON): MongoDB Extended JSON v2 lands
  * here with the BSON format (map.h). Until then: the tags policy. */
 static sdx_err bson_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
@@ -507,6 +514,7 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
         if (v.kind == SDX_BIN) return ext_value(m, inner, &v);
         break;
     case SDX_TAG_BSON: return bson_value(m, inner, &v);
+    case SDX_TAG_BINN: return binn_value(m, inner, &v);
     default: break;
     }
     return no_form_value(m, inner, &v);
