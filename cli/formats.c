@@ -212,7 +212,7 @@ static const cli_format binn_format = {
     sizeof(sdx_binn_writer),
     binn_writer_init,
     binn_writer_sink,
-    0,
+    SDX_MAP_TARGET_BINN,
     NULL,
     0,
 };

@@ -92,8 +92,8 @@
  *   datetime (0xa1), date (0xa2), time (0xa3) on a string   the string as
  *                                            is (as CBOR tag 0)
  *   any other Binn type (decimal, currency, user types): the tags policy;
- *   wrapped: {"$tag":TYPE,"$value":V} as for CBOR tags (not read back into
- *   Binn types yet); dropped: V alone.
+ *   wrapped: {"$tag":TYPE,"$value":V} as for CBOR tags (read back into the
+ *   Binn type, below); dropped: V alone.
  *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a
@@ -116,7 +116,9 @@
  * map that is exactly {"$tag":N,"$value":V} (N an unsigned integer) becomes
  * V tagged N (SDX_MAP_TARGET_CBOR); {"$simple":N} the simple value N (N in
  * 0..19, 23, 32..255); {"$ext":T,"$data":"BASE64"} (T in -128..127) the ext
- * value (SDX_MAP_TARGET_MSGPACK_EXT). A map that does not match is passed on
+ * value (SDX_MAP_TARGET_MSGPACK_EXT); {"$tag":T,"$value":V} with T a Binn
+ * type parameter (binn.h) V tagged SDX_TAG_BINN T (SDX_MAP_TARGET_BINN,
+ * the form Binn values take wrapped). A map that does not match is passed on
  * unchanged, except one that begins {"$tag":N,"$value":V and goes on after
  * V: that is SDX_ERR_SYNTAX, since the tag was already sent. Other events
  * pass through unchanged; a target without these types rejects SDX_RAW as
@@ -160,7 +162,8 @@ enum sdx_map_flag {
 /* The types a target format has, for the reverse layer (bits). */
 enum sdx_map_target {
     SDX_MAP_TARGET_CBOR = 1u << 0,        /* CBOR tags, SDX_NINT, simple values */
-    SDX_MAP_TARGET_MSGPACK_EXT = 1u << 1  /* MessagePack ext types */
+    SDX_MAP_TARGET_MSGPACK_EXT = 1u << 1, /* MessagePack ext types */
+    SDX_MAP_TARGET_BINN = 1u << 2         /* Binn types (SDX_TAG_BINN) */
 };
 
 /* Default and highest max_digits. */

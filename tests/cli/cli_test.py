@@ -819,6 +819,14 @@ def binn_cli():
     check(rc == 0 and out == b'["1.25"]\n', "binn decimal --tags=drop: %r %s" % (out, err))
     rc, out, err = run("convert", "--tags=wrap", dec, "-t", "json")
     check(rc == 0 and out == b'[{"$tag":164,"$value":"1.25"}]\n', "binn decimal --tags=wrap: %r %s" % (out, err))
+    rc, back, err = run("convert", "--tags=wrap", "-f", "json", "-t", "binn", stdin=out)
+    check(rc == 0 and back == read(dec), "binn decimal wrapped and back: %r %s" % (back, err))
+    # Without --tags=wrap, or with a number that is no Binn type, the map
+    # stays a map.
+    rc, back, err = run("convert", "-f", "json", "-t", "binn", stdin=out)
+    check(rc == 0 and back[3:4] == b"\xe2", "wrapped form without --tags=wrap: %r %s" % (back, err))
+    rc, back, err = run("convert", "--tags=wrap", "-f", "json", "-t", "binn", stdin=b'{"$tag":16,"$value":1}')
+    check(rc == 0 and back[:1] == b"\xe2", "{$tag: 16} is no Binn type: %r %s" % (back, err))
     rc, out, err = run("convert", p, "-t", "binn")
     check(rc == 0 and out == read(p), "binn date to binn: %r %s" % (out, err))
     # --seq: back-to-back values both ways.
