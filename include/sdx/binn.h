@@ -6,12 +6,12 @@
  * (sdx_binn_parse) exist and are tested (tests/binn: the specification's
  * examples, malformed input, a differential against binn-ir); the sdx
  * command knows `binn` (.binn) and the benchmark suite has sdx's Binn
- * programs; JSON gets datetime, date and time as strings (map.h). Not
- * yet: inline fast paths like MessagePack's (every call goes through the
- * exported functions), a tree parser that fills the document directly
- * (sdx_binn_parse is the pull reader into the document builder), the
- * reverse JSON mapping of the other Binn types (--tags=wrap writes them
- * wrapped, but JSON does not come back as Binn types), a fuzz target.
+ * programs; JSON gets datetime, date and time as strings, and the other
+ * Binn types wrapped with --tags=wrap and back (map.h). Not yet: inline
+ * fast paths like MessagePack's (every call goes through the exported
+ * functions), a tree parser that fills the document directly
+ * (sdx_binn_parse is the pull reader into the document builder), a fuzz
+ * target.
  *
  * The streaming writer:
  *
