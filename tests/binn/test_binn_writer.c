@@ -466,6 +466,73 @@ TEST(allocation_failure) {
     CHECK(done);
 }
 
+/* A stream whose writes fail after `budget` bytes. */
+typedef struct failing_stream {
+    sbuf got;
+    size_t budget;
+} failing_stream;
+
+static size_t failing_write(void *ctx, const void *data, size_t len) {
+    failing_stream *f = ctx;
+    if (len > f->budget) return 0;
+    f->budget -= len;
+    sb_put(&f->got, data, len);
+    return len;
+}
+
+/* A sequence of top-level containers into a stream of small chunks: each
+ * pins the buffer while open and releases it at its end; the bytes equal
+ * the memory writer's. A stream that fails at every point in turn gives
+ * SDX_ERR_IO, nothing leaked. */
+TEST(stream_sequence_and_io_errors) {
+    sdx_binn_write_opts o = {SDX_BINN_WRITE_SEQUENCE, NULL};
+    sdx_buf mem;
+    sdx_buf_init(&mem, NULL);
+    sdx_binn_writer w;
+    sdx_binn_writer_init(&w, &mem, &o);
+    for (int v = 0; v < 3; v++) {
+        sdx_binn_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+        for (int i = 0; i < 60; i++) sdx_binn_writer_string(&w, "abc", 3);
+        sdx_binn_writer_end(&w);
+        sdx_binn_writer_int(&w, v);
+    }
+    CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK);
+    size_t total = sdx_buf_len(&mem);
+    int whole = 0;
+    for (size_t k = 0; k <= total / 7 + 1; k++) {
+        size_t budget = k * 7 < total ? k * 7 : total; /* the last: exactly enough */
+        whole += budget == total;
+        counting_alloc a;
+        counting_alloc_init(&a, 0);
+        failing_stream f = {{0}, budget};
+        sdx_buf sb;
+        sdx_buf_init_stream(&sb, failing_write, &f, 16, &a.iface);
+        sdx_binn_write_opts so = {SDX_BINN_WRITE_SEQUENCE, &a.iface};
+        sdx_binn_writer_init(&w, &sb, &so);
+        for (int v = 0; v < 3; v++) {
+            sdx_binn_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+            for (int i = 0; i < 60; i++) sdx_binn_writer_string(&w, "abc", 3);
+            sdx_binn_writer_end(&w);
+            sdx_binn_writer_int(&w, v);
+        }
+        sdx_err rc = sdx_binn_writer_finish(&w);
+        if (budget >= sdx_buf_len(&mem)) {
+            CHECK_EQ_INT(rc, SDX_OK);
+            CHECK_MEM(f.got.p, f.got.len, sdx_buf_data(&mem), sdx_buf_len(&mem));
+        } else {
+            CHECK_EQ_INT(rc, SDX_ERR_IO);
+            /* What did go out is a prefix of the right bytes. */
+            CHECK(f.got.len <= budget && (f.got.len == 0 || memcmp(f.got.p, sdx_buf_data(&mem), f.got.len) == 0));
+        }
+        CHECK_EQ_U64(sb.pin, UINT64_MAX);
+        sdx_buf_destroy(&sb);
+        CHECK_EQ_INT(a.live, 0);
+        free(f.got.p);
+    }
+    CHECK(whole > 0);
+    sdx_buf_destroy(&mem);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv, (test_case[]){
         {"spec_examples_written", spec_examples_written},
@@ -477,5 +544,6 @@ int main(int argc, char **argv) {
         {"typed_values", typed_values},
         {"usage_errors", usage_errors},
         {"allocation_failure", allocation_failure},
+        {"stream_sequence_and_io_errors", stream_sequence_and_io_errors},
         {0}});
 }
