@@ -77,6 +77,7 @@ static bool open_tag(cli_diag *d, const sdx_event *ev) {
     case SDX_TAG_MSGPACK_EXT: snprintf(text, sizeof text, "ext(%d, ", (int)(int8_t)(uint8_t)ev->tag); break;
     case SDX_TAG_CBOR: snprintf(text, sizeof text, "%" PRIu64 "(", ev->tag); break;
     case SDX_TAG_BSON: snprintf(text, sizeof text, "bson(%" PRIu64 ", ", ev->tag); break;
+    case SDX_TAG_BINN: snprintf(text, sizeof text, "binn(0x%" PRIx64 ", ", ev->tag); break;
     default: snprintf(text, sizeof text, "tag%u:%" PRIu64 "(", (unsigned)ev->tag_kind, ev->tag); break;
     }
     note(d, text);

@@ -364,6 +364,54 @@ static const cli_format bjdata_format = {
 };
 
 /* ------------------------------------------------------------------------ */
+/* Binn                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void *binn_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
+    sdx_binn_read_opts ro = {0, 0, NULL};
+    if (opts->seq) ro.flags |= SDX_BINN_READ_STOP_AFTER_VALUE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_BINN_READ_NO_UTF8_CHECK;
+    return sdx_binn_reader_new_stream(read, ctx, 0, &ro);
+}
+
+static sdx_source binn_reader_source(void *r) { return sdx_binn_reader_source((sdx_binn_reader *)r); }
+static void binn_reader_free(void *r) { sdx_binn_reader_free((sdx_binn_reader *)r); }
+
+static sdx_err binn_writer_init(void *w, sdx_buf *out, const cli_write_opts *opts) {
+    sdx_binn_write_opts wo = {0, NULL};
+    if (opts->map & CLI_MAP_UTF8_REPLACE) wo.flags |= SDX_BINN_WRITE_NO_UTF8_CHECK;
+    return sdx_binn_writer_init((sdx_binn_writer *)w, out, &wo);
+}
+
+static sdx_sink binn_writer_sink(void *w) { return sdx_binn_writer_sink((sdx_binn_writer *)w); }
+
+static const char *const binn_extensions[] = {"binn", NULL};
+
+/* Every Binn container starts with its size, so the writer back-patches
+ * every header whether or not the count is known (binn.h): it needs no
+ * counts first. The reader gives every container's count. */
+static const cli_format binn_format = {
+    "binn",
+    "Binn (github.com/liteserver/binn); --seq: back-to-back values",
+    binn_extensions,
+    false,
+    NULL,
+    CLI_MAP_UTF8_REPLACE,
+    true,
+    false,
+    binn_reader_new,
+    binn_reader_source,
+    binn_reader_free,
+    sizeof(sdx_binn_writer),
+    binn_writer_init,
+    binn_writer_sink,
+    SDX_MAP_TARGET_BINN,
+    NULL,
+    0,
+    NULL,
+};
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -374,6 +422,7 @@ const cli_format *const cli_formats[] = {
     &bson_format,
     &ubjson_format,
     &bjdata_format,
+    &binn_format,
     NULL,
 };
 

@@ -173,6 +173,10 @@ int cli_sink_error_text(sdx_err err, const sdx_event *ev, const cli_format *targ
         snprintf(what, sizeof what, "%s %s of BSON type 0x%02x cannot be written as %s",
                  strchr("aeiou", kind[0]) ? "an" : "a", kind, (unsigned)(ev->tag & 0xff), fmt);
         hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
+    } else if (err == SDX_ERR_UNSUPPORTED && ev->tag_kind == SDX_TAG_BINN) {
+        snprintf(what, sizeof what, "a %s of Binn type 0x%llx cannot be written as %s", cli_kind_name(ev),
+                 (unsigned long long)ev->tag, fmt);
+        hn = hint(target, CLI_MAP_TAGS_WRAP, h, sizeof h);
     } else if (err == SDX_ERR_LIMIT) {
         snprintf(what, sizeof what,
                  "a number of more than %u digits, or more than %d tags on one value, cannot be written as %s",

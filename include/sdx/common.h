@@ -146,10 +146,14 @@ typedef enum sdx_tag_kind {
     SDX_TAG_CBOR_SIMPLE, /* on SDX_NULL: the CBOR simple value tag (0..19,
                             32..255; 23 is undefined). false, true and null
                             are plain SDX_BOOL and SDX_NULL events */
-    SDX_TAG_UBJSON       /* UBJSON and BJData: on a strongly typed
+    SDX_TAG_UBJSON,      /* UBJSON and BJData: on a strongly typed
                             SDX_ARRAY or SDX_MAP ('$'), tag holds its
                             element type marker (an ASCII byte); see
                             ubjson.h */
+    SDX_TAG_BINN         /* Binn type outside the plain ones (datetime,
+                            date, time, decimal, user sub-types): tag holds
+                            the whole type parameter, 0x00-0xff or
+                            0x1000-0xffff for a two-byte type (binn.h) */
 } sdx_tag_kind;
 
 /* Details of an event's value that the value itself does not carry. */

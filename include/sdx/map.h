@@ -118,6 +118,13 @@
  * records only how the container was encoded, so JSON loses nothing it has
  * a form for.
  *
+ * Binn (SDX_TAG_BINN, binn.h):
+ *   datetime (0xa1), date (0xa2), time (0xa3) on a string   the string as
+ *                                            is (as CBOR tag 0)
+ *   any other Binn type (decimal, currency, user types): the tags policy;
+ *   wrapped: {"$tag":TYPE,"$value":V} as for CBOR tags (read back into the
+ *   Binn type, below); dropped: V alone.
+ *
  * Tagged values where a map key is due are passed on as converted; the JSON
  * writer accepts what a key can be (a string event is SDX_ERR_KEY, and a
  * number or null becomes a key only with SDX_JSON_WRITE_STRINGIFY_KEYS).
@@ -139,7 +146,9 @@
  * map that is exactly {"$tag":N,"$value":V} (N an unsigned integer) becomes
  * V tagged N (SDX_MAP_TARGET_CBOR); {"$simple":N} the simple value N (N in
  * 0..19, 23, 32..255); {"$ext":T,"$data":"BASE64"} (T in -128..127) the ext
- * value (SDX_MAP_TARGET_MSGPACK_EXT). A map that does not match is passed on
+ * value (SDX_MAP_TARGET_MSGPACK_EXT); {"$tag":T,"$value":V} with T a Binn
+ * type parameter (binn.h) V tagged SDX_TAG_BINN T (SDX_MAP_TARGET_BINN,
+ * the form Binn values take wrapped). A map that does not match is passed on
  * unchanged, except one that begins {"$tag":N,"$value":V and goes on after
  * V: that is SDX_ERR_SYNTAX, since the tag was already sent. Other events
  * pass through unchanged; a target without these types rejects SDX_RAW as
@@ -218,8 +227,9 @@ enum sdx_map_flag {
 enum sdx_map_target {
     SDX_MAP_TARGET_CBOR = 1u << 0,        /* CBOR tags, SDX_NINT, simple values */
     SDX_MAP_TARGET_MSGPACK_EXT = 1u << 1, /* MessagePack ext types */
-    SDX_MAP_TARGET_BSON = 1u << 2         /* BSON types: read Extended JSON
+    SDX_MAP_TARGET_BSON = 1u << 2,        /* BSON types: read Extended JSON
                                              (not with the other targets) */
+    SDX_MAP_TARGET_BINN = 1u << 3         /* Binn types (SDX_TAG_BINN) */
 };
 
 /* Default and highest max_digits. */

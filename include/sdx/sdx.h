@@ -5,6 +5,7 @@
 #define SDX_H
 
 #include "bson.h"
+#include "binn.h"
 #include "buf.h"
 #include "cbor.h"
 #include "common.h"

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "binn/binn_internal.h"
 #include "core/base64.h"
 #include "map/map_internal.h"
 
@@ -16,14 +17,16 @@ static sdx_err emit(sdx_map_from_json *m, const sdx_event *ev) { return sdx_map_
 static sdx_err send_item(sdx_map_from_json *m, const sdx_event *ev) {
     sdx_event e = *ev;
     uint32_t n = m->ntags, before = n;
+    /* {"$tag":N,...} is a Binn type for a Binn target, else a CBOR tag. */
+    uint8_t kind = m->target & SDX_MAP_TARGET_BINN ? SDX_TAG_BINN : SDX_TAG_CBOR;
     if (n && e.tag_kind == SDX_TAG_NONE) {
         before = n - 1;
-        e.tag_kind = SDX_TAG_CBOR;
+        e.tag_kind = kind;
         e.tag = m->tags[n - 1];
     }
     for (uint32_t i = 0; i < before; i++) {
         sdx_event t = sdx_map_event(SDX_TAG);
-        t.tag_kind = SDX_TAG_CBOR;
+        t.tag_kind = kind;
         t.tag = m->tags[i];
         emit(m, &t);
     }
@@ -219,11 +222,12 @@ static bool count_is(const sdx_event *map, uint64_t n) {
 static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
     const sdx_event *map = &m->held[0];
     bool cbor = m->target & SDX_MAP_TARGET_CBOR, ext = m->target & SDX_MAP_TARGET_MSGPACK_EXT;
+    bool binn = m->target & SDX_MAP_TARGET_BINN;
     bool untagged = ev->tag_kind == SDX_TAG_NONE;
     sdx_event keep = *ev;
     switch (m->nheld) {
     case 1:
-        if (cbor && count_is(map, 2) && key_is(ev, "$tag")) {
+        if ((cbor || binn) && count_is(map, 2) && key_is(ev, "$tag")) {
             m->form = FORM_TAG;
             keep.v.str.ptr = "$tag";
         } else if (cbor && count_is(map, 1) && key_is(ev, "$simple")) {
@@ -239,6 +243,7 @@ static sdx_err hold(sdx_map_from_json *m, const sdx_event *ev) {
     case 2: {
         bool ok = false;
         if (untagged && m->form == FORM_TAG) ok = ev->kind == SDX_UINT || (ev->kind == SDX_INT && ev->v.i >= 0);
+        if (ok && binn) ok = ev->kind == SDX_INT && ev->v.i <= 0xffff && sdx_binn_type_valid((uint32_t)ev->v.i);
         if (untagged && m->form == FORM_SIMPLE)
             ok = ev->kind == SDX_INT && ((ev->v.i >= 0 && ev->v.i <= 19) || ev->v.i == 23 ||
                                          (ev->v.i >= 32 && ev->v.i <= 255));
@@ -330,7 +335,8 @@ sdx_err sdx_map_from_json_init(sdx_map_from_json *m, sdx_sink out, const sdx_map
     m->target = opts->target;
     m->max_digits = opts->max_digits ? opts->max_digits : SDX_MAP_DEFAULT_MAX_DIGITS;
     m->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
-    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT | SDX_MAP_TARGET_BSON;
+    const uint32_t targets = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_MSGPACK_EXT | SDX_MAP_TARGET_BSON |
+                             SDX_MAP_TARGET_BINN;
     bool bson_mixed = (opts->target & SDX_MAP_TARGET_BSON) && (opts->target & ~(uint32_t)SDX_MAP_TARGET_BSON);
     if (!sdx_map_flags_ok(opts->flags) || (opts->target & ~targets) || bson_mixed ||
         opts->max_digits > SDX_MAP_MAX_DIGITS_CAP)

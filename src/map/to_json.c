@@ -469,6 +469,13 @@ static sdx_err cbor_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_ev
     return no_form_value(m, tag, v);
 }
 
+/* A Binn type (SDX_TAG_BINN): datetime, date and time strings as they
+ * are (map.h), everything else by the tags policy. */
+static sdx_err binn_value(sdx_map_to_json *m, const sdx_event *tag, const sdx_event *v) {
+    if (v->kind == SDX_STR && tag->tag >= 0xa1 && tag->tag <= 0xa3) return plain(m, v);
+    return no_form_value(m, tag, v);
+}
+
 /* A CBOR simple value other than false, true and null. */
 static sdx_err simple_value(sdx_map_to_json *m, uint64_t n) {
     sdx_event null = sdx_map_event(SDX_NULL);
@@ -824,6 +831,7 @@ static sdx_err item(sdx_map_to_json *m, const sdx_event *ev) {
          * it is: the plain value (map.h) */
         if (n == 1) return plain(m, &v);
         break;
+    case SDX_TAG_BINN: return binn_value(m, inner, &v);
     default: break;
     }
     return no_form_value(m, inner, &v);

@@ -668,6 +668,10 @@ def group_errors(args):
         bson_cli(args)
     else:
         print("note: bson not registered: its command tests are not run")
+    if any(f[0] == "binn" and f[1] and f[2] for f in formats()):
+        binn_cli()
+    else:
+        print("note: binn not registered: the Binn tests of the command are not run")
 
     # Missing input, a directory as input.
     rc, out, err = run("convert", path("does-not-exist.json"), path("never.json"))
@@ -867,8 +871,6 @@ def bson_cli(args):
     rc, out, err = run("convert", "-f", "json", "-t", "bson", stdin=b'{"a": 18446744073709551615}')
     check(rc == 1 and "<stdin>:1:7: error: the integer 18446744073709551615 is out of range for bson" in err
           and "--bigint=double" in err, "uint64 into bson: %d %r" % (rc, err))
-    # BSON types JSON lacks: the tags policy (until Extended JSON), an error
-    # naming the BSON type and the option.
     # BSON types into JSON: relaxed Extended JSON by default (int64 a plain
     # number), canonical on request; --ejson=off leaves them to --tags.
     rc, out, err = run("convert", "-f", "bson", "-t", "json", stdin=one)
@@ -926,6 +928,71 @@ def bson_cli(args):
     rc, _, err = run("convert", write("late.json", '{"a": 1, "b": 18446744073709551615}'), target)
     check(rc == 1 and read(target) == two, "failed conversion leaves OUT.bson untouched: %d %s" % (rc, err))
     no_temp_files(outdir, "bson")
+
+
+def binn_cli():
+    """Binn through the command: the specification's examples, the .binn
+    extension, errors with their byte offsets, tagged values, --seq."""
+    def hx(hexstr):
+        return bytes.fromhex(hexstr.replace(" ", ""))
+    examples = [
+        (b'{"hello":"world"}', "e2 11 01 05 68656c6c6f a0 05 776f726c64 00"),
+        (b"[123,-456,789]", "e0 0b 03 20 7b 41 fe38 40 0315"),
+        (b'[{"id":1,"name":"John"},{"id":2,"name":"Eric"}]',
+         "e0 2b 02 e2 14 02 02 6964 20 01 04 6e616d65 a0 04 4a6f686e 00"
+         " e2 14 02 02 6964 20 02 04 6e616d65 a0 04 45726963 00"),
+    ]
+    for js, want in examples:
+        rc, out, err = run("convert", "-f", "json", "-t", "binn", stdin=js)
+        check(rc == 0 and out == hx(want), "binn example %s: %r %s" % (js, out, err))
+        p = write("example.binn", out)
+        rc, back, err = run("convert", p, "-t", "json")
+        check(rc == 0 and back == js + b"\n", "binn example back %s: %r %s" % (js, back, err))
+    # A Binn map has integer keys: JSON takes them with --keys=stringify.
+    p = write("intkeys.binn", hx("e1 1a 02 00000001 a0 03 616464 00 00000002 e0 09 02 41 cfc7 40 1a85"))
+    rc, out, err = run("convert", p, "-t", "json")
+    check(rc == 1 and "intkeys.binn: byte 3: error:" in err and "--keys=stringify" in err, "binn int keys: %r" % err)
+    rc, out, err = run("convert", "--keys=stringify", p, "-t", "json")
+    check(rc == 0 and out == b'{"1":"add","2":[-12345,6789]}\n', "binn int keys stringified: %r %s" % (out, err))
+    rc, out, err = run("convert", p, "-t", "msgpack")
+    check(rc == 0 and out == hx("82 01 a3 616464 02 92 d1 cfc7 cd 1a85"), "binn map to msgpack: %r %s" % (out, err))
+    # Errors at the offending item: a cut input, a size its container cannot
+    # hold, a text without its NUL.
+    for name, data, where in [("cut.binn", "e0 0b 03 20 7b 41", "byte 5"),
+                              ("lying.binn", "e0 06 01 e0 04 00 00", "byte 3"),
+                              ("nonul.binn", "a0 01 78 79", "byte 0")]:
+        rc, out, err = run("validate", write(name, hx(data)))
+        check(rc == 1 and ("%s: %s: error:" % (name, where)) in err, "binn error %s: %r" % (name, err))
+    # Tagged values: shown by view, a choice for JSON.
+    p = write("date.binn", hx("a2 0a 323032362d31312d3234 00"))
+    rc, out, err = run("view", p)
+    check(rc == 0 and out == b'binn(0xa2, "2026-11-24")\n', "view binn date: %r %s" % (out, err))
+    rc, out, err = run("convert", p, "-t", "json")
+    check(rc == 0 and out == b'"2026-11-24"\n', "binn date to json: %r %s" % (out, err))
+    dec = write("decimal.binn", hx("e0 0a 01 a4 04 312e3235 00"))
+    rc, out, err = run("convert", dec, "-t", "json")
+    check(rc == 1 and "decimal.binn: byte 3: error:" in err and "--tags=" in err, "binn decimal to json: %r" % err)
+    rc, out, err = run("convert", "--tags=drop", dec, "-t", "json")
+    check(rc == 0 and out == b'["1.25"]\n', "binn decimal --tags=drop: %r %s" % (out, err))
+    rc, out, err = run("convert", "--tags=wrap", dec, "-t", "json")
+    check(rc == 0 and out == b'[{"$tag":164,"$value":"1.25"}]\n', "binn decimal --tags=wrap: %r %s" % (out, err))
+    rc, back, err = run("convert", "--tags=wrap", "-f", "json", "-t", "binn", stdin=out)
+    check(rc == 0 and back == read(dec), "binn decimal wrapped and back: %r %s" % (back, err))
+    # Without --tags=wrap, or with a number that is no Binn type, the map
+    # stays a map.
+    rc, back, err = run("convert", "-f", "json", "-t", "binn", stdin=out)
+    check(rc == 0 and back[3:4] == b"\xe2", "wrapped form without --tags=wrap: %r %s" % (back, err))
+    rc, back, err = run("convert", "--tags=wrap", "-f", "json", "-t", "binn", stdin=b'{"$tag":16,"$value":1}')
+    check(rc == 0 and back[:1] == b"\xe2", "{$tag: 16} is no Binn type: %r %s" % (back, err))
+    rc, out, err = run("convert", p, "-t", "binn")
+    check(rc == 0 and out == read(p), "binn date to binn: %r %s" % (out, err))
+    # --seq: back-to-back values both ways.
+    rc, out, err = run("convert", "--seq", "-f", "json", "-t", "binn", stdin=b"1\n[true]\n")
+    check(rc == 0 and out == hx("20 01 e0 04 01 01"), "json seq to binn: %r %s" % (out, err))
+    rc, back, err = run("convert", "--seq", "-f", "binn", "-t", "json", stdin=out)
+    check(rc == 0 and back == b"1\n[true]\n", "binn seq to json: %r %s" % (back, err))
+    rc, back, err = run("convert", "-f", "binn", "-t", "json", stdin=out)
+    check(rc == 1 and "byte 2: error:" in err, "binn without --seq: %r" % err)
 
 
 def mp_errors(args):
