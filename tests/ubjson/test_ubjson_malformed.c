@@ -58,13 +58,7 @@ static sdx_err run(const void *in, size_t n, size_t step, uint32_t flags, evtext
     evtext_clear(t);
     *off = 0;
     if (!r) return SDX_ERR_NOMEM;
-    sdx_event ev;
-    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
-    sdx_error e;
-    sdx_err rc = sdx_ubjson_reader_error(r, &e);
-    *off = rc ? e.offset : 0;
-    sdx_ubjson_reader_free(r);
-    return rc;
+    return read_events(r, t, off);
 }
 
 /* A stream reader agrees with a memory reader over the same bytes: the

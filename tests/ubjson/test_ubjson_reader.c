@@ -216,12 +216,7 @@ static sdx_err stream_text(const void *in, size_t n, size_t step, size_t chunk,
     evtext_clear(t);
     sdx_ubjson_reader *r = sdx_ubjson_reader_new_stream(trickle_read, &tr, chunk, o);
     if (!r) return SDX_ERR_NOMEM;
-    sdx_event ev;
-    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
-    sdx_error e;
-    sdx_err rc = sdx_ubjson_reader_error(r, &e);
-    *off = rc ? e.offset : 0;
-    sdx_ubjson_reader_free(r);
+    sdx_err rc = read_events(r, t, off);
     evtext_trim(t);
     return rc;
 }

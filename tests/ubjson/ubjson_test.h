@@ -47,6 +47,18 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
     }
 }
 
+/* Read everything r gives into t, then free r; returns the error code
+ * (SDX_OK at a clean end) and stores the error's offset (0 without one). */
+static inline sdx_err read_events(sdx_ubjson_reader *r, evtext *t, size_t *off) {
+    sdx_event ev;
+    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
+    sdx_error e;
+    sdx_err rc = sdx_ubjson_reader_error(r, &e);
+    if (off) *off = rc ? e.offset : 0;
+    sdx_ubjson_reader_free(r);
+    return rc;
+}
+
 /* Read n bytes with a memory reader into an event text; returns the error
  * code (SDX_OK at a clean end) and stores the error's offset. */
 static inline sdx_err read_text(const void *in, size_t n, const sdx_ubjson_read_opts *opts,
@@ -54,12 +66,7 @@ static inline sdx_err read_text(const void *in, size_t n, const sdx_ubjson_read_
     evtext_clear(t);
     sdx_ubjson_reader *r = sdx_ubjson_reader_new((const char *)in, n, opts);
     if (!r) return SDX_ERR_NOMEM;
-    sdx_event ev;
-    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
-    sdx_error e;
-    sdx_err rc = sdx_ubjson_reader_error(r, &e);
-    if (off) *off = rc ? e.offset : 0;
-    sdx_ubjson_reader_free(r);
+    sdx_err rc = read_events(r, t, off);
     evtext_trim(t);
     return rc;
 }
