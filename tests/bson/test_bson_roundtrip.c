@@ -124,7 +124,7 @@ static void corpus_one(const char *dir, const char *name) {
     sdx_bson_reader_free(r);
     SAME(&json1, &json0);
     sdx_buf_clear(&json1);
-    trickle t = {(const unsigned char *)sdx_buf_data(&bson), sdx_buf_len(&bson), 0};
+    trickle t = {(const unsigned char *)sdx_buf_data(&bson), sdx_buf_len(&bson), 1};
     r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
     CHECK_EQ_INT(bson_to_json(sdx_bson_reader_source(r), &json1), SDX_OK);
     sdx_bson_reader_free(r);
