@@ -52,9 +52,6 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
         if (ev->tag_kind == SDX_TAG_CBOR_SIMPLE) evtext_add(t, "simple(%llu) ", (unsigned long long)ev->tag);
         else evtext_add(t, "null ");
         break;
-    case SDX_BOOL: evtext_add(t, ev->v.b ? "true " : "false "); break;
-    case SDX_INT: evtext_add(t, "%lld ", (long long)ev->v.i); break;
-    case SDX_UINT: evtext_add(t, "%lluu ", (unsigned long long)ev->v.u); break;
     case SDX_NINT: evtext_add(t, "-1-%llu ", (unsigned long long)ev->v.u); break;
     case SDX_DOUBLE:
         evtext_add(t, "%.17g%s ", ev->v.d,
@@ -65,13 +62,8 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
     case SDX_BIN:
         evtext_quoted(t, ev->kind == SDX_BIN ? "h" : ev->kind == SDX_KEY ? "k" : "", ev);
         break;
-    case SDX_ARRAY:
-    case SDX_MAP:
-        evtext_begin(t, ev);
-        break;
-    case SDX_END: evtext_add(t, "} "); break;
     case SDX_TAG: evtext_add(t, "%llu:", (unsigned long long)ev->tag); break;
-    default: evtext_add(t, "? "); break;
+    default: evtext_common(t, ev); break;
     }
 }
 

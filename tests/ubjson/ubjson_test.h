@@ -24,10 +24,6 @@
 static inline void evtext_event(evtext *t, const sdx_event *ev) {
     if (ev->tag_kind == SDX_TAG_UBJSON && ev->kind != SDX_END) evtext_add(t, "%c:", (char)ev->tag);
     switch (ev->kind) {
-    case SDX_NULL: evtext_add(t, "null "); break;
-    case SDX_BOOL: evtext_add(t, ev->v.b ? "true " : "false "); break;
-    case SDX_INT: evtext_add(t, "%lld ", (long long)ev->v.i); break;
-    case SDX_UINT: evtext_add(t, "%lluu ", (unsigned long long)ev->v.u); break;
     case SDX_DOUBLE:
         evtext_add(t, "%.17g%s ", ev->v.d,
                    ev->flags & SDX_EVENT_FLOAT16 ? "_h" : ev->flags & SDX_EVENT_FLOAT32 ? "_d" : "");
@@ -38,12 +34,7 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
     case SDX_RAW:
         evtext_quoted(t, ev->kind == SDX_BIN ? "b" : ev->kind == SDX_KEY ? "k" : ev->kind == SDX_RAW ? "H" : "", ev);
         break;
-    case SDX_ARRAY:
-    case SDX_MAP:
-        evtext_begin(t, ev);
-        break;
-    case SDX_END: evtext_add(t, "} "); break;
-    default: evtext_add(t, "? "); break;
+    default: evtext_common(t, ev); break;
     }
 }
 

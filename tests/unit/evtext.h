@@ -43,10 +43,23 @@ static inline void evtext_quoted(evtext *t, const char *prefix, const sdx_event 
     evtext_add(t, "\" ");
 }
 
-/* The start of an array or map: [n or {n, with _ for an unknown count. */
-static inline void evtext_begin(evtext *t, const sdx_event *ev) {
-    if (ev->v.count == SDX_COUNT_UNKNOWN) evtext_add(t, "%s_ ", ev->kind == SDX_MAP ? "{" : "[");
-    else evtext_add(t, "%s%llu ", ev->kind == SDX_MAP ? "{" : "[", (unsigned long long)ev->v.count);
+/* The tokens every format spells alike: null, true, false, integers (u
+ * after an unsigned one), [n or {n for a container (_ for an unknown
+ * count), } for its end; ? for any other event. */
+static inline void evtext_common(evtext *t, const sdx_event *ev) {
+    switch (ev->kind) {
+    case SDX_NULL: evtext_add(t, "null "); break;
+    case SDX_BOOL: evtext_add(t, ev->v.b ? "true " : "false "); break;
+    case SDX_INT: evtext_add(t, "%lld ", (long long)ev->v.i); break;
+    case SDX_UINT: evtext_add(t, "%lluu ", (unsigned long long)ev->v.u); break;
+    case SDX_ARRAY:
+    case SDX_MAP:
+        if (ev->v.count == SDX_COUNT_UNKNOWN) evtext_add(t, "%s_ ", ev->kind == SDX_MAP ? "{" : "[");
+        else evtext_add(t, "%s%llu ", ev->kind == SDX_MAP ? "{" : "[", (unsigned long long)ev->v.count);
+        break;
+    case SDX_END: evtext_add(t, "} "); break;
+    default: evtext_add(t, "? "); break;
+    }
 }
 
 /* Drop the space after the last token. */
