@@ -25,11 +25,11 @@
 #include "core/error.h"
 #include "core/floatbits.h"
 #include "core/platform.h"
+#include "core/stream.h"
 #include "core/utf8.h"
 #include "simd/simd.h"
 
 #define INLINE_STACK 32
-#define DEFAULT_CHUNK 65536
 
 enum { KIND_LIST, KIND_MAP, KIND_OBJECT };
 enum { STATE_READING, STATE_DONE, STATE_ERROR };
@@ -81,10 +81,9 @@ static bool fail(sdx_binn_reader *r, sdx_err code, uint64_t offset, const char *
 }
 
 static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_binn_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_binn_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
-    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_BINN_DEFAULT_MAX_DEPTH;
@@ -110,21 +109,15 @@ sdx_binn_reader *sdx_binn_reader_new_stream(sdx_read_fn read, void *ctx, size_t 
     if (!r) return NULL;
     r->read = read;
     r->read_ctx = ctx;
-    r->chunk = chunk ? chunk : DEFAULT_CHUNK;
+    r->chunk = chunk ? chunk : SDX_STREAM_DEFAULT_CHUNK;
     static const uint8_t empty[1];
     r->win = r->p = r->end = empty; /* an empty window until the first read */
     return r;
 }
 
 #ifndef SDX_NO_STDIO
-static size_t file_read(void *ctx, void *buf, size_t cap) {
-    size_t n = fread(buf, 1, cap, (FILE *)ctx);
-    if (n == 0 && ferror((FILE *)ctx)) return (size_t)-1;
-    return n;
-}
-
 sdx_binn_reader *sdx_binn_reader_new_file(FILE *f, const sdx_binn_read_opts *opts) {
-    return sdx_binn_reader_new_stream(file_read, f, 0, opts);
+    return sdx_binn_reader_new_stream(sdx_file_read, f, 0, opts);
 }
 #endif
 

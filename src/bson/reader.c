@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/endian.h"
+#include "core/stream.h"
 #include "bson/bson_internal.h"
 #include "core/utf8.h"
 #include "sdx/bson.h"
@@ -105,14 +106,8 @@ sdx_bson_reader *sdx_bson_reader_new_stream(sdx_read_fn read, void *ctx,
 }
 
 #ifndef SDX_NO_STDIO
-static size_t file_read(void *ctx, void *buf, size_t cap) {
-    FILE *f = ctx;
-    size_t n = fread(buf, 1, cap, f);
-    return n == 0 && ferror(f) ? (size_t)-1 : n;
-}
-
 sdx_bson_reader *sdx_bson_reader_new_file(FILE *f, const sdx_bson_read_opts *opts) {
-    return sdx_bson_reader_new_stream(file_read, f, opts);
+    return sdx_bson_reader_new_stream(sdx_file_read, f, opts);
 }
 #endif
 

@@ -43,6 +43,7 @@
 
 #include "core/alloc.h"
 #include "core/platform.h"
+#include "core/stream.h"
 #include "core/utf8.h"
 #include "json/lex.h"
 #include "json/reader_internal.h"
@@ -52,8 +53,6 @@
 #include "simd/inline.h"
 #include "simd/simd.h"
 
-/* Stream read size when the caller gives 0. */
-#define DEFAULT_CHUNK ((size_t)64 * 1024)
 /* Input in memory is validated this many bytes at a time. */
 #define MEM_BLOCK ((size_t)64 * 1024)
 /* Nesting levels whose bits live inside the reader. */
@@ -959,10 +958,9 @@ fail:
 
 /* A reader with the options applied and no input yet. */
 static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_json_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_json_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
-    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_JSON_DEFAULT_MAX_DEPTH;
@@ -1011,12 +1009,9 @@ SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx,
                                                     const sdx_json_read_opts *opts) {
     sdx_json_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    if (!chunk) chunk = DEFAULT_CHUNK;
-    r->sbuf = r->alloc.malloc(r->alloc.ctx, chunk);
-    if (!r->sbuf) {
-        r->alloc.free(r->alloc.ctx, r);
-        return NULL;
-    }
+    void *sbuf = sdx_stream_store(&r->alloc, r, &chunk);
+    if (!sbuf) return NULL; /* r is freed */
+    r->sbuf = sbuf;
     r->stream = true;
     r->sbuf_cap = chunk;
     r->chunk = chunk;
@@ -1028,16 +1023,8 @@ SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx,
 }
 
 #ifndef SDX_NO_STDIO
-/* sdx_read_fn over a FILE*. */
-static size_t file_read(void *ctx, void *buf, size_t cap) {
-    FILE *f = ctx;
-    const size_t n = fread(buf, 1, cap, f);
-    if (n == 0 && ferror(f)) return (size_t)-1;
-    return n;
-}
-
 SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_opts *opts) {
-    return sdx_json_reader_new_stream(f ? file_read : NULL, f, 0, opts);
+    return sdx_json_reader_new_stream(f ? sdx_file_read : NULL, f, 0, opts);
 }
 #endif
 

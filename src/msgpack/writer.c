@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/backpatch.h"
+#include "core/error.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "msgpack/msgpack_internal.h"
@@ -673,16 +674,13 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
     case SDX_MAP: return sdx_msgpack_writer_begin_map(w, ev->v.count);
     case SDX_KEY: return sdx_msgpack_writer_key(w, ev->v.str.ptr, ev->v.str.len);
     case SDX_END: return sdx_msgpack_writer_end(w);
-    case SDX_RAW:
-        if (w->err) return w->err;
-        return fail(w, SDX_ERR_UNSUPPORTED);
+    case SDX_RAW:  /* no such numbers in MessagePack */
     case SDX_NINT: /* below INT64_MIN: MessagePack's integers stop there */
-        if (w->err) return w->err;
-        return fail(w, SDX_ERR_RANGE);
+        break;
     case SDX_TAG: return w->err; /* MessagePack has no such tags (common.h) */
     }
     if (w->err) return w->err;
-    return fail(w, SDX_ERR_INVALID_ARG);
+    return fail(w, sdx_put_refusal(ev->kind));
 }
 
 sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {

@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "core/platform.h"
+#include "core/stream.h"
 #include "core/floatbits.h"
 #include "core/utf8.h"
 #include "sdx/ubjson.h"
@@ -100,10 +101,9 @@ static bool fail_at(sdx_ubjson_reader *r, sdx_err code, const char *msg, uint64_
 /* ------------------------------------------------------------------------ */
 
 static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_ubjson_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_ubjson_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
-    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_UBJSON_DEFAULT_MAX_DEPTH;
@@ -132,28 +132,18 @@ sdx_ubjson_reader *sdx_ubjson_reader_new_stream(sdx_read_fn read, void *ctx, siz
                                                 const sdx_ubjson_read_opts *opts) {
     sdx_ubjson_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    r->chunk = chunk ? chunk : 65536;
-    r->store = r->alloc.malloc(r->alloc.ctx, r->chunk);
-    if (!r->store) {
-        r->alloc.free(r->alloc.ctx, r);
-        return NULL;
-    }
-    r->store_cap = r->chunk;
+    void *store = sdx_stream_store(&r->alloc, r, &chunk);
+    if (!store) return NULL; /* r is freed */
+    r->store = store;
+    r->store_cap = r->chunk = chunk;
     r->read = read;
     r->ctx = ctx;
     r->base = r->p = r->end = r->store;
     return r;
 }
 
-static size_t file_read(void *ctx, void *buf, size_t cap) {
-    FILE *f = ctx;
-    size_t n = fread(buf, 1, cap, f);
-    if (n == 0 && ferror(f)) return (size_t)-1;
-    return n;
-}
-
 sdx_ubjson_reader *sdx_ubjson_reader_new_file(FILE *f, const sdx_ubjson_read_opts *opts) {
-    return sdx_ubjson_reader_new_stream(file_read, f, 0, opts);
+    return sdx_ubjson_reader_new_stream(sdx_file_read, f, 0, opts);
 }
 
 void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {

@@ -333,6 +333,21 @@ sdx_err sdx_ubjson_writer_bin(sdx_ubjson_writer *w, const void *data, size_t n) 
 /* Containers                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* Double the stack of open containers (when it is full); false with the
+ * error set when it cannot grow. */
+static SDX_NOINLINE bool grow_frames(sdx_ubjson_writer *w) {
+    sdx_err e = SDX_OK;
+    sdx_ubjson_frame *f =
+        sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
+    if (!f) {
+        fail(w, e);
+        return false;
+    }
+    w->frames = f;
+    w->top = f + w->depth;
+    return true;
+}
+
 static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count) {
     u8 t, head[13], *p = head;
     u8 marker = kind == FRAME_MAP ? '{' : '[';
@@ -343,14 +358,7 @@ static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count
         return fail(w, SDX_ERR_UNSUPPORTED);
     if (kind == FRAME_ARRAY && count != SDX_COUNT_UNKNOWN && count > INT64_MAX)
         return fail(w, SDX_ERR_UNSUPPORTED);
-    if (w->depth + 1 >= w->cap) {
-        sdx_err e = SDX_OK;
-        sdx_ubjson_frame *f =
-            sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
-        if (!f) return fail(w, e);
-        w->frames = f;
-        w->top = f + w->depth;
-    }
+    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
     if (!value_slot(w, &t)) return w->err;
     if (t && t != marker) return fail(w, SDX_ERR_TYPE);
     if (!t) *p++ = marker;
@@ -403,14 +411,7 @@ sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const 
             return fail(w, SDX_ERR_INVALID_ARG);
         elements *= dims[i];
     }
-    if (w->depth + 1 >= w->cap) {
-        sdx_err e = SDX_OK;
-        sdx_ubjson_frame *f =
-            sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
-        if (!f) return fail(w, e);
-        w->frames = f;
-        w->top = f + w->depth;
-    }
+    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
     if (!value_slot(w, &t)) return w->err;
     if (t && t != '[') return fail(w, SDX_ERR_TYPE);
     /* [$t#[d0 d1 ...]: the dimension vector as a plain array of integers,

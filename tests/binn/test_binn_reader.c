@@ -332,19 +332,6 @@ TEST(sequence_and_skip) {
     sdx_binn_reader_free(r);
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 static sdx_err emit_json(sdx_node n, sdx_buf *out) {
     sdx_json_writer w;
     sdx_buf_init(out, NULL);
@@ -364,7 +351,7 @@ TEST(corpus_roundtrip) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         size_t len;
-        char *json = read_file(path, &len);
+        char *json = test_read_file(path, &len);
         if (!CHECK(json != NULL)) {
             fprintf(stderr, "  no corpus file %s\n", path);
             continue;

@@ -1,5 +1,5 @@
 /*
- * Helpers of the BSON tests: a stream that hands out one byte per read,
+ * Helpers of the BSON tests: streams of one byte per read (trickle.h, step 1),
  * reading a whole input with a reader while writing its events back, a
  * document with every element type, deeply nested documents, bit flips,
  * the cases of the corpus data files.
@@ -14,19 +14,7 @@
 #include "core/endian.h"
 #include "msgpack_util.h"
 #include "sdx/sdx.h"
-
-/* A read function over n bytes at p, one byte per call. */
-typedef struct trickle {
-    const unsigned char *p;
-    size_t n, at;
-} trickle;
-
-static inline size_t trickle_read(void *ctx, void *buf, size_t cap) {
-    trickle *t = ctx;
-    if (t->at == t->n || cap == 0) return 0;
-    memcpy(buf, t->p + t->at++, 1);
-    return 1;
-}
+#include "trickle.h" /* the streams here give one byte per read: step 1 */
 
 /* Read everything with r and write the events back with a writer of
  * flags `wflags`; returns the read error, else the writer's (SDX_OK when

@@ -24,7 +24,7 @@
 static void run_case(const unsigned char *in, size_t n, const char *line, void *ctx) {
     const int valid = *(const int *)ctx;
     for (int stream = 0; stream < 2; stream++) {
-        trickle t = {in, n, 0};
+        trickle t = {in, n, 1};
         sdx_bson_reader *r = stream ? sdx_bson_reader_new_stream(trickle_read, &t, NULL)
                                     : sdx_bson_reader_new((const char *)in, n, NULL);
         sdx_buf b;

@@ -40,7 +40,7 @@ TEST(round_trip_every_type) {
     sdx_bson_reader_free(r);
     sdx_buf_destroy(&b);
 
-    trickle t = {in, n, 0};
+    trickle t = {in, n, 1};
     r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
     CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
     CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
@@ -93,7 +93,7 @@ TEST(truncation_at_every_byte) {
         sdx_error e;
         sdx_err rc = read_mem(p, k, 0, &e);
         CHECK(rc == SDX_ERR_TRUNCATED);
-        trickle t = {p, k, 0};
+        trickle t = {p, k, 1};
         sdx_bson_reader *r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
         sdx_event ev;
         while (sdx_bson_reader_next(r, &ev)) {
@@ -210,7 +210,7 @@ TEST(alloc_failures) {
             counting_alloc a;
             counting_alloc_init(&a, fail_at);
             sdx_bson_read_opts o = {0, 0, 0, &a.iface};
-            trickle t = {p, n, 0};
+            trickle t = {p, n, 1};
             sdx_bson_reader *r = stream ? sdx_bson_reader_new_stream(trickle_read, &t, &o)
                                         : sdx_bson_reader_new((const char *)p, n, &o);
             sdx_err rc = SDX_ERR_NOMEM;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sdx/sdx.h"
+#include "evtext.h"
 #include "test.h"
 
 /* Bytes of hex text (spaces ignored) into out (room for strlen/2); returns
@@ -43,20 +44,7 @@ static inline size_t unhex(const char *hex, unsigned char *out) {
         CHECK_MEM(sdx_buf_data(buf), sdx_buf_len(buf), want_, wn_);                  \
     } while (0)
 
-/* A compact text of an event stream, for comparisons: one token per event. */
-typedef struct evtext {
-    char s[65536];
-    size_t n;
-} evtext;
-
-static inline void evtext_add(evtext *t, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
-    va_end(ap);
-    if (k > 0) t->n += (size_t)k < sizeof t->s - t->n ? (size_t)k : sizeof t->s - t->n - 1;
-}
-
+/* A compact text of an event stream, one token per event (evtext.h). */
 static inline void evtext_event(evtext *t, const sdx_event *ev) {
     if (ev->tag_kind == SDX_TAG_CBOR && ev->kind != SDX_TAG) evtext_add(t, "%llu:", (unsigned long long)ev->tag);
     switch (ev->kind) {
@@ -64,9 +52,6 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
         if (ev->tag_kind == SDX_TAG_CBOR_SIMPLE) evtext_add(t, "simple(%llu) ", (unsigned long long)ev->tag);
         else evtext_add(t, "null ");
         break;
-    case SDX_BOOL: evtext_add(t, ev->v.b ? "true " : "false "); break;
-    case SDX_INT: evtext_add(t, "%lld ", (long long)ev->v.i); break;
-    case SDX_UINT: evtext_add(t, "%lluu ", (unsigned long long)ev->v.u); break;
     case SDX_NINT: evtext_add(t, "-1-%llu ", (unsigned long long)ev->v.u); break;
     case SDX_DOUBLE:
         evtext_add(t, "%.17g%s ", ev->v.d,
@@ -75,22 +60,10 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
     case SDX_STR:
     case SDX_KEY:
     case SDX_BIN:
-        evtext_add(t, "%s\"", ev->kind == SDX_BIN ? "h" : ev->kind == SDX_KEY ? "k" : "");
-        for (size_t i = 0; i < ev->v.str.len; i++) {
-            unsigned char c = (unsigned char)ev->v.str.ptr[i];
-            if (ev->kind != SDX_BIN && c >= 0x20 && c < 0x7f) evtext_add(t, "%c", c);
-            else evtext_add(t, "\\x%02x", c);
-        }
-        evtext_add(t, "\" ");
+        evtext_quoted(t, ev->kind == SDX_BIN ? "h" : ev->kind == SDX_KEY ? "k" : "", ev);
         break;
-    case SDX_ARRAY:
-    case SDX_MAP:
-        if (ev->v.count == SDX_COUNT_UNKNOWN) evtext_add(t, "%s_ ", ev->kind == SDX_MAP ? "{" : "[");
-        else evtext_add(t, "%s%llu ", ev->kind == SDX_MAP ? "{" : "[", (unsigned long long)ev->v.count);
-        break;
-    case SDX_END: evtext_add(t, "} "); break;
     case SDX_TAG: evtext_add(t, "%llu:", (unsigned long long)ev->tag); break;
-    default: evtext_add(t, "? "); break;
+    default: evtext_common(t, ev); break;
     }
 }
 
@@ -100,8 +73,7 @@ static inline sdx_err read_text(const char *hex, const sdx_cbor_read_opts *opts,
                                 size_t *off) {
     static unsigned char in[8192];
     size_t n = unhex(hex, in);
-    t->n = 0;
-    t->s[0] = 0;
+    evtext_clear(t);
     sdx_cbor_reader *r = sdx_cbor_reader_new((const char *)in, n, opts);
     if (!r) return SDX_ERR_NOMEM;
     sdx_event ev;
@@ -110,7 +82,7 @@ static inline sdx_err read_text(const char *hex, const sdx_cbor_read_opts *opts,
     sdx_err rc = sdx_cbor_reader_error(r, &e);
     if (off) *off = e.offset;
     sdx_cbor_reader_free(r);
-    if (t->n && t->s[t->n - 1] == ' ') t->s[--t->n] = 0;
+    evtext_trim(t);
     return rc;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "msgpack_util.h"
+#include "pump.h"
 #include "sdx/sdx.h"
 
 static long passed, failed;
@@ -33,39 +34,11 @@ static void result(int ok, const char *what, const char *name) {
     }
 }
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)n + 1);
-    if (fread(p, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(p);
-        return NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
-/* Pump a source into a sink and finish it. */
-static sdx_err pump(sdx_source src, sdx_sink sink) {
-    sdx_err e = sdx_transcode(src, sink, NULL);
-    sdx_err f = sdx_sink_finish(sink);
-    return e ? e : f;
-}
-
-static int same(const sdx_buf *a, const sdx_buf *b) {
-    return sdx_buf_len(a) == sdx_buf_len(b) && memcmp(sdx_buf_data(a), sdx_buf_data(b), sdx_buf_len(a)) == 0;
-}
-
 static void corpus(const char *dir, const char *file) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     size_t len;
-    char *json = read_file(path, &len);
+    char *json = test_read_file(path, &len);
     if (!json) {
         fprintf(stderr, "cannot read %s\n", path);
         result(0, "read", file);
@@ -82,13 +55,13 @@ static void corpus(const char *dir, const char *file) {
     /* the reference: JSON minified by the JSON reader and writer */
     sdx_json_reader *jr = sdx_json_reader_new(json, len, NULL);
     sdx_json_writer_init(&jw, &min, NULL);
-    result(pump(sdx_json_reader_source(jr), sdx_json_writer_sink(&jw)) == SDX_OK, "minify", file);
+    result(test_pump(sdx_json_reader_source(jr), sdx_json_writer_sink(&jw)) == SDX_OK, "minify", file);
     sdx_json_reader_free(jr);
 
     /* JSON -> MessagePack */
     jr = sdx_json_reader_new(json, len, NULL);
     sdx_msgpack_writer_init(&mw, &mp, NULL);
-    result(pump(sdx_json_reader_source(jr), sdx_msgpack_writer_sink(&mw)) == SDX_OK, "to MessagePack", file);
+    result(test_pump(sdx_json_reader_source(jr), sdx_msgpack_writer_sink(&mw)) == SDX_OK, "to MessagePack", file);
     sdx_json_reader_free(jr);
     printf("roundtrip: %s: %zu bytes of JSON, %zu minified, %zu of MessagePack\n", file, len, sdx_buf_len(&min),
            sdx_buf_len(&mp));
@@ -100,9 +73,9 @@ static void corpus(const char *dir, const char *file) {
                                       : sdx_msgpack_reader_new(sdx_buf_data(&mp), sdx_buf_len(&mp), NULL);
         sdx_buf_clear(&back);
         sdx_json_writer_init(&jw, &back, NULL);
-        sdx_err e = pump(sdx_msgpack_reader_source(r), sdx_json_writer_sink(&jw));
+        sdx_err e = test_pump(sdx_msgpack_reader_source(r), sdx_json_writer_sink(&jw));
         sdx_msgpack_reader_free(r);
-        result(e == SDX_OK && same(&back, &min), chunk ? "back to JSON (stream reader)" : "back to JSON (reader)", file);
+        result(e == SDX_OK && test_same_buf(&back, &min), chunk ? "back to JSON (stream reader)" : "back to JSON (reader)", file);
     }
 
     /* MessagePack -> document -> JSON, and -> MessagePack byte for byte */
@@ -114,12 +87,12 @@ static void corpus(const char *dir, const char *file) {
         sdx_json_writer_init(&jw, &back, NULL);
         sdx_err e = sdx_node_emit(sdx_doc_root(doc), sdx_json_writer_sink(&jw));
         e = e ? e : sdx_json_writer_finish(&jw);
-        result(e == SDX_OK && same(&back, &min), "back to JSON (tree parser)", file);
+        result(e == SDX_OK && test_same_buf(&back, &min), "back to JSON (tree parser)", file);
         sdx_buf_clear(&tmp);
         sdx_msgpack_writer_init(&mw, &tmp, NULL);
         e = sdx_node_emit(sdx_doc_root(doc), sdx_msgpack_writer_sink(&mw));
         e = e ? e : sdx_msgpack_writer_finish(&mw);
-        result(e == SDX_OK && same(&tmp, &mp), "MessagePack -> document -> MessagePack", file);
+        result(e == SDX_OK && test_same_buf(&tmp, &mp), "MessagePack -> document -> MessagePack", file);
         sdx_doc_free(doc);
     }
 
@@ -131,7 +104,7 @@ static void corpus(const char *dir, const char *file) {
         sdx_msgpack_writer_init(&mw, &tmp, NULL);
         sdx_err e = sdx_node_emit(sdx_doc_root(jdoc), sdx_msgpack_writer_sink(&mw));
         e = e ? e : sdx_msgpack_writer_finish(&mw);
-        result(e == SDX_OK && same(&tmp, &mp), "JSON document -> MessagePack", file);
+        result(e == SDX_OK && test_same_buf(&tmp, &mp), "JSON document -> MessagePack", file);
         sdx_doc_free(jdoc);
     }
     sdx_buf_destroy(&min);
@@ -157,7 +130,7 @@ static void generated(int count) {
             sdx_msgpack_writer w;
             sdx_msgpack_writer_init(&w, &out, NULL);
             sdx_node_emit(sdx_doc_root(doc), sdx_msgpack_writer_sink(&w));
-            exact += sdx_msgpack_writer_finish(&w) == SDX_OK && same(&out, &b);
+            exact += sdx_msgpack_writer_finish(&w) == SDX_OK && test_same_buf(&out, &b);
             /* JSON with every MessagePack-only value given a JSON form;
              * keys that are containers, bins or ext values stay errors */
             sdx_buf_clear(&out);

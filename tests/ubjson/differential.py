@@ -26,23 +26,22 @@ usage: differential.py --tool UBJ_TOOL --work DIR [--dialect ubjson|bjdata]
 """
 
 import argparse
-import base64
 import json
 import math
 import os
 import random
 import struct
-import subprocess
 import sys
 from decimal import Decimal
 
-EMULATOR = os.environ.get("SDX_TEST_EMULATOR", "").split()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import pyvenv  # noqa: E402
 import tally  # noqa: E402
+import ubj_common  # noqa: E402
+from ubj_common import run  # noqa: E402
 
 check = tally.check
 
@@ -106,28 +105,19 @@ def rand_value(rng, depth, with_bytes):
 # ---- comparison ---------------------------------------------------------------
 
 
-def norm(v):
-    """A form of a value in which equal documents compare equal: doubles by
-    their bits, integers (and integral Decimals from H) as ints, bytes as
-    their base64 text (how sdx writes them in JSON), objects as lists of
-    pairs (order kept)."""
-    if v is None or isinstance(v, bool):
-        return v
+def number(v):
+    """Doubles by their bits, integers (and integral Decimals from H) as
+    ints."""
     if isinstance(v, int):
         return ("i", v)
     if isinstance(v, Decimal):
         return ("i", int(v)) if v == v.to_integral_value() else ("dec", str(v))
-    if isinstance(v, float):
-        return ("f", struct.pack("<d", v))
-    if isinstance(v, str):
-        return ("s", v)
-    if isinstance(v, (bytes, bytearray)):
-        return ("s", base64.b64encode(bytes(v)).decode())
-    if isinstance(v, list):
-        return ["a"] + [norm(x) for x in v]
-    if isinstance(v, dict):
-        return ["m"] + [(k, norm(x)) for k, x in v.items()]
-    return ("?", repr(v))
+    return ("f", struct.pack("<d", v))
+
+
+def norm(v):
+    """A form of a value in which equal documents compare equal (ubj_common.norm)."""
+    return ubj_common.norm(v, number)
 
 
 def has_zero_double(v):
@@ -138,11 +128,6 @@ def has_zero_double(v):
     if isinstance(v, dict):
         return any(has_zero_double(x) for x in v.values())
     return False
-
-
-def run(tool, *args):
-    r = subprocess.run(EMULATOR + [tool] + list(args), capture_output=True)
-    return r.returncode, r.stderr.decode(errors="replace")
 
 
 def main():

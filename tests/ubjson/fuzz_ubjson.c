@@ -24,21 +24,7 @@
 #include <string.h>
 
 #include "sdx/sdx.h"
-
-typedef struct trickle {
-    const uint8_t *p;
-    size_t n, step;
-} trickle;
-
-static size_t trickle_read(void *ctx, void *buf, size_t cap) {
-    trickle *t = ctx;
-    size_t k = t->n < t->step ? t->n : t->step;
-    if (k > cap) k = cap;
-    memcpy(buf, t->p, k);
-    t->p += k;
-    t->n -= k;
-    return k;
-}
+#include "trickle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,6 @@ usage: pyubjson_vectors.py --tool UBJ_TOOL --work DIR [--venv DIR]
 
 import argparse
 import ast
-import base64
 import json
 import os
 import struct
@@ -28,12 +27,13 @@ import sys
 import tarfile
 from decimal import Decimal
 
-EMULATOR = os.environ.get("SDX_TEST_EMULATOR", "").split()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import pyvenv  # noqa: E402
 import tally  # noqa: E402
+import ubj_common  # noqa: E402
+from ubj_common import run  # noqa: E402
 
 check = tally.check
 VERSION = "0.16.1"
@@ -52,23 +52,9 @@ def die(msg):
 
 
 def norm(v):
-    if v is None or isinstance(v, bool):
-        return v
-    if isinstance(v, int):
-        return ("n", Decimal(v))
-    if isinstance(v, Decimal):
-        return ("n", v)
-    if isinstance(v, float):
-        return ("n", Decimal(v))
-    if isinstance(v, str):
-        return ("s", v)
-    if isinstance(v, (bytes, bytearray)):
-        return ("s", base64.b64encode(bytes(v)).decode())
-    if isinstance(v, list):
-        return ["a"] + [norm(x) for x in v]
-    if isinstance(v, dict):
-        return ["m"] + [(k, norm(x)) for k, x in v.items()]
-    return ("?", repr(v))
+    """A form of a value in which equal documents compare equal, every
+    number as its exact Decimal (ubj_common.norm)."""
+    return ubj_common.norm(v, lambda x: ("n", Decimal(x)))
 
 
 class Evaluator:
@@ -193,11 +179,6 @@ def encodings(tree, ev):
                         continue
                     out.append((x, e))
     return out
-
-
-def run(tool, *args):
-    r = subprocess.run(EMULATOR + [tool] + list(args), capture_output=True)
-    return r.returncode, r.stderr.decode(errors="replace")
 
 
 def main():

@@ -46,21 +46,7 @@ static void *c_realloc(void *ctx, void *p, size_t old, size_t n) {
 }
 static const sdx_alloc counting = {c_malloc, c_realloc, c_free, NULL};
 
-/* ---- streams ---- */
-typedef struct trickle {
-    const unsigned char *p;
-    size_t n, step;
-} trickle;
-
-static size_t trickle_read(void *ctx, void *buf, size_t cap) {
-    trickle *t = ctx;
-    size_t k = t->n < t->step ? t->n : t->step;
-    if (k > cap) k = cap;
-    memcpy(buf, t->p, k);
-    t->p += k;
-    t->n -= k;
-    return k;
-}
+/* ---- streams (trickle.h) ---- */
 
 /* The event text and error of a reader (memory when step is 0, else a
  * stream giving `step` bytes per read into chunks of 16). */
@@ -69,17 +55,10 @@ static sdx_err run(const void *in, size_t n, size_t step, uint32_t flags, evtext
     trickle tr = {in, n, step};
     sdx_ubjson_reader *r = step ? sdx_ubjson_reader_new_stream(trickle_read, &tr, 16, &o)
                                 : sdx_ubjson_reader_new(in, n, &o);
-    t->n = 0;
-    t->s[0] = 0;
+    evtext_clear(t);
     *off = 0;
     if (!r) return SDX_ERR_NOMEM;
-    sdx_event ev;
-    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
-    sdx_error e;
-    sdx_err rc = sdx_ubjson_reader_error(r, &e);
-    *off = rc ? e.offset : 0;
-    sdx_ubjson_reader_free(r);
-    return rc;
+    return read_events(r, t, off);
 }
 
 /* A stream reader agrees with a memory reader over the same bytes: the

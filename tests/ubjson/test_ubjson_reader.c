@@ -208,38 +208,16 @@ TEST(depth) {
     sdx_ubjson_reader_free(r);
 }
 
-/* A stream that hands out at most `step` bytes per read. */
-typedef struct trickle {
-    const unsigned char *p;
-    size_t n, step;
-} trickle;
-
-static size_t trickle_read(void *ctx, void *buf, size_t cap) {
-    trickle *t = ctx;
-    size_t k = t->n < t->step ? t->n : t->step;
-    if (k > cap) k = cap;
-    memcpy(buf, t->p, k);
-    t->p += k;
-    t->n -= k;
-    return k;
-}
-
 /* The event text of a stream reader over the same bytes, `step` bytes per
  * read, with a chunk of `chunk`. */
 static sdx_err stream_text(const void *in, size_t n, size_t step, size_t chunk,
                            const sdx_ubjson_read_opts *o, evtext *t, size_t *off) {
     trickle tr = {in, n, step};
-    t->n = 0;
-    t->s[0] = 0;
+    evtext_clear(t);
     sdx_ubjson_reader *r = sdx_ubjson_reader_new_stream(trickle_read, &tr, chunk, o);
     if (!r) return SDX_ERR_NOMEM;
-    sdx_event ev;
-    while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
-    sdx_error e;
-    sdx_err rc = sdx_ubjson_reader_error(r, &e);
-    *off = rc ? e.offset : 0;
-    sdx_ubjson_reader_free(r);
-    if (t->n && t->s[t->n - 1] == ' ') t->s[--t->n] = 0;
+    sdx_err rc = read_events(r, t, off);
+    evtext_trim(t);
     return rc;
 }
 

@@ -15,39 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pump.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
 #ifndef SDX_CORPUS_DIR
 #define SDX_CORPUS_DIR "."
 #endif
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *p = malloc(cap);
-    for (;;) {
-        if (n == cap) p = realloc(p, cap *= 2);
-        size_t k = fread(p + n, 1, cap - n, f);
-        if (!k) break;
-        n += k;
-    }
-    fclose(f);
-    *len = n;
-    return p;
-}
-
-static sdx_err pump(sdx_source src, sdx_sink sink) {
-    sdx_err e = sdx_transcode(src, sink, NULL);
-    sdx_err f = sdx_sink_finish(sink);
-    return e ? e : f;
-}
-
-static int same(const sdx_buf *a, const sdx_buf *b) {
-    return sdx_buf_len(a) == sdx_buf_len(b) &&
-           memcmp(sdx_buf_data(a), sdx_buf_data(b), sdx_buf_len(a)) == 0;
-}
 
 typedef struct chunks {
     const char *p;
@@ -69,7 +43,7 @@ static sdx_err to_json(sdx_ubjson_reader *r, sdx_buf *out) {
     sdx_json_writer jw;
     sdx_buf_init(out, NULL);
     sdx_json_writer_init(&jw, out, NULL);
-    sdx_err e = pump(sdx_ubjson_reader_source(r), sdx_json_writer_sink(&jw));
+    sdx_err e = test_pump(sdx_ubjson_reader_source(r), sdx_json_writer_sink(&jw));
     sdx_ubjson_reader_free(r);
     return e;
 }
@@ -78,7 +52,7 @@ static void corpus_file(const char *dir, const char *file, int bj) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
     size_t len = 0;
-    char *json = read_file(path, &len);
+    char *json = test_read_file(path, &len);
     if (!CHECK(json != NULL)) {
         fprintf(stderr, "  cannot read %s\n", path);
         return;
@@ -92,22 +66,22 @@ static void corpus_file(const char *dir, const char *file, int bj) {
     sdx_buf_init(&min, NULL);
     sdx_json_writer_init(&jw, &min, NULL);
     sdx_json_reader *jr = sdx_json_reader_new(json, len, NULL);
-    CHECK_EQ_INT(pump(sdx_json_reader_source(jr), sdx_json_writer_sink(&jw)), SDX_OK);
+    CHECK_EQ_INT(test_pump(sdx_json_reader_source(jr), sdx_json_writer_sink(&jw)), SDX_OK);
     sdx_json_reader_free(jr);
     /* JSON -> UBJSON through events */
     sdx_buf_init(&u, NULL);
     sdx_ubjson_writer_init(&uw, &u, &wo);
     jr = sdx_json_reader_new(json, len, NULL);
-    CHECK_EQ_INT(pump(sdx_json_reader_source(jr), sdx_ubjson_writer_sink(&uw)), SDX_OK);
+    CHECK_EQ_INT(test_pump(sdx_json_reader_source(jr), sdx_ubjson_writer_sink(&uw)), SDX_OK);
     sdx_json_reader_free(jr);
     CHECK(sdx_buf_len(&u) < len);
     /* back by the memory reader, a stream reader, the parser */
     CHECK_EQ_INT(to_json(sdx_ubjson_reader_new(sdx_buf_data(&u), sdx_buf_len(&u), &ro), &back), SDX_OK);
-    if (!CHECK(same(&back, &min))) fprintf(stderr, "  %s: memory reader\n", file);
+    if (!CHECK(test_same_buf(&back, &min))) fprintf(stderr, "  %s: memory reader\n", file);
     sdx_buf_destroy(&back);
     chunks c = {sdx_buf_data(&u), sdx_buf_len(&u)};
     CHECK_EQ_INT(to_json(sdx_ubjson_reader_new_stream(chunk_read, &c, 4096, &ro), &back), SDX_OK);
-    if (!CHECK(same(&back, &min))) fprintf(stderr, "  %s: stream reader\n", file);
+    if (!CHECK(test_same_buf(&back, &min))) fprintf(stderr, "  %s: stream reader\n", file);
     sdx_buf_destroy(&back);
     sdx_error e;
     sdx_doc *doc = sdx_ubjson_parse(sdx_buf_data(&u), sdx_buf_len(&u), &ro, &e);
@@ -116,7 +90,7 @@ static void corpus_file(const char *dir, const char *file, int bj) {
         sdx_json_writer_init(&jw, &back, NULL);
         CHECK_EQ_INT(sdx_node_emit(sdx_doc_root(doc), sdx_json_writer_sink(&jw)), SDX_OK);
         CHECK_EQ_INT(sdx_json_writer_finish(&jw), SDX_OK);
-        if (!CHECK(same(&back, &min))) fprintf(stderr, "  %s: parser\n", file);
+        if (!CHECK(test_same_buf(&back, &min))) fprintf(stderr, "  %s: parser\n", file);
         sdx_buf_destroy(&back);
         /* the UBJSON document written again: counted containers now */
         sdx_buf counted, again;
@@ -126,7 +100,7 @@ static void corpus_file(const char *dir, const char *file, int bj) {
         CHECK_EQ_INT(sdx_ubjson_writer_finish(&uw), SDX_OK);
         CHECK_EQ_INT(to_json(sdx_ubjson_reader_new(sdx_buf_data(&counted), sdx_buf_len(&counted), &ro), &back),
                      SDX_OK);
-        if (!CHECK(same(&back, &min))) fprintf(stderr, "  %s: counted containers\n", file);
+        if (!CHECK(test_same_buf(&back, &min))) fprintf(stderr, "  %s: counted containers\n", file);
         sdx_buf_destroy(&back);
         /* the JSON parser's document gives the same counted bytes */
         sdx_doc *jdoc = sdx_json_parse(json, len, NULL, NULL);
@@ -135,7 +109,7 @@ static void corpus_file(const char *dir, const char *file, int bj) {
             sdx_ubjson_writer_init(&uw, &again, &wo);
             CHECK_EQ_INT(sdx_node_emit(sdx_doc_root(jdoc), sdx_ubjson_writer_sink(&uw)), SDX_OK);
             CHECK_EQ_INT(sdx_ubjson_writer_finish(&uw), SDX_OK);
-            if (!CHECK(same(&again, &counted))) fprintf(stderr, "  %s: JSON document\n", file);
+            if (!CHECK(test_same_buf(&again, &counted))) fprintf(stderr, "  %s: JSON document\n", file);
             sdx_buf_destroy(&again);
             sdx_doc_free(jdoc);
         }

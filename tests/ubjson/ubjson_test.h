@@ -12,33 +12,18 @@
 #include <string.h>
 
 #include "sdx/sdx.h"
+#include "evtext.h"
 #include "test.h"
+#include "trickle.h"
 
 /* Compare a buffer's content with the bytes of a string literal (which may
  * hold NULs: its size, not strlen, counts). */
 #define CHECK_BYTES(buf, lit) CHECK_MEM(sdx_buf_data(buf), sdx_buf_len(buf), lit, sizeof(lit) - 1)
 
-/* A compact text of an event stream, one token per event. */
-typedef struct evtext {
-    char s[65536];
-    size_t n;
-} evtext;
-
-static inline void evtext_add(evtext *t, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(t->s + t->n, sizeof t->s - t->n, fmt, ap);
-    va_end(ap);
-    if (k > 0) t->n += (size_t)k < sizeof t->s - t->n ? (size_t)k : sizeof t->s - t->n - 1;
-}
-
+/* A compact text of an event stream, one token per event (evtext.h). */
 static inline void evtext_event(evtext *t, const sdx_event *ev) {
     if (ev->tag_kind == SDX_TAG_UBJSON && ev->kind != SDX_END) evtext_add(t, "%c:", (char)ev->tag);
     switch (ev->kind) {
-    case SDX_NULL: evtext_add(t, "null "); break;
-    case SDX_BOOL: evtext_add(t, ev->v.b ? "true " : "false "); break;
-    case SDX_INT: evtext_add(t, "%lld ", (long long)ev->v.i); break;
-    case SDX_UINT: evtext_add(t, "%lluu ", (unsigned long long)ev->v.u); break;
     case SDX_DOUBLE:
         evtext_add(t, "%.17g%s ", ev->v.d,
                    ev->flags & SDX_EVENT_FLOAT16 ? "_h" : ev->flags & SDX_EVENT_FLOAT32 ? "_d" : "");
@@ -47,39 +32,33 @@ static inline void evtext_event(evtext *t, const sdx_event *ev) {
     case SDX_KEY:
     case SDX_BIN:
     case SDX_RAW:
-        evtext_add(t, "%s\"", ev->kind == SDX_BIN ? "b" : ev->kind == SDX_KEY ? "k" : ev->kind == SDX_RAW ? "H" : "");
-        for (size_t i = 0; i < ev->v.str.len; i++) {
-            unsigned char c = (unsigned char)ev->v.str.ptr[i];
-            if (ev->kind != SDX_BIN && c >= 0x20 && c < 0x7f) evtext_add(t, "%c", c);
-            else evtext_add(t, "\\x%02x", c);
-        }
-        evtext_add(t, "\" ");
+        evtext_quoted(t, ev->kind == SDX_BIN ? "b" : ev->kind == SDX_KEY ? "k" : ev->kind == SDX_RAW ? "H" : "", ev);
         break;
-    case SDX_ARRAY:
-    case SDX_MAP:
-        if (ev->v.count == SDX_COUNT_UNKNOWN) evtext_add(t, "%s_ ", ev->kind == SDX_MAP ? "{" : "[");
-        else evtext_add(t, "%s%llu ", ev->kind == SDX_MAP ? "{" : "[", (unsigned long long)ev->v.count);
-        break;
-    case SDX_END: evtext_add(t, "} "); break;
-    default: evtext_add(t, "? "); break;
+    default: evtext_common(t, ev); break;
     }
 }
 
-/* Read n bytes with a memory reader into an event text; returns the error
- * code (SDX_OK at a clean end) and stores the error's offset. */
-static inline sdx_err read_text(const void *in, size_t n, const sdx_ubjson_read_opts *opts,
-                                evtext *t, size_t *off) {
-    t->n = 0;
-    t->s[0] = 0;
-    sdx_ubjson_reader *r = sdx_ubjson_reader_new((const char *)in, n, opts);
-    if (!r) return SDX_ERR_NOMEM;
+/* Read everything r gives into t, then free r; returns the error code
+ * (SDX_OK at a clean end) and stores the error's offset (0 without one). */
+static inline sdx_err read_events(sdx_ubjson_reader *r, evtext *t, size_t *off) {
     sdx_event ev;
     while (sdx_ubjson_reader_next(r, &ev)) evtext_event(t, &ev);
     sdx_error e;
     sdx_err rc = sdx_ubjson_reader_error(r, &e);
     if (off) *off = rc ? e.offset : 0;
     sdx_ubjson_reader_free(r);
-    if (t->n && t->s[t->n - 1] == ' ') t->s[--t->n] = 0;
+    return rc;
+}
+
+/* Read n bytes with a memory reader into an event text; returns the error
+ * code (SDX_OK at a clean end) and stores the error's offset. */
+static inline sdx_err read_text(const void *in, size_t n, const sdx_ubjson_read_opts *opts,
+                                evtext *t, size_t *off) {
+    evtext_clear(t);
+    sdx_ubjson_reader *r = sdx_ubjson_reader_new((const char *)in, n, opts);
+    if (!r) return SDX_ERR_NOMEM;
+    sdx_err rc = read_events(r, t, off);
+    evtext_trim(t);
     return rc;
 }
 
