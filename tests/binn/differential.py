@@ -70,7 +70,7 @@ def main():
         print("cargo could not build binn-diff (binn-ir from crates.io)")
         return 1
     rust = os.path.join(target, "release", "binn-diff")
-    tool = [args.tool]
+    tool = os.environ.get("SDX_TEST_EMULATOR", "").split() + [args.tool]  # qemu for cross builds
 
     # sdx -> binn-ir -> sdx
     docs = run(tool + ["gen", str(args.count), str(args.seed)])
