@@ -87,7 +87,7 @@ TEST(document_values) {
     sdx_doc_free(doc);
 
     /* the size classes of containers and strings */
-    static const char *const cases[] = {"90", "9f" "000102030405060708090a0b0c0d0e", "dc 00 00", "dd 00 00 00 01 c0",
+    static const char *const cases[] = {"90", "9f000102030405060708090a0b0c0d0e", "dc 00 00", "dd 00 00 00 01 c0",
                                         "80", "de 00 01 a0 c0", "df 00 00 00 01 c0 c0", "a0", "d9 01 61",
                                         "da 00 01 61", "db 00 00 00 01 61", "c5 00 01 61", "c6 00 00 00 01 61",
                                         "c7 00 01", "c8 00 01 01 61", "c9 00 00 00 01 02 61", "d8 7f 00112233445566778899aabbccddeeff"};
