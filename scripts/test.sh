@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Run every test: the release build, the same tests built with
-# AddressSanitizer and UndefinedBehaviorSanitizer, the aarch64 build (NEON
-# kernels) under qemu, the benchmark suite's own tests (C and Rust), a quick
-# run of the whole suite and its reproducibility check (--stability). Prints
-# one summary line at the end; exits non-zero if anything failed.
+# AddressSanitizer and UndefinedBehaviorSanitizer, the same tests built with
+# clang-19, the aarch64 build (NEON kernels) under qemu, the benchmark
+# suite's own tests (C and Rust), a quick run of the whole suite and its
+# reproducibility check (--stability). Prints one summary line at the end;
+# exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 ensure_debian_packages cmake gcc make pkg-config python3 python3-venv libjansson-dev ||
     { echo "cannot install build tools" >&2; exit 1; }
-# clang for the public headers' check (ctest public_headers)
-ensure_debian_packages clang-19 || echo "warning: clang-19 missing; the public_headers test fails" >&2
+# clang for the clang build (step 2b) and the public headers' check
+ensure_debian_packages clang-19 || echo "warning: clang-19 missing; the clang build and the public_headers test fail" >&2
 mkdir -p build
 # Node.js and npm for the JSON conformance suite (tests/conformance: its ctest
 # test installs the pinned npm package itself, into each build tree).
@@ -64,6 +65,20 @@ if build_tree build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDX_SANITIZE=ON
         run_ctest "asan+ubsan" build/sanitize
 else
     failed=$((failed + 1)); configs+=("asan+ubsan: BUILD FAILED")
+fi
+
+# 2b. clang: the library, the command, the tests and sdx's benchmark
+#     programs built with clang-19 and the project's warnings as errors
+#     (-Wall -Wextra -Wpedantic -Werror ...), and every test run again.
+if command -v clang-19 >/dev/null 2>&1; then
+    if CC=clang-19 CXX=clang++-19 build_tree build/clang -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON \
+        -DSDX_BUILD_BENCH=ON -DSDX_BENCH_PEERS=OFF; then
+        run_ctest clang build/clang
+    else
+        failed=$((failed + 1)); configs+=("clang: BUILD FAILED")
+    fi
+else
+    failed=$((failed + 1)); configs+=("clang: clang-19 missing")
 fi
 
 # 3. aarch64 with NEON kernels, under qemu (skipped without a cross compiler).
