@@ -286,9 +286,9 @@ static inline sdx_err sdx_ubjson_writer_error(const sdx_ubjson_writer *w) { retu
  * itself, in the caller's code, when the innermost container takes them
  * without a type check (it is not strongly typed), the count allows them,
  * and the buffer has room for their largest encoding; everything else
- * (errors, typed containers, BJData's wider integers, float32 doubles, long
- * or non-ASCII strings) goes to the exported function, which checks and
- * writes it. The exported functions are called as
+ * (errors, typed containers, BJData's wider integers, float32 doubles,
+ * empty or long strings, invalid UTF-8) goes to the exported function,
+ * which checks and writes it. The exported functions are called as
  * (sdx_ubjson_writer_int)(w, v) or through their address, as with getc in
  * the C library. Everything named sdx_ubj_w_ here is private to the
  * library, which shares it with these functions. */
@@ -482,13 +482,14 @@ static inline int sdx_ubj_w_copy_ascii(char *p, const char *s, size_t n, uint64_
 /* The longest string the inline path writes: its length fits U. */
 #define SDX_UBJ_W_TEXT_MAX 128
 
-/* A string or key of 1 to SDX_UBJ_W_TEXT_MAX bytes, ASCII (or any bytes
- * without UTF-8 checks), where the innermost container allows it without
- * bookkeeping and the buffer has room: a value as S U n and the bytes, or
+/* A string or key of 1 to SDX_UBJ_W_TEXT_MAX bytes, valid UTF-8 (or any
+ * bytes without UTF-8 checks), where the innermost container allows it
+ * without bookkeeping and the buffer has room: a value as S U n and the bytes, or
  * C and the byte for one byte; a key (`key`, only where a key is due) as U
- * n and the bytes. The bytes are copied while they are checked; when the
- * check fails nothing counts as written (the buffer's position stays) and
- * the exported function writes the string over them. */
+ * n and the bytes. The bytes are copied while they are tested for ASCII;
+ * text with other bytes is then validated by the writer's UTF-8 kernel,
+ * without copying it again. When that fails nothing counts as written
+ * (the buffer's position stays) and the exported function reports it. */
 static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, int key) {
     sdx_ubjson_frame *f = w->top;
     char *p = w->out->cur;
@@ -507,7 +508,7 @@ static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, 
         if (!key) *p++ = 'S';
         p[0] = 'U';
         p[1] = (char)(unsigned char)n;
-        if (!sdx_ubj_w_copy_ascii(p + 2, s, n, mask)) return 0;
+        if (!sdx_ubj_w_copy_ascii(p + 2, s, n, mask) && w->utf8_valid(s, n) != n) return 0;
         p += 2 + n;
     }
     f->items++;

@@ -276,7 +276,16 @@ static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
     u8 head[10], *p = head;
     if (marker) *p++ = marker;
     p = enc_uint(p, n, is_bjdata(w));
-    if (put_bytes(w, head, (size_t)(p - head))) put_bytes(w, s, n);
+    size_t h = (size_t)(p - head);
+    if (n <= 4096) { /* head and bytes in one reservation */
+        char *q = sdx_buf_reserve(w->out, h + n);
+        if (!q) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        memcpy(q, head, h);
+        if (n) memcpy(q + h, s, n);
+        w->out->cur = q + h + n;
+        return w->err;
+    }
+    if (put_bytes(w, head, h)) put_bytes(w, s, n);
     return w->err;
 }
 
