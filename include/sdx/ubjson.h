@@ -16,10 +16,9 @@
  *   - the sdx command's formats ubjson (.ubjson .ubj) and bjdata (.bjdata
  *     .bjd .jdb), and sdx's UBJSON programs in the benchmark suite
  *     (verified; `bench/run.py --quick --filter ubjson`).
- * Not there yet: the inline fast paths that msgpack.h has (the reader and
- * writer here are plain functions, and have not been measured against the
- * peer libraries); BJData's structure-of-arrays containers ('[' '$' '{',
- * Draft 3) and column-major N-dimensional arrays (both read as
+ * The writer's commonest calls have inline fast paths (as cbor.h's); the
+ * reader is plain functions. Not there yet: BJData's structure-of-arrays
+ * containers ('[' '$' '{', Draft 3) and column-major N-dimensional arrays (both read as
  * SDX_ERR_UNSUPPORTED).
  *
  * The streaming writer:
@@ -191,20 +190,20 @@ SDX_API sdx_err sdx_ubjson_writer_init(sdx_ubjson_writer *w, sdx_buf *out,
  * a value of another kind is SDX_ERR_TYPE (see begin_typed_array).
  *
  * Integers: the smallest type (see the top of this file). */
-SDX_API sdx_err sdx_ubjson_writer_null(sdx_ubjson_writer *w);
-SDX_API sdx_err sdx_ubjson_writer_bool(sdx_ubjson_writer *w, bool v);
-SDX_API sdx_err sdx_ubjson_writer_int(sdx_ubjson_writer *w, int64_t v);
+SDX_API sdx_err (sdx_ubjson_writer_null)(sdx_ubjson_writer *w);
+SDX_API sdx_err (sdx_ubjson_writer_bool)(sdx_ubjson_writer *w, bool v);
+SDX_API sdx_err (sdx_ubjson_writer_int)(sdx_ubjson_writer *w, int64_t v);
 /* An unsigned integer: above INT64_MAX as H in UBJSON, M in BJData. */
-SDX_API sdx_err sdx_ubjson_writer_uint(sdx_ubjson_writer *w, uint64_t v);
+SDX_API sdx_err (sdx_ubjson_writer_uint)(sdx_ubjson_writer *w, uint64_t v);
 /* A double: D, or d when SDX_UBJSON_WRITE_FLOAT32_EXACT and exact. */
-SDX_API sdx_err sdx_ubjson_writer_double(sdx_ubjson_writer *w, double v);
+SDX_API sdx_err (sdx_ubjson_writer_double)(sdx_ubjson_writer *w, double v);
 /* A float: always d. */
 SDX_API sdx_err sdx_ubjson_writer_float(sdx_ubjson_writer *w, float v);
 /* A string: `len` bytes at `s` (NULL allowed when len is 0), as S, or as
  * C when it is one byte of 0 to 127 (the smallest encoding, as py-ubjson
  * writes it too). Invalid UTF-8 is SDX_ERR_UTF8 unless
  * SDX_UBJSON_WRITE_NO_UTF8_CHECK. */
-SDX_API sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_ubjson_writer_string)(sdx_ubjson_writer *w, const char *s, size_t len);
 /* A char (C): `c` from 0 to 127, else SDX_ERR_INVALID_ARG. */
 SDX_API sdx_err sdx_ubjson_writer_char(sdx_ubjson_writer *w, char c);
 /* A high-precision number (H): `len` bytes of text that must be a JSON
@@ -221,8 +220,8 @@ SDX_API sdx_err sdx_ubjson_writer_bin(sdx_ubjson_writer *w, const void *data, si
  * is SDX_ERR_USAGE; nothing is written at the end. An unknown count gives
  * a plain container, closed by ']' or '}' at the end. Nothing is ever
  * back-patched. */
-SDX_API sdx_err sdx_ubjson_writer_begin_array(sdx_ubjson_writer *w, uint64_t count);
-SDX_API sdx_err sdx_ubjson_writer_begin_map(sdx_ubjson_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_ubjson_writer_begin_array)(sdx_ubjson_writer *w, uint64_t count);
+SDX_API sdx_err (sdx_ubjson_writer_begin_map)(sdx_ubjson_writer *w, uint64_t count);
 /* Strongly typed containers ('$' type '#' count): every element (every
  * value of a map) is of the type `type`, written without its marker.
  * `type` is a value marker: UBJSON Z T F i U I l L d D C S H [ {; BJData
@@ -250,10 +249,10 @@ SDX_API sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type
                                                  const uint64_t *dims, uint32_t ndim);
 /* A map key; must come where a key is due (SDX_ERR_USAGE otherwise).
  * Invalid UTF-8 is SDX_ERR_UTF8 unless SDX_UBJSON_WRITE_NO_UTF8_CHECK. */
-SDX_API sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t len);
+SDX_API sdx_err (sdx_ubjson_writer_key)(sdx_ubjson_writer *w, const char *s, size_t len);
 /* Close the innermost container (SDX_ERR_USAGE if none is open, if its
  * count is not met, or after a map key without its value). */
-SDX_API sdx_err sdx_ubjson_writer_end(sdx_ubjson_writer *w);
+SDX_API sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w);
 
 /* Write one event (see the table at the top of this file). SDX_ARRAY and
  * SDX_MAP with tag_kind
@@ -275,6 +274,269 @@ SDX_API sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w);
 
 /* The sticky error so far. */
 static inline sdx_err sdx_ubjson_writer_error(const sdx_ubjson_writer *w) { return w->err; }
+
+/* ------------------------------------------------------------------------ */
+/* Writer: inline fast paths                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A call sdx_ubjson_writer_int(w, v) (and likewise null, bool, uint,
+ * double, string, key, begin_array, begin_map and end) is a macro for the
+ * inline function sdx_ubjson_writer_int_inline below, which behaves
+ * exactly like the exported function: it writes the commonest values
+ * itself, in the caller's code, when the innermost container takes them
+ * without a type check (it is not strongly typed), the count allows them,
+ * and the buffer has room for their largest encoding; everything else
+ * (errors, typed containers, BJData's wider integers, float32 doubles,
+ * empty or long strings, invalid UTF-8) goes to the exported function,
+ * which checks and writes it. The exported functions are called as
+ * (sdx_ubjson_writer_int)(w, v) or through their address, as with getc in
+ * the C library. Everything named sdx_ubj_w_ here is private to the
+ * library, which shares it with these functions. */
+
+/* Frame kinds (sdx_ubjson_frame.kind). After an error the writer's
+ * innermost frame allows no item (items 1, limit 0), so every fast path
+ * falls through to the exported function, which returns the sticky
+ * error. */
+enum { SDX_UBJ_W_ROOT, SDX_UBJ_W_ARRAY, SDX_UBJ_W_MAP };
+
+/* Where a value (not a key) may come without bookkeeping and `need` bytes
+ * fit: then the position to write at, else NULL. */
+static inline char *sdx_ubj_w_room(const sdx_ubjson_writer *w, size_t need) {
+    const sdx_ubjson_frame *f = w->top;
+    char *p = w->out->cur;
+    if (f->items >= f->limit || f->type ||
+        (f->kind == SDX_UBJ_W_MAP && !(f->items & 1)) || (size_t)(w->out->end - p) < need)
+        return NULL;
+    return p;
+}
+
+/* Count the value just stored and move the buffer to its end `e`. */
+static inline sdx_err sdx_ubj_w_done(sdx_ubjson_writer *w, char *e) {
+    w->top->items++;
+    w->out->cur = e;
+    return SDX_OK;
+}
+
+/* A nonnegative UBJSON integer up to INT64_MAX in its smallest type (U I
+ * l L, big-endian) at p; returns the end. */
+static inline char *sdx_ubj_w_uint(char *p, uint64_t v) {
+    if (v <= 0xff) {
+        p[0] = 'U';
+        p[1] = (char)(unsigned char)v;
+        return p + 2;
+    }
+    if (v <= 0x7fff) {
+        p[0] = 'I';
+        sdx_hot_store_be(p + 1, v, 2);
+        return p + 3;
+    }
+    if (v <= 0x7fffffff) {
+        p[0] = 'l';
+        sdx_hot_store_be(p + 1, v, 4);
+        return p + 5;
+    }
+    p[0] = 'L';
+    sdx_hot_store_be(p + 1, v, 8);
+    return p + 9;
+}
+
+static inline sdx_err sdx_ubjson_writer_null_inline(sdx_ubjson_writer *w) {
+    char *p = sdx_ubj_w_room(w, 1);
+    if (!p) return (sdx_ubjson_writer_null)(w);
+    *p = 'Z';
+    return sdx_ubj_w_done(w, p + 1);
+}
+
+static inline sdx_err sdx_ubjson_writer_bool_inline(sdx_ubjson_writer *w, bool v) {
+    char *p = sdx_ubj_w_room(w, 1);
+    if (!p) return (sdx_ubjson_writer_bool)(w, v);
+    *p = v ? 'T' : 'F';
+    return sdx_ubj_w_done(w, p + 1);
+}
+
+/* Integers in their smallest type; in BJData (little-endian, unsigned
+ * types) only those of one byte, -128 to 255, which both dialects write
+ * alike. */
+static inline sdx_err sdx_ubjson_writer_int_inline(sdx_ubjson_writer *w, int64_t v) {
+    char *p = sdx_ubj_w_room(w, 9);
+    if (!p || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && (v < -128 || v > 255)))
+        return (sdx_ubjson_writer_int)(w, v);
+    if (v >= 0) return sdx_ubj_w_done(w, sdx_ubj_w_uint(p, (uint64_t)v));
+    if (v >= INT8_MIN) {
+        p[0] = 'i';
+        p[1] = (char)(unsigned char)(uint64_t)v;
+        return sdx_ubj_w_done(w, p + 2);
+    }
+    if (v >= INT16_MIN) {
+        p[0] = 'I';
+        sdx_hot_store_be(p + 1, (uint64_t)v, 2);
+        return sdx_ubj_w_done(w, p + 3);
+    }
+    if (v >= INT32_MIN) {
+        p[0] = 'l';
+        sdx_hot_store_be(p + 1, (uint64_t)v, 4);
+        return sdx_ubj_w_done(w, p + 5);
+    }
+    p[0] = 'L';
+    sdx_hot_store_be(p + 1, (uint64_t)v, 8);
+    return sdx_ubj_w_done(w, p + 9);
+}
+
+static inline sdx_err sdx_ubjson_writer_uint_inline(sdx_ubjson_writer *w, uint64_t v) {
+    if (v > INT64_MAX) return (sdx_ubjson_writer_uint)(w, v);
+    return sdx_ubjson_writer_int_inline(w, (int64_t)v);
+}
+
+/* A double as D (float64, big-endian): UBJSON without
+ * SDX_UBJSON_WRITE_FLOAT32_EXACT. */
+static inline sdx_err sdx_ubjson_writer_double_inline(sdx_ubjson_writer *w, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    char *p = sdx_ubj_w_room(w, 9);
+    if (!p || (w->flags & (SDX_UBJSON_WRITE_BJDATA | SDX_UBJSON_WRITE_FLOAT32_EXACT)))
+        return (sdx_ubjson_writer_double)(w, v);
+    p[0] = 'D';
+    sdx_hot_store_be(p + 1, bits, 8);
+    return sdx_ubj_w_done(w, p + 9);
+}
+
+/* A container of known count (UBJSON: up to INT32_MAX, BJData: up to 255,
+ * which both dialects write alike) while the writer's frames have room.
+ * The new frame is set up before the head is stored, so that those stores
+ * need not be followed by reloads of the writer's fields. */
+static inline int sdx_ubj_w_begin(sdx_ubjson_writer *w, uint64_t count, int map) {
+    sdx_ubjson_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint32_t depth = w->depth;
+    if (count > 0x7fffffff || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && count > 0xff) ||
+        depth + 1 >= w->cap || f->items >= f->limit || f->type ||
+        (f->kind == SDX_UBJ_W_MAP && !(f->items & 1)) || (size_t)(b->end - p) < 7)
+        return 0;
+    f->items++;
+    f[1].items = 0;
+    f[1].limit = map ? 2 * count : count;
+    f[1].kind = (uint8_t)(map ? SDX_UBJ_W_MAP : SDX_UBJ_W_ARRAY);
+    f[1].type = 0;
+    w->top = f + 1;
+    w->depth = depth + 1;
+    p[0] = map ? '{' : '[';
+    p[1] = '#';
+    b->cur = sdx_ubj_w_uint(p + 2, count);
+    return 1;
+}
+
+static inline sdx_err sdx_ubjson_writer_begin_array_inline(sdx_ubjson_writer *w, uint64_t count) {
+    if (!sdx_ubj_w_begin(w, count, 0)) return (sdx_ubjson_writer_begin_array)(w, count);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_ubjson_writer_begin_map_inline(sdx_ubjson_writer *w, uint64_t count) {
+    if (!sdx_ubj_w_begin(w, count, 1)) return (sdx_ubjson_writer_begin_map)(w, count);
+    return SDX_OK;
+}
+
+/* A counted container whose count is met: nothing to write. */
+static inline sdx_err sdx_ubjson_writer_end_inline(sdx_ubjson_writer *w) {
+    sdx_ubjson_frame *f = w->top;
+    if (f->items != f->limit || f->limit == UINT64_MAX || f->kind == SDX_UBJ_W_ROOT)
+        return (sdx_ubjson_writer_end)(w);
+    w->top = f - 1;
+    w->depth--;
+    return SDX_OK;
+}
+
+/* Copy n bytes (1 to SDX_UBJ_W_TEXT_MAX, s not NULL) from s to p and
+ * tell whether they were all ASCII (with `mask` the high bit of each byte;
+ * 0 accepts any bytes): one pass of word loads that both checks and
+ * copies, the cheap half of the UTF-8 check of short text. Words may
+ * overlap (the last one ends at n); the caller has room for n bytes. */
+static inline int sdx_ubj_w_copy_ascii(char *p, const char *s, size_t n, uint64_t mask) {
+    uint64_t a = 0, x;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            memcpy(p + i, &x, 8);
+            a |= x;
+        }
+        memcpy(&x, s + n - 8, 8);
+        memcpy(p + n - 8, &x, 8);
+        return ((a | x) & mask) == 0;
+    }
+    if (n >= 4) {
+        uint32_t y, z;
+        memcpy(&y, s, 4);
+        memcpy(&z, s + n - 4, 4);
+        memcpy(p, &y, 4);
+        memcpy(p + n - 4, &z, 4);
+        return ((y | z) & mask) == 0;
+    }
+    p[0] = s[0];
+    p[n / 2] = s[n / 2];
+    p[n - 1] = s[n - 1];
+    a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
+    return (a & mask) == 0;
+}
+
+/* The longest string the inline path writes: its length fits U. */
+#define SDX_UBJ_W_TEXT_MAX 128
+
+/* A string or key of 1 to SDX_UBJ_W_TEXT_MAX bytes, valid UTF-8 (or any
+ * bytes without UTF-8 checks), where the innermost container allows it
+ * without bookkeeping and the buffer has room: a value as S U n and the bytes, or
+ * C and the byte for one byte; a key (`key`, only where a key is due) as U
+ * n and the bytes. The bytes are copied while they are tested for ASCII;
+ * text with other bytes is then validated by the writer's UTF-8 kernel,
+ * without copying it again. When that fails nothing counts as written
+ * (the buffer's position stays) and the exported function reports it. */
+static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, int key) {
+    sdx_ubjson_frame *f = w->top;
+    char *p = w->out->cur;
+    uint64_t mask = w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
+    if (n - 1 >= SDX_UBJ_W_TEXT_MAX || f->items >= f->limit || f->type ||
+        (size_t)(w->out->end - p) < SDX_UBJ_W_TEXT_MAX + 3 ||
+        (key ? f->kind != SDX_UBJ_W_MAP || (f->items & 1)
+             : f->kind == SDX_UBJ_W_MAP && !(f->items & 1)))
+        return 0;
+    if (!key && n == 1) {
+        if ((unsigned char)s[0] > 127) return 0;
+        p[0] = 'C';
+        p[1] = s[0];
+        p += 2;
+    } else {
+        if (!key) *p++ = 'S';
+        p[0] = 'U';
+        p[1] = (char)(unsigned char)n;
+        if (!sdx_ubj_w_copy_ascii(p + 2, s, n, mask) && w->utf8_valid(s, n) != n) return 0;
+        p += 2 + n;
+    }
+    f->items++;
+    w->out->cur = p;
+    return 1;
+}
+
+static inline sdx_err sdx_ubjson_writer_string_inline(sdx_ubjson_writer *w, const char *s,
+                                                      size_t n) {
+    if (!sdx_ubj_w_text(w, s, n, 0)) return (sdx_ubjson_writer_string)(w, s, n);
+    return SDX_OK;
+}
+
+static inline sdx_err sdx_ubjson_writer_key_inline(sdx_ubjson_writer *w, const char *s, size_t n) {
+    if (!sdx_ubj_w_text(w, s, n, 1)) return (sdx_ubjson_writer_key)(w, s, n);
+    return SDX_OK;
+}
+
+#define sdx_ubjson_writer_string(w, s, n) sdx_ubjson_writer_string_inline(w, s, n)
+#define sdx_ubjson_writer_key(w, s, n) sdx_ubjson_writer_key_inline(w, s, n)
+#define sdx_ubjson_writer_null(w) sdx_ubjson_writer_null_inline(w)
+#define sdx_ubjson_writer_bool(w, v) sdx_ubjson_writer_bool_inline(w, v)
+#define sdx_ubjson_writer_int(w, v) sdx_ubjson_writer_int_inline(w, v)
+#define sdx_ubjson_writer_uint(w, v) sdx_ubjson_writer_uint_inline(w, v)
+#define sdx_ubjson_writer_double(w, v) sdx_ubjson_writer_double_inline(w, v)
+#define sdx_ubjson_writer_begin_array(w, n) sdx_ubjson_writer_begin_array_inline(w, n)
+#define sdx_ubjson_writer_begin_map(w, n) sdx_ubjson_writer_begin_map_inline(w, n)
+#define sdx_ubjson_writer_end(w) sdx_ubjson_writer_end_inline(w)
 
 /* ------------------------------------------------------------------------ */
 /* Reading: options shared by the pull reader and the tree parser            */

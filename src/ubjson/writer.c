@@ -21,10 +21,15 @@
 
 typedef unsigned char u8;
 
-enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP };
+enum { FRAME_ROOT = SDX_UBJ_W_ROOT, FRAME_ARRAY = SDX_UBJ_W_ARRAY, FRAME_MAP = SDX_UBJ_W_MAP };
 
-static sdx_err fail(sdx_ubjson_writer *w, sdx_err err) {
+/* Set the sticky error (the first one stays) and close the innermost frame
+ * to every item, so that the inline fast paths (ubjson.h) hand each later
+ * call to the exported functions, which return the error. */
+static SDX_NOINLINE sdx_err fail(sdx_ubjson_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
+    w->top->items = 1;
+    w->top->limit = 0;
     return w->err;
 }
 
@@ -139,14 +144,14 @@ static sdx_err emit(sdx_ubjson_writer *w, u8 type, const u8 *bytes, size_t n) {
 /* Scalars                                                                   */
 /* ------------------------------------------------------------------------ */
 
-sdx_err sdx_ubjson_writer_null(sdx_ubjson_writer *w) {
+sdx_err (sdx_ubjson_writer_null)(sdx_ubjson_writer *w) {
     u8 t, z = 'Z';
     if (!value_slot(w, &t)) return w->err;
     if (t && t != 'Z') return fail(w, SDX_ERR_TYPE);
     return emit(w, t, &z, 1);
 }
 
-sdx_err sdx_ubjson_writer_bool(sdx_ubjson_writer *w, bool v) {
+sdx_err (sdx_ubjson_writer_bool)(sdx_ubjson_writer *w, bool v) {
     u8 t, m = v ? 'T' : 'F';
     if (!value_slot(w, &t)) return w->err;
     if (t && t != m) return fail(w, SDX_ERR_TYPE);
@@ -179,7 +184,7 @@ static sdx_err typed_int(sdx_ubjson_writer *w, u8 t, bool neg, uint64_t v) {
     return w->err;
 }
 
-sdx_err sdx_ubjson_writer_int(sdx_ubjson_writer *w, int64_t v) {
+sdx_err (sdx_ubjson_writer_int)(sdx_ubjson_writer *w, int64_t v) {
     u8 t, tmp[9];
     if (!value_slot(w, &t)) return w->err;
     if (t) return typed_int(w, t, v < 0, (uint64_t)v);
@@ -198,7 +203,7 @@ static size_t dec_digits(char *p, uint64_t v) {
     return n;
 }
 
-sdx_err sdx_ubjson_writer_uint(sdx_ubjson_writer *w, uint64_t v) {
+sdx_err (sdx_ubjson_writer_uint)(sdx_ubjson_writer *w, uint64_t v) {
     if (v <= INT64_MAX) return sdx_ubjson_writer_int(w, (int64_t)v);
     u8 t, tmp[23];
     if (!value_slot(w, &t)) return w->err;
@@ -252,7 +257,7 @@ static sdx_err put_double(sdx_ubjson_writer *w, double v, u8 prefer) {
     return f64(w, 0, v);
 }
 
-sdx_err sdx_ubjson_writer_double(sdx_ubjson_writer *w, double v) { return put_double(w, v, 0); }
+sdx_err (sdx_ubjson_writer_double)(sdx_ubjson_writer *w, double v) { return put_double(w, v, 0); }
 
 sdx_err sdx_ubjson_writer_float(sdx_ubjson_writer *w, float v) {
     u8 t;
@@ -271,7 +276,16 @@ static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
     u8 head[10], *p = head;
     if (marker) *p++ = marker;
     p = enc_uint(p, n, is_bjdata(w));
-    if (put_bytes(w, head, (size_t)(p - head))) put_bytes(w, s, n);
+    size_t h = (size_t)(p - head);
+    if (n <= 4096) { /* head and bytes in one reservation */
+        char *q = sdx_buf_reserve(w->out, h + n);
+        if (!q) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        memcpy(q, head, h);
+        if (n) memcpy(q + h, s, n);
+        w->out->cur = q + h + n;
+        return w->err;
+    }
+    if (put_bytes(w, head, h)) put_bytes(w, s, n);
     return w->err;
 }
 
@@ -281,7 +295,7 @@ static bool utf8_ok(const sdx_ubjson_writer *w, const char *s, size_t n) {
     return (w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
 }
 
-sdx_err sdx_ubjson_writer_string(sdx_ubjson_writer *w, const char *s, size_t n) {
+sdx_err (sdx_ubjson_writer_string)(sdx_ubjson_writer *w, const char *s, size_t n) {
     u8 t;
     if (!value_slot(w, &t)) return w->err;
     if (!utf8_ok(w, s, n)) return fail(w, SDX_ERR_UTF8);
@@ -380,11 +394,11 @@ static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count
     return SDX_OK;
 }
 
-sdx_err sdx_ubjson_writer_begin_array(sdx_ubjson_writer *w, uint64_t count) {
+sdx_err (sdx_ubjson_writer_begin_array)(sdx_ubjson_writer *w, uint64_t count) {
     return begin(w, FRAME_ARRAY, 0, count);
 }
 
-sdx_err sdx_ubjson_writer_begin_map(sdx_ubjson_writer *w, uint64_t count) {
+sdx_err (sdx_ubjson_writer_begin_map)(sdx_ubjson_writer *w, uint64_t count) {
     return begin(w, FRAME_MAP, 0, count);
 }
 
@@ -437,7 +451,7 @@ sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const 
     return SDX_OK;
 }
 
-sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t n) {
+sdx_err (sdx_ubjson_writer_key)(sdx_ubjson_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;
     if (f->kind != FRAME_MAP || (f->items & 1) || f->items >= f->limit)
@@ -447,7 +461,7 @@ sdx_err sdx_ubjson_writer_key(sdx_ubjson_writer *w, const char *s, size_t n) {
     return sized(w, 0, s, n);
 }
 
-sdx_err sdx_ubjson_writer_end(sdx_ubjson_writer *w) {
+sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;
     if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);

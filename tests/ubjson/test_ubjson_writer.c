@@ -491,6 +491,138 @@ TEST(fixed_buffer) {
     CHECK(mem[6] == 0x55 && mem[7] == 0x55);
 }
 
+/* The inline fast paths (ubjson.h's macros) against the exported functions
+ * they stand for: the same calls through both give the same bytes and the
+ * same error, in both dialects and with every flag that changes what the
+ * fast paths do, at the edges of what they take (string lengths around 1,
+ * 8, 16 and SDX_UBJ_W_TEXT_MAX, non-ASCII bytes at the start, middle and
+ * end, integers at each type's edge, counts around 255 and INT32_MAX). */
+#define FAST_CALL(direct, name, ...) \
+    ((direct) ? (name)(__VA_ARGS__) : name(__VA_ARGS__))
+
+static void fast_mix(sdx_ubjson_writer *w, int d, int bad) {
+    static const int64_t ints[] = {0,     1,      127,    128,    255,       256,       32767,
+                                   32768, 65535,  65536,  -1,     -128,      -129,      -32768,
+                                   -32769, INT32_MAX, (int64_t)INT32_MAX + 1, INT32_MIN,
+                                   (int64_t)INT32_MIN - 1, INT64_MAX, INT64_MIN};
+    static const size_t lens[] = {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 64,
+                                  65, 127, 128, 129, 130, 255, 256, 300};
+    char text[300], key[300];
+    for (size_t i = 0; i < sizeof text; i++) text[i] = (char)('a' + i % 26);
+    FAST_CALL(d, sdx_ubjson_writer_begin_array, w, SDX_COUNT_UNKNOWN);
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        FAST_CALL(d, sdx_ubjson_writer_int, w, ints[i]);
+        FAST_CALL(d, sdx_ubjson_writer_uint, w, (uint64_t)ints[i]);
+    }
+    FAST_CALL(d, sdx_ubjson_writer_uint, w, UINT64_MAX);
+    FAST_CALL(d, sdx_ubjson_writer_double, w, 0.5);
+    FAST_CALL(d, sdx_ubjson_writer_double, w, 0.1);
+    FAST_CALL(d, sdx_ubjson_writer_null, w);
+    FAST_CALL(d, sdx_ubjson_writer_bool, w, true);
+    FAST_CALL(d, sdx_ubjson_writer_bool, w, false);
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        size_t n = lens[i];
+        FAST_CALL(d, sdx_ubjson_writer_string, w, text, n);
+        if (n == 0) continue;
+        /* valid two-byte UTF-8 (c3 a9) at the start, middle and end */
+        size_t at[3] = {0, n / 2 < n - 1 ? n / 2 : 0, n >= 2 ? n - 2 : 0};
+        for (int k = 0; k < 3 && n >= 2; k++) {
+            memcpy(key, text, n);
+            key[at[k]] = (char)0xc3;
+            key[at[k] + 1] = (char)0xa9;
+            FAST_CALL(d, sdx_ubjson_writer_string, w, key, n);
+        }
+    }
+    /* maps: keys of every length, counted and plain */
+    FAST_CALL(d, sdx_ubjson_writer_begin_map, w, sizeof lens / sizeof lens[0]);
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        memcpy(key, text, lens[i]);
+        if (lens[i] > 2) key[lens[i] - 2] = (char)0xc3, key[lens[i] - 1] = (char)0xa9;
+        FAST_CALL(d, sdx_ubjson_writer_key, w, key, lens[i]);
+        FAST_CALL(d, sdx_ubjson_writer_int, w, (int64_t)i);
+    }
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
+    FAST_CALL(d, sdx_ubjson_writer_begin_map, w, SDX_COUNT_UNKNOWN);
+    FAST_CALL(d, sdx_ubjson_writer_key, w, "k", 1);
+    FAST_CALL(d, sdx_ubjson_writer_string, w, "v", 1);
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
+    /* counts at the edges of U and of what the fast path takes */
+    static const uint64_t counts[] = {0, 1, 255, 256, 32767, 32768};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        FAST_CALL(d, sdx_ubjson_writer_begin_array, w, counts[i]);
+        for (uint64_t j = 0; j < counts[i]; j++) FAST_CALL(d, sdx_ubjson_writer_null, w);
+        FAST_CALL(d, sdx_ubjson_writer_end, w);
+    }
+    /* a typed container: its values take the exported functions */
+    sdx_ubjson_writer_begin_typed_array(w, 'I', 2);
+    FAST_CALL(d, sdx_ubjson_writer_int, w, 5);
+    FAST_CALL(d, sdx_ubjson_writer_int, w, -300);
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
+    if (bad == 1) FAST_CALL(d, sdx_ubjson_writer_string, w, "abc\xff" "defghij", 11);
+    if (bad == 2) { /* a value where a key is due, then calls that must do nothing */
+        FAST_CALL(d, sdx_ubjson_writer_begin_map, w, 2);
+        FAST_CALL(d, sdx_ubjson_writer_int, w, 1);
+    }
+    if (bad == 3) { /* an end before the count is met */
+        FAST_CALL(d, sdx_ubjson_writer_begin_array, w, 2);
+        FAST_CALL(d, sdx_ubjson_writer_null, w);
+        FAST_CALL(d, sdx_ubjson_writer_end, w);
+    }
+    if (bad == 4) { /* a key in an array */
+        FAST_CALL(d, sdx_ubjson_writer_key, w, "k", 1);
+    }
+    FAST_CALL(d, sdx_ubjson_writer_null, w);
+    FAST_CALL(d, sdx_ubjson_writer_string, w, "after", 5);
+    FAST_CALL(d, sdx_ubjson_writer_begin_array, w, 0);
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
+}
+
+TEST(fast_paths) {
+    static const uint32_t flags[] = {0, BJ, SDX_UBJSON_WRITE_NO_UTF8_CHECK,
+                                     SDX_UBJSON_WRITE_FLOAT32_EXACT,
+                                     BJ | SDX_UBJSON_WRITE_NO_UTF8_CHECK};
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        for (int bad = 0; bad <= 4; bad++) {
+            sdx_buf b[2];
+            sdx_err e[2];
+            for (int d = 0; d < 2; d++) {
+                sdx_buf_init(&b[d], NULL);
+                sdx_ubjson_writer w;
+                sdx_ubjson_write_opts o = {flags[f], NULL};
+                sdx_ubjson_writer_init(&w, &b[d], &o);
+                fast_mix(&w, d, bad);
+                e[d] = sdx_ubjson_writer_finish(&w);
+            }
+            sdx_err want = bad == 0 ? SDX_OK
+                           : bad == 1 ? ((flags[f] & SDX_UBJSON_WRITE_NO_UTF8_CHECK) ? SDX_OK
+                                                                                      : SDX_ERR_UTF8)
+                                      : SDX_ERR_USAGE;
+            if (!CHECK_EQ_INT(e[0], want) || !CHECK_EQ_INT(e[1], want) ||
+                !CHECK_MEM(sdx_buf_data(&b[0]), sdx_buf_len(&b[0]), sdx_buf_data(&b[1]),
+                           sdx_buf_len(&b[1])))
+                fprintf(stderr, "  flags %#x, bad %d\n", (unsigned)flags[f], bad);
+            sdx_buf_destroy(&b[0]);
+            sdx_buf_destroy(&b[1]);
+        }
+    }
+    /* a fixed buffer too small for the fast paths' worst case: every value
+     * that fits is still written, by the exported functions */
+    char mem[40];
+    sdx_buf fb;
+    sdx_buf_init_fixed(&fb, mem, sizeof mem);
+    sdx_ubjson_writer w;
+    sdx_ubjson_writer_init(&w, &fb, NULL);
+    sdx_ubjson_writer_begin_map(&w, 2);
+    sdx_ubjson_writer_key(&w, "ab", 2);
+    sdx_ubjson_writer_string(&w, "hello", 5);
+    sdx_ubjson_writer_key(&w, "n", 1);
+    sdx_ubjson_writer_double(&w, 1.0);
+    sdx_ubjson_writer_end(&w);
+    CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK);
+    CHECK_BYTES(&fb, "{#U\x02U\x02" "abSU\x05helloU\x01nD\x3f\xf0\x00\x00\x00\x00\x00\x00");
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars", scalars},
@@ -504,5 +636,6 @@ int main(int argc, char **argv) {
                                   {"sequence_and_depth", sequence_and_depth},
                                   {"allocation_failures", allocation_failures},
                                   {"fixed_buffer", fixed_buffer},
+                                  {"fast_paths", fast_paths},
                                   {0, 0}});
 }
