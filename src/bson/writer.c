@@ -129,19 +129,21 @@ static int value_begin(sdx_bson_writer *w, u8 type) {
     }
     sdx_bson_frame *f = &w->frames[w->depth - 1];
     if (f->array) {
-        /* the type byte, the index in decimal, NUL */
-        char key[1 + 20 + 1];
-        char digits[20];
-        size_t nd = 0;
+        /* the type byte, the index in decimal, NUL: exactly that much
+         * reserved, as a fixed buffer may have no more */
         uint64_t i = f->index++;
-        do {
-            digits[nd++] = (char)('0' + i % 10);
-            i /= 10;
-        } while (i);
-        key[0] = (char)type;
-        for (size_t k = 0; k < nd; k++) key[1 + k] = digits[nd - 1 - k];
-        key[1 + nd] = 0;
-        return put_bytes(w, key, nd + 2);
+        size_t nd = 1;
+        for (uint64_t t = i; t >= 10; t /= 10) nd++;
+        char *p = sdx_buf_reserve(w->out, nd + 2);
+        if (!p) {
+            fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+            return 0;
+        }
+        p[0] = (char)type;
+        for (size_t k = nd; k; k--, i /= 10) p[k] = (char)('0' + i % 10);
+        p[1 + nd] = 0;
+        w->out->cur = p + nd + 2;
+        return 1;
     }
     if (f->key_due) {
         fail(w, SDX_ERR_USAGE);
@@ -232,10 +234,15 @@ static sdx_err string_el(sdx_bson_writer *w, u8 type, const char *s, size_t len)
     if (w->err) return w->err;
     if (len >= SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
     if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
-    u8 head[4];
-    static const u8 nul = 0;
-    sdx_store_le32(head, (uint32_t)len + 1);
-    if (value_begin(w, type) && put_bytes(w, head, 4) && put_bytes(w, s, len)) put_bytes(w, &nul, 1);
+    if (value_begin(w, type)) {
+        /* length, bytes and NUL in one reservation */
+        char *p = sdx_buf_reserve(w->out, len + 5);
+        if (!p) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        sdx_store_le32(p, (uint32_t)len + 1);
+        if (len) memcpy(p + 4, s, len);
+        p[4 + len] = 0;
+        w->out->cur = p + len + 5;
+    }
     return value_done(w);
 }
 
@@ -329,24 +336,57 @@ sdx_err sdx_bson_writer_begin_array(sdx_bson_writer *w, uint64_t count) {
     return begin_doc(w, SDX_BSON_ARRAY, 1);
 }
 
+/* What key_scan finds in a key: a NUL byte (which a BSON key, a C
+ * string, cannot hold), a byte above 0x7f (the key needs the UTF-8
+ * check). */
+enum { KEY_NUL = 1, KEY_HIGH = 2 };
+
+/* One pass over a key, eight bytes at a time (a word has a zero byte iff
+ * (x - 0x01..01) & ~x & 0x80..80 is non-zero: the classic bit trick, see
+ * "Bit Twiddling Hacks", "Determine if a word has a zero byte"), the last
+ * word overlapping the one before it. */
+static int key_scan(const char *s, size_t n) {
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    uint64_t zero = 0, high = 0, x;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            zero |= (x - ones) & ~x & highs;
+            high |= x;
+        }
+        memcpy(&x, s + n - 8, 8);
+        zero |= (x - ones) & ~x & highs;
+        high |= x;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            x = (unsigned char)s[i];
+            zero |= x == 0;
+            high |= x;
+        }
+    }
+    return (zero ? KEY_NUL : 0) | (high & highs ? KEY_HIGH : 0);
+}
+
 sdx_err sdx_bson_writer_key(sdx_bson_writer *w, const char *s, size_t len) {
     if (w->err) return w->err;
     if (w->depth == 0) return fail(w, SDX_ERR_USAGE);
     sdx_bson_frame *f = &w->frames[w->depth - 1];
     if (f->array || !f->key_due) return fail(w, SDX_ERR_USAGE);
-    /* keys are short: one pass for a NUL and for bytes above 0x7f */
-    unsigned char high = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (!s[i]) return fail(w, SDX_ERR_KEY);
-        high |= (unsigned char)s[i];
-    }
-    if ((high & 0x80) && !utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
-    static const u8 nul = 0;
+    if (len >= SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
+    /* the placeholder type byte (the value sets it), the key, NUL: copied
+     * first, then checked, in one reservation */
+    char *p = sdx_buf_reserve(w->out, len + 2);
+    if (!p) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    p[0] = 0;
+    if (len) memcpy(p + 1, s, len);
+    p[len + 1] = 0;
+    int k = key_scan(s, len);
+    if (k & KEY_NUL) return fail(w, SDX_ERR_KEY);
+    if ((k & KEY_HIGH) && !utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
     f->type_at = sdx_buf_total(w->out);
     f->key_due = 0;
-    /* the placeholder type byte (the value sets it), the key, NUL */
-    if (put_bytes(w, &nul, 1) && put_bytes(w, s, len)) put_bytes(w, &nul, 1);
-    return w->err;
+    w->out->cur = p + len + 2;
+    return SDX_OK;
 }
 
 sdx_err sdx_bson_writer_end(sdx_bson_writer *w) {
@@ -478,6 +518,26 @@ sdx_err sdx_bson_writer_put(sdx_bson_writer *w, const sdx_event *ev) {
     }
     return invalid(w);
 }
+
+/* sdx_bson_writer_node: the document walk of core/node_walk.h with this
+ * writer's calls. */
+#define NODE_WALK_FN walk_node
+#define NODE_WALK_W sdx_bson_writer
+#define NODE_WALK_NULL(w) sdx_bson_writer_null(w)
+#define NODE_WALK_BOOL(w, b) sdx_bson_writer_bool(w, b)
+#define NODE_WALK_INT(w, i) sdx_bson_writer_int(w, i)
+#define NODE_WALK_UINT(w, u) sdx_bson_writer_uint(w, u)
+#define NODE_WALK_DOUBLE(w, d) sdx_bson_writer_double(w, d)
+#define NODE_WALK_STR(w, s, n) sdx_bson_writer_string(w, s, n)
+#define NODE_WALK_KEY(w, s, n) sdx_bson_writer_key(w, s, n)
+#define NODE_WALK_BIN(w, s, n) sdx_bson_writer_binary(w, 0, s, n)
+#define NODE_WALK_ARRAY(w, n) sdx_bson_writer_begin_array(w, n)
+#define NODE_WALK_MAP(w, n) sdx_bson_writer_begin_map(w, n)
+#define NODE_WALK_END(w) sdx_bson_writer_end(w)
+#define NODE_WALK_PUT(w, ev) sdx_bson_writer_put(w, ev)
+#include "core/node_walk.h"
+
+sdx_err sdx_bson_writer_node(sdx_bson_writer *w, sdx_node n) { return walk_node(w, n); }
 
 static sdx_err sink_put(void *ctx, const sdx_event *ev) {
     return sdx_bson_writer_put((sdx_bson_writer *)ctx, ev);
