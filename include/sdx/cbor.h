@@ -267,6 +267,14 @@ SDX_API sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev);
 /* The writer as a format-independent sink (valid while `w` is). */
 SDX_API sdx_sink sdx_cbor_writer_sink(sdx_cbor_writer *w);
 
+/* Write the value `n` of a document (with its tags and everything inside
+ * it): exactly what sdx_node_emit(n, sdx_cbor_writer_sink(w)) writes, with the
+ * same errors, but faster — the document is walked with direct calls into
+ * the writer instead of an event per value. SDX_ERR_NOT_FOUND for the nil
+ * node, SDX_ERR_NOMEM if the walk's stack cannot grow, else the writer's
+ * sticky error. */
+SDX_API sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n);
+
 /* End the output: checks that an item was written (without
  * SDX_CBOR_WRITE_SEQUENCE), that every container is closed and no tag
  * waits for its item (SDX_ERR_USAGE otherwise), flushes a stream buffer,

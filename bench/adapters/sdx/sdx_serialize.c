@@ -1,8 +1,9 @@
 /*
  * sdx, any format, Serialize: the document sdx_<fmt>_parse made (in load,
  * untimed) written back with the fastest path sdx has for a parsed
- * document today: sdx_node_emit of the root into the format's writer as a
- * sink, into a growable sdx_buf. Compiled once per format with
+ * document: sdx_<fmt>_writer_node, the document walked with direct calls
+ * into the format's writer (the same bytes as sdx_node_emit into the
+ * writer's sink; tests/unit/test_writer_node.c), into a growable sdx_buf. Compiled once per format with
  * -DSDX_FMT=<name> (SDX_BENCH_READ_FORMATS in CMakeLists.txt).
  */
 #include "adapter.h"
@@ -28,7 +29,7 @@ static int sdx_serialize(void *doc, bench_emit_fn emit, void *ctx) {
     sdx_buf_init(&b, NULL);
     writer_t w;
     sdx_err e = F(_writer_init)(&w, &b, NULL);
-    if (!e) e = sdx_node_emit(sdx_doc_root(doc), F(_writer_sink)(&w));
+    if (!e) e = F(_writer_node)(&w, sdx_doc_root(doc));
     sdx_err f = F(_writer_finish)(&w);
     if (!e) e = f;
     if (e) bench_error("%s", sdx_strerror(e));
