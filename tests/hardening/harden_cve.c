@@ -357,6 +357,30 @@ TEST(empty_elements) {
             put(b + 5, INT64_MAX, 8, true);
             expect("empty", F_BJDATA, b, 13, defaults, rejected, SIZE_MAX, 8192);
         }
+    /* max_empty is a budget for one top-level value, not for each
+     * container: [[$Z#l<n>][$Z#l<n>]...] of k containers is refused once
+     * their elements together pass it (before, 452 bytes of 50 such
+     * containers made the parser build a 780 MB document) */
+    for (uint32_t k = 1; k <= 50; k += 7) {
+            for (int over = 0; over < 2; over++) {
+            size_t n = 2 + 9 * (size_t)k;
+            unsigned char *b = malloc(n);
+            b[0] = '[', b[n - 1] = ']';
+            uint64_t each = SDX_UBJSON_DEFAULT_MAX_EMPTY / k + (over ? 1 : 0);
+            for (uint32_t i = 0; i < k; i++) {
+                memcpy(b + 1 + 9 * i, "[$Z#l", 5);
+                put(b + 1 + 9 * i + 5, each, 4, false);
+            }
+            /* within the budget: accepted; one element more in each: the
+             * limit at the container that passes it */
+            const bool fits = each * k <= SDX_UBJSON_DEFAULT_MAX_EMPTY;
+            static const int ok[] = {SDX_OK, -1};
+            expect("empty budget", F_UBJSON, b, n, defaults, fits ? ok : limit,
+                   fits ? SIZE_MAX : 1 + 9 * (size_t)(SDX_UBJSON_DEFAULT_MAX_EMPTY / each),
+                   (size_t)SDX_UBJSON_DEFAULT_MAX_EMPTY * 16 * 2 + 8192);
+            free(b);
+        }
+    }
     /* BJData ND arrays: dimensions whose product overflows 64 bits, or
      * exceeds the input, or (with a zero dimension) asks for many empty
      * arrays */
