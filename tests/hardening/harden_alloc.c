@@ -3,7 +3,8 @@
  * fixed amount (issue 16, "Hardening that fuzzing cannot prove": no
  * allocation sized by an untrusted length or count).
  *
- * Every reader of every format (memory reader, stream reader, tree parser)
+ * Every reader of every format (memory reader, stream reader, tree parser,
+ * and the memory reader through the mapping layer into a writer)
  * runs over a counting allocator (harden.h) on:
  *  - an adversarial set per format: every string/binary/container header
  *    with the largest length or count each width allows (2^8-1 .. 2^64-1,
@@ -45,11 +46,22 @@
  * the input, bounds it (measured and reported below, MEMORY.md). */
 #define UB_SMALL_EMPTY 16
 
-enum { P_MEM, P_STREAM, P_PARSE, P_COUNT };
-static const char *const path_names[P_COUNT] = {"reader", "stream", "parser"};
+/* The mapping layer on the event path: the memory reader's events through
+ * sdx_map_to_json into the JSON writer (for JSON input: the JSON reader
+ * through sdx_map_from_json, Extended JSON for BSON and CBOR, into the CBOR
+ * writer), output into a growable buffer, all through the counting
+ * allocator: the reader, the layer's scratch (digits, base64, held
+ * events) and the output of 16 bytes of input. */
+#define BOUND_MAP ((size_t)16384)
+
+enum { P_MEM, P_STREAM, P_PARSE, P_MAP, P_COUNT };
+static const char *const path_names[P_COUNT] = {"reader", "stream", "parser", "mapped"};
 
 static size_t bound_of(int path) {
-    return path == P_MEM ? BOUND_MEM : path == P_STREAM ? BOUND_STREAM : BOUND_PARSE;
+    return path == P_MEM      ? BOUND_MEM
+           : path == P_STREAM ? BOUND_STREAM
+           : path == P_PARSE  ? BOUND_PARSE
+                              : BOUND_MAP;
 }
 
 typedef struct worst {
@@ -79,6 +91,42 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
     if (path == P_PARSE) {
         sdx_doc *d = f->parse((const char *)in, len, &o, &e);
         sdx_doc_free(d);
+    } else if (path == P_MAP) {
+        void *r = f->mem_new((const char *)in, len, &o);
+        if (!CHECK(r != NULL)) return;
+        sdx_buf out;
+        sdx_buf_init(&out, &a);
+        sdx_map_opts mo;
+        memset(&mo, 0, sizeof mo);
+        mo.alloc = &a;
+        if (fi == F_JSON) {
+            sdx_cbor_write_opts wo;
+            memset(&wo, 0, sizeof wo);
+            wo.alloc = &a;
+            sdx_cbor_writer w;
+            sdx_cbor_writer_init(&w, &out, &wo);
+            sdx_map_from_json m;
+            mo.target = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_BSON;
+            sdx_map_from_json_init(&m, sdx_cbor_writer_sink(&w), &mo);
+            /* finish: exactly once, also after an error; it finishes the
+             * writer and frees the layer's memory */
+            (void)sdx_transcode(f->source(r), sdx_map_from_json_sink(&m), &e);
+            (void)sdx_map_from_json_finish(&m);
+        } else {
+            sdx_json_write_opts wo;
+            memset(&wo, 0, sizeof wo);
+            wo.alloc = &a;
+            wo.flags = SDX_JSON_WRITE_BIN_BASE64;
+            sdx_json_writer w;
+            sdx_json_writer_init(&w, &out, &wo);
+            sdx_map_to_json m;
+            mo.flags = SDX_MAP_TAGS_WRAP;
+            sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &mo);
+            (void)sdx_transcode(f->source(r), sdx_map_to_json_sink(&m), &e);
+            (void)sdx_map_to_json_finish(&m);
+        }
+        sdx_buf_destroy(&out);
+        f->free(r);
     } else {
         void *r;
         mem_stream ms = {in, len, 3};
