@@ -54,14 +54,32 @@
  * events) and the output of 16 bytes of input. */
 #define BOUND_MAP ((size_t)16384)
 
-enum { P_MEM, P_STREAM, P_PARSE, P_MAP, P_COUNT };
-static const char *const path_names[P_COUNT] = {"reader", "stream", "parser", "mapped"};
+/* The memory reader and then the parser with every optional flag that
+ * may allocate (CBOR's duplicate-key check and chunk list, JSON's
+ * extensions and raw bignums, sequences, copies of the input): the larger
+ * of the two peaks, within the parser's bound. */
+static const uint32_t all_flags[] = {
+    SDX_JSON_READ_COMMENTS | SDX_JSON_READ_TRAILING_COMMAS | SDX_JSON_READ_NAN_INF |
+        SDX_JSON_READ_BOM | SDX_JSON_READ_STOP_AFTER_VALUE | SDX_JSON_READ_BIGNUM_RAW |
+        SDX_JSON_READ_COPY_INPUT,
+    SDX_MSGPACK_READ_STOP_AFTER_VALUE | SDX_MSGPACK_READ_COPY_INPUT,
+    SDX_CBOR_READ_STOP_AFTER_VALUE | SDX_CBOR_READ_COPY_INPUT |
+        SDX_CBOR_READ_REJECT_DUPLICATE_KEYS | SDX_CBOR_READ_CHUNKS,
+    SDX_BSON_READ_SEQUENCE | SDX_BSON_READ_COPY_INPUT,
+    SDX_UBJSON_READ_STOP_AFTER_VALUE | SDX_UBJSON_READ_BYTE_ARRAYS,
+    SDX_UBJSON_READ_STOP_AFTER_VALUE | SDX_UBJSON_READ_BYTE_ARRAYS,
+    SDX_BINN_READ_STOP_AFTER_VALUE | SDX_BINN_READ_COPY_INPUT,
+};
+
+enum { P_MEM, P_STREAM, P_PARSE, P_MAP, P_FLAGS, P_COUNT };
+static const char *const path_names[P_COUNT] = {"reader", "stream", "parser", "mapped", "flags"};
 
 static size_t bound_of(int path) {
     return path == P_MEM      ? BOUND_MEM
            : path == P_STREAM ? BOUND_STREAM
            : path == P_PARSE  ? BOUND_PARSE
-                              : BOUND_MAP;
+           : path == P_MAP    ? BOUND_MAP
+                              : BOUND_PARSE;
 }
 
 typedef struct worst {
@@ -89,6 +107,23 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
     sdx_error e;
     memset(&e, 0, sizeof e);
     if (path == P_PARSE) {
+        sdx_doc *d = f->parse((const char *)in, len, &o, &e);
+        sdx_doc_free(d);
+    } else if (path == P_FLAGS) {
+        o.flags = all_flags[fi];
+        void *r = f->mem_new((const char *)in, len, &o);
+        if (!CHECK(r != NULL)) return;
+        drain_reader(f, r, &e, 1u << 20, NULL);
+        f->free(r);
+        /* the deterministic check instead of the duplicate-key one */
+        if (fi == F_CBOR) {
+            o.flags = SDX_CBOR_READ_DETERMINISTIC | SDX_CBOR_READ_STOP_AFTER_VALUE;
+            r = f->mem_new((const char *)in, len, &o);
+            if (!CHECK(r != NULL)) return;
+            drain_reader(f, r, &e, 1u << 20, NULL);
+            f->free(r);
+            o.flags = all_flags[fi];
+        }
         sdx_doc *d = f->parse((const char *)in, len, &o, &e);
         sdx_doc_free(d);
     } else if (path == P_MAP) {
