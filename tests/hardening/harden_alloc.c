@@ -48,8 +48,8 @@
 
 /* The mapping layer on the event path: the memory reader's events through
  * sdx_map_to_json into the JSON writer (for JSON input: the JSON reader
- * through sdx_map_from_json, Extended JSON for BSON and CBOR, into the CBOR
- * writer), output into a growable buffer, all through the counting
+ * through sdx_map_from_json into the CBOR writer, and with Extended JSON
+ * into the BSON writer), output into a growable buffer, all through the counting
  * allocator: the reader, the layer's scratch (digits, base64, held
  * events) and the output of 16 bytes of input. */
 #define BOUND_MAP ((size_t)16384)
@@ -135,16 +135,30 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
         memset(&mo, 0, sizeof mo);
         mo.alloc = &a;
         if (fi == F_JSON) {
+            /* CBOR target (bignums, tags) into the CBOR writer */
             sdx_cbor_write_opts wo;
             memset(&wo, 0, sizeof wo);
             wo.alloc = &a;
             sdx_cbor_writer w;
             sdx_cbor_writer_init(&w, &out, &wo);
             sdx_map_from_json m;
-            mo.target = SDX_MAP_TARGET_CBOR | SDX_MAP_TARGET_BSON;
-            sdx_map_from_json_init(&m, sdx_cbor_writer_sink(&w), &mo);
+            mo.target = SDX_MAP_TARGET_CBOR;
+            CHECK(sdx_map_from_json_init(&m, sdx_cbor_writer_sink(&w), &mo) == SDX_OK);
             /* finish: exactly once, also after an error; it finishes the
              * writer and frees the layer's memory */
+            (void)sdx_transcode(f->source(r), sdx_map_from_json_sink(&m), &e);
+            (void)sdx_map_from_json_finish(&m);
+            /* BSON target (Extended JSON, held maps) into the BSON writer */
+            f->free(r);
+            r = f->mem_new((const char *)in, len, &o);
+            sdx_buf_clear(&out);
+            sdx_bson_write_opts bo;
+            memset(&bo, 0, sizeof bo);
+            bo.alloc = &a;
+            sdx_bson_writer bw;
+            sdx_bson_writer_init(&bw, &out, &bo);
+            mo.target = SDX_MAP_TARGET_BSON;
+            CHECK(sdx_map_from_json_init(&m, sdx_bson_writer_sink(&bw), &mo) == SDX_OK);
             (void)sdx_transcode(f->source(r), sdx_map_from_json_sink(&m), &e);
             (void)sdx_map_from_json_finish(&m);
         } else {
@@ -156,7 +170,7 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
             sdx_json_writer_init(&w, &out, &wo);
             sdx_map_to_json m;
             mo.flags = SDX_MAP_TAGS_WRAP;
-            sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &mo);
+            CHECK(sdx_map_to_json_init(&m, sdx_json_writer_sink(&w), &mo) == SDX_OK);
             (void)sdx_transcode(f->source(r), sdx_map_to_json_sink(&m), &e);
             (void)sdx_map_to_json_finish(&m);
         }

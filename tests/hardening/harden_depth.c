@@ -12,9 +12,10 @@
  *    beyond the limit, quickly (no work proportional to the depth);
  *  - max_depth raised to 2 * 10^6 (the option is a uint32_t; there is no
  *    lower hard cap): the readers and the parser accept it; the document
- *    is compared with itself, copied, written to every format, read back,
- *    freed; the reader's events are transcoded into every writer and
- *    mapped to JSON (sdx_map_to_json).
+ *    is copied and compared, made a mutable document and back, written to
+ *    every format, read back, freed; the reader's events are transcoded
+ *    into every writer and mapped to JSON (sdx_map_to_json), and JSON's
+ *    through sdx_map_from_json into CBOR.
  * Everything after the input is built runs on a thread whose stack is
  * 256 KiB, so any recursion proportional to the depth crashes the test.
  */
@@ -294,6 +295,23 @@ static void check_raised(const shape *s, const input *in) {
     CHECK(copy != NULL);
     if (copy) CHECK(sdx_node_equal(sdx_doc_root(d), sdx_doc_root(copy)));
     sdx_doc_free(copy);
+    /* the mutable document: from the node, emitted, back to a document */
+    sdx_mdoc *md = sdx_mdoc_from_node(sdx_doc_root(d), NULL);
+    if (CHECK(md != NULL)) {
+        sdx_doc_builder bld;
+        sdx_doc_build_opts bo = {NULL, RAISED_LIMIT};
+        sdx_doc_builder_init(&bld, &bo);
+        CHECK(sdx_mval_emit(sdx_mdoc_root(md), sdx_doc_builder_sink(&bld)) == SDX_OK);
+        sdx_err be;
+        sdx_doc *d2 = sdx_doc_builder_finish(&bld, &be);
+        if (CHECK(d2 != NULL)) CHECK(sdx_node_equal(sdx_doc_root(d), sdx_doc_root(d2)));
+        sdx_doc_free(d2);
+        sdx_err me;
+        sdx_doc *d3 = sdx_mdoc_to_doc(md, &me);
+        if (CHECK(d3 != NULL)) CHECK(sdx_node_equal(sdx_doc_root(d), sdx_doc_root(d3)));
+        sdx_doc_free(d3);
+        sdx_mdoc_free(md);
+    }
     for (int to = 0; to < F_COUNT; to++) {
         sdx_buf out;
         sdx_buf_init(&out, NULL);
@@ -339,6 +357,33 @@ static void check_raised(const shape *s, const input *in) {
                 fprintf(stderr, "  %s transcoded to %s%s: %s at %zu\n", s->name, formats[wf].name,
                         to == F_COUNT ? " (mapped)" : "", sdx_strerror(rc), e.offset);
             else read_back(wf, &out, events, s->name);
+        } else {
+            CHECK(rc != SDX_OK);
+        }
+        sdx_buf_destroy(&out);
+        f->free(r);
+    }
+    /* JSON: the reverse layer (sdx_map_from_json) into the CBOR writer
+     * (bignums, tags), and with Extended JSON into the BSON writer (maps) */
+    for (int target = 0; target < 2 && s->fi == F_JSON; target++) {
+        const int to = target ? F_BSON : F_CBOR;
+        void *r = f->mem_new((const char *)in->p, in->n, &o);
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        anyw w;
+        sdx_sink sink = writer_open(to, &w, &out);
+        sdx_map_from_json m;
+        sdx_map_opts mo;
+        memset(&mo, 0, sizeof mo);
+        mo.target = target ? SDX_MAP_TARGET_BSON : SDX_MAP_TARGET_CBOR;
+        CHECK(sdx_map_from_json_init(&m, sink, &mo) == SDX_OK);
+        sdx_err rc = sdx_transcode(f->source(r), sdx_map_from_json_sink(&m), &e);
+        sdx_err r2 = sdx_map_from_json_finish(&m); /* finishes the writer */
+        if (rc == SDX_OK) rc = r2;
+        if (holds(to, s)) {
+            if (!CHECK(rc == SDX_OK))
+                fprintf(stderr, "  %s from JSON to %s: %s\n", s->name, formats[to].name, sdx_strerror(rc));
+            else read_back(to, &out, events, s->name);
         } else {
             CHECK(rc != SDX_OK);
         }
