@@ -116,6 +116,7 @@ typedef struct format {
     sdx_err (*error)(const void *r, sdx_error *err);
     void (*free)(void *r);
     sdx_source (*source)(void *r);
+    bool (*skip)(void *r);
     sdx_doc *(*parse)(const char *data, size_t len, const hopts *o, sdx_error *err);
 } format;
 
@@ -144,6 +145,7 @@ typedef struct format {
     }                                                                           \
     static void fmt##_free(void *r) { sdx_##fmt##_reader_free(r); }             \
     static sdx_source fmt##_source(void *r) { return sdx_##fmt##_reader_source(r); } \
+    static bool fmt##_skip(void *r) { return sdx_##fmt##_reader_skip(r); }      \
     static sdx_doc *fmt##_parse(const char *d, size_t n, const hopts *o, sdx_error *e) { \
         sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
         x.flags |= (flag_or);                                                   \
@@ -203,16 +205,20 @@ static sdx_doc *bjdata_parse(const char *d, size_t n, const hopts *o, sdx_error 
 enum { F_JSON, F_MSGPACK, F_CBOR, F_BSON, F_UBJSON, F_BJDATA, F_BINN, F_COUNT };
 
 static const format formats[F_COUNT] = {
-    {"json", json_mem, json_stream, json_next, json_error, json_free, json_source, json_parse},
+    {"json", json_mem, json_stream, json_next, json_error, json_free, json_source, json_skip,
+     json_parse},
     {"msgpack", msgpack_mem, msgpack_stream, msgpack_next, msgpack_error, msgpack_free,
-     msgpack_source, msgpack_parse},
-    {"cbor", cbor_mem, cbor_stream, cbor_next, cbor_error, cbor_free, cbor_source, cbor_parse},
-    {"bson", bson_mem, bson_stream, bson_next, bson_error, bson_free, bson_source, bson_parse},
+     msgpack_source, msgpack_skip, msgpack_parse},
+    {"cbor", cbor_mem, cbor_stream, cbor_next, cbor_error, cbor_free, cbor_source, cbor_skip,
+     cbor_parse},
+    {"bson", bson_mem, bson_stream, bson_next, bson_error, bson_free, bson_source, bson_skip,
+     bson_parse},
     {"ubjson", ubjson_mem, ubjson_stream, ubjson_next, ubjson_error, ubjson_free, ubjson_source,
-     ubjson_parse},
+     ubjson_skip, ubjson_parse},
     {"bjdata", bjdata_mem, bjdata_stream, ubjson_next, ubjson_error, ubjson_free, ubjson_source,
-     bjdata_parse},
-    {"binn", binn_mem, binn_stream, binn_next, binn_error, binn_free, binn_source, binn_parse},
+     ubjson_skip, bjdata_parse},
+    {"binn", binn_mem, binn_stream, binn_next, binn_error, binn_free, binn_source, binn_skip,
+     binn_parse},
 };
 
 /* Read every event of a reader; returns its final error code (SDX_OK at a
