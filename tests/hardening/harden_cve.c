@@ -39,6 +39,9 @@
  *                      CVE-2020-10735, quadratic int-to-text of huge
  *                      numbers): a CBOR bignum of 64 KiB and an
  *                      exponent of 2^63 to JSON fail with SDX_ERR_LIMIT.
+ *  byte_flips          1 to 3 random byte changes of every document above
+ *                      (2000 each; SDX_HARDEN_FLIPS sets the count), in
+ *                      exact-size buffers: every path agrees, any error.
  */
 #include <stdio.h>
 
@@ -846,6 +849,49 @@ TEST(digit_limits) {
     CHECK(cbor_to_json(bf2, sizeof bf2, NULL) == SDX_ERR_LIMIT);
 }
 
+/* Byte flips of every document above (SDX_HARDEN_FLIPS = count per
+ * document, default 2000): every path must agree as in expect(). */
+static uint64_t flip_state = 0x243f6a8885a308d3ULL;
+static uint64_t flip_rnd(void) {
+    uint64_t z = (flip_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void flip_all(int fi, const unsigned char *p, size_t n, long count) {
+    static const int any[] = {SDX_OK, SDX_ERR_SYNTAX, SDX_ERR_TRUNCATED, SDX_ERR_UTF8, SDX_ERR_DEPTH,
+                              SDX_ERR_LIMIT, SDX_ERR_RANGE, SDX_ERR_KEY, SDX_ERR_UNSUPPORTED, -1};
+    unsigned char *b = malloc(n);
+    for (long i = 0; i < count; i++) {
+        memcpy(b, p, n);
+        int flips = 1 + (int)(flip_rnd() % 3);
+        for (int k = 0; k < flips; k++) {
+            uint64_t r = flip_rnd();
+            b[r % n] = (r >> 32) & 1 ? (unsigned char)(r >> 40) : (unsigned char)(b[r % n] ^ (1u << ((r >> 40) & 7)));
+        }
+        if (!expect("flipped", fi, b, n, defaults, any, SIZE_MAX, 0)) break;
+    }
+    free(b);
+}
+
+TEST(byte_flips) {
+    const char *env = getenv("SDX_HARDEN_FLIPS");
+    const long count = env ? atol(env) : 2000;
+    for (int fi = 0; fi < F_COUNT; fi++) {
+        doc_bytes d = from_json(fi);
+        if (d.p) flip_all(fi, d.p, d.n, count);
+        free(d.p);
+    }
+    for (size_t i = 0; i < sizeof extras / sizeof extras[0]; i++) {
+        unsigned char *p = malloc(extras[i].b.n);
+        memcpy(p, extras[i].b.p, extras[i].b.n);
+        if (extras[i].fi == F_BSON) put(p, extras[i].b.n, 4, true);
+        flip_all(extras[i].fi, p, extras[i].b.n, count);
+        free(p);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "-v") == 0) {
         verbose = true;
@@ -860,5 +906,6 @@ int main(int argc, char **argv) {
                                   {"bson_last_element", bson_last_element},
                                   {"cbor_duplicate_at_end", cbor_duplicate_at_end},
                                   {"digit_limits", digit_limits},
+                                  {"byte_flips", byte_flips},
                                   {0}});
 }
