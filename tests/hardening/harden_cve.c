@@ -729,6 +729,20 @@ TEST(early_validation) {
         }
 }
 
+/* CBOR indefinite-length text: each chunk must be valid UTF-8 on its own
+ * (RFC 8949 section 3.2.3), so a character split across two chunks is an
+ * error even though the joined string is valid; and a bad last byte in
+ * the last chunk (checked per chunk, not only on the joined string). The
+ * error is at the offending chunk's head. */
+TEST(cbor_chunk_utf8) {
+    static const int utf8[] = {SDX_ERR_UTF8, -1};
+    static const int ok[] = {SDX_OK, -1};
+    expect("cbor chunks", F_CBOR, "\x7f\x61\xc3\x61\xa9\xff", 6, defaults, utf8, 1, 0);
+    expect("cbor chunks", F_CBOR, "\x7f\x62\xc3\xa9\x61\x61\xff", 7, defaults, ok, SIZE_MAX, 0);
+    expect("cbor chunks", F_CBOR, "\x7f\x61\x61\x61\xff\xff", 6, defaults, utf8, 3, 0);
+    expect("cbor chunks", F_CBOR, "\xa1\x7f\x61\xc3\x61\xa9\xff\x01", 8, defaults, utf8, 2, 0);
+}
+
 /* BSON: an error in the last element of the last nested document (the
  * class of CVE-2026-6231: validation that stops early and says success). */
 TEST(bson_last_element) {
@@ -903,6 +917,7 @@ int main(int argc, char **argv) {
                                   {"empty_elements", empty_elements},
                                   {"truncation", truncation},
                                   {"early_validation", early_validation},
+                                  {"cbor_chunk_utf8", cbor_chunk_utf8},
                                   {"bson_last_element", bson_last_element},
                                   {"cbor_duplicate_at_end", cbor_duplicate_at_end},
                                   {"digit_limits", digit_limits},
