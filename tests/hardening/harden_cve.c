@@ -718,6 +718,20 @@ TEST(early_validation) {
                     (void)at;
                 }
     next_format:;
+    /* JSON: strings with an escape first take the unescaping path; the bad
+     * byte at the end must be found there too (keys and values) */
+    for (int as_key = 0; as_key < 2; as_key++)
+        for (size_t len = 6; len <= 200; len++)
+            for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+                size_t fill = len - bad[b].n;
+                for (size_t i = 0; i < fill; i++) s[i] = 'a' + (unsigned char)(i % 26);
+                s[0] = '\\', s[1] = 'n';
+                memcpy(s + fill, bad[b].b, bad[b].n);
+                size_t at;
+                size_t n = wrap_string(F_JSON, as_key, s, len, out, &at);
+                if (!expect("utf8 after escape", F_JSON, out, n, defaults, utf8, SIZE_MAX, 0)) goto done_escapes;
+            }
+done_escapes:
     /* a bad byte after 64 valid ones, then more valid text */
     for (int fi = 0; fi < F_COUNT; fi++)
         for (size_t pos = 60; pos <= 70; pos++) {
