@@ -571,11 +571,15 @@ typedef struct sdx_ubjson_read_opts {
     uint32_t flags;          /* sdx_ubjson_read_flag bits */
     uint32_t max_depth;      /* nesting limit (SDX_ERR_DEPTH beyond it);
                                 0 = SDX_UBJSON_DEFAULT_MAX_DEPTH */
-    uint64_t max_empty;      /* the most elements a typed container of Z, T
+    uint64_t max_empty;      /* the most elements typed containers of Z, T
                                 or F (elements with no bytes of their own)
-                                may declare, and the most arrays an
-                                N-dimensional array with a zero dimension
-                                may hold (SDX_ERR_LIMIT beyond it);
+                                may declare, and the most arrays
+                                N-dimensional arrays with a zero dimension
+                                may hold, all of them together in one
+                                top-level value (SDX_ERR_LIMIT beyond it):
+                                so the events, and the parser's document,
+                                of any input stay within max_empty values
+                                more than its bytes allow;
                                 0 = SDX_UBJSON_DEFAULT_MAX_EMPTY */
     const sdx_alloc *alloc;  /* NULL = sdx_alloc_default() */
 } sdx_ubjson_read_opts;
@@ -597,8 +601,9 @@ typedef struct sdx_ubjson_read_opts {
  *                      bytes after the value
  *   SDX_ERR_UTF8       a string or key that is not valid UTF-8
  *   SDX_ERR_DEPTH      nesting deeper than max_depth
- *   SDX_ERR_LIMIT      a typed container of Z, T or F (or an N-dimensional
- *                      array with a zero dimension) above max_empty
+ *   SDX_ERR_LIMIT      typed containers of Z, T or F (and N-dimensional
+ *                      arrays with a zero dimension) in one top-level
+ *                      value above max_empty elements together
  *   SDX_ERR_UNSUPPORTED BJData structure-of-arrays and column-major arrays
  *   SDX_ERR_NOMEM, SDX_ERR_IO (streams) */
 

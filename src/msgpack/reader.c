@@ -177,8 +177,10 @@ sdx_msgpack_reader *sdx_msgpack_reader_clone_cut(const sdx_msgpack_reader *r, si
 /* Make n bytes available from p on. Memory readers (and streams at their
  * end) fail with SDX_ERR_TRUNCATED at p, the first byte of the item that
  * does not fit: `msg` says what was cut. A stream moves [p, end) to the
- * front of its buffer and reads chunks after it; the buffer grows to hold
- * what has arrived plus one chunk, never to n itself up front. */
+ * front of its buffer and reads up to a chunk after it; the buffer doubles
+ * only when it is full of bytes that have arrived, so it never exceeds
+ * twice what arrived (or the first chunk), and never grows to n itself up
+ * front (a declared length cannot size it). */
 static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) {
     while ((size_t)(r->hot.end - r->hot.p) < n) {
         if (r->eof || !r->read) return fail_at(r, SDX_ERR_TRUNCATED, msg, r->hot.p);
@@ -190,9 +192,9 @@ static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) 
             r->base = r->hot.p = r->store;
             r->hot.end = r->store + have;
         }
-        if (r->store_cap - have < r->chunk) {
-            size_t want = r->store_cap <= SIZE_MAX / 4 ? r->store_cap * 2 : have + r->chunk;
-            if (want < have + r->chunk) want = have + r->chunk;
+        if (have == r->store_cap) { /* full of bytes that arrived: only then grow */
+            if (r->store_cap > SIZE_MAX / 2) return fail_at(r, SDX_ERR_NOMEM, "input value too large", r->hot.p);
+            size_t want = r->store_cap * 2;
             uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
             if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", r->hot.p);
             r->store = s;
@@ -200,8 +202,10 @@ static SDX_NOINLINE bool need(sdx_msgpack_reader *r, size_t n, const char *msg) 
             r->base = r->hot.p = s;
             r->hot.end = s + have;
         }
-        size_t got = r->read(r->ctx, (uint8_t *)r->hot.end, r->chunk);
-        if (got == (size_t)-1 || got > r->chunk)
+        size_t room = r->store_cap - have; /* up to one chunk, never past the buffer */
+        if (room > r->chunk) room = r->chunk;
+        size_t got = r->read(r->ctx, (uint8_t *)r->hot.end, room);
+        if (got == (size_t)-1 || got > room)
             return fail_at(r, SDX_ERR_IO, "reading the input failed", r->hot.end);
         if (got == 0) r->eof = true;
         r->hot.end += got;

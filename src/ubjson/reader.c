@@ -56,6 +56,7 @@ struct sdx_ubjson_reader {
     uint32_t max_depth;
     uint32_t flags;
     uint64_t max_empty;
+    uint64_t empty_left;  /* of max_empty, for the current top-level value */
     bool bjdata;
     bool root_done;       /* the current top-level value has been read */
     uint8_t state;
@@ -301,9 +302,13 @@ static uint64_t min_element(const sdx_ubjson_reader *r, uint8_t kind, u8 type) {
  * allowed, else the error at `start`. */
 static bool count_ok(sdx_ubjson_reader *r, uint64_t n, uint64_t each, uint64_t start) {
     if (each == 0) {
-        if (n > r->max_empty)
-            return fail_at(r, SDX_ERR_LIMIT, "typed container of Z, T or F above max_empty",
+        /* max_empty bounds all such elements of one top-level value, not
+         * each container: else every 9 bytes of input ([$Z#l + count)
+         * would be worth max_empty elements (and 16 MB of document) */
+        if (n > r->empty_left)
+            return fail_at(r, SDX_ERR_LIMIT, "typed containers of Z, T or F above max_empty",
                            start);
+        r->empty_left -= n;
         return true;
     }
     if (!r->read && n > (uint64_t)(r->end - r->p) / each)
@@ -399,9 +404,12 @@ static bool nd_array(sdx_ubjson_reader *r, u8 type, uint64_t start, sdx_event *e
     }
     elements = prefix;
     if (!count_ok(r, elements, (uint64_t)sdx_ubj_payload(type, true), start)) return false;
-    if (elements == 0 && arrays > r->max_empty)
-        return fail_at(r, SDX_ERR_LIMIT, "N-dimensional array of empty arrays above max_empty",
-                       start);
+    if (elements == 0) { /* the empty arrays count against max_empty as above */
+        if (arrays > r->empty_left)
+            return fail_at(r, SDX_ERR_LIMIT, "N-dimensional arrays of empty arrays above max_empty",
+                           start);
+        r->empty_left -= arrays;
+    }
     if (!push(r, KIND_ARRAY, type, true, r->dims[0], 1, start)) return false;
     ev->kind = SDX_ARRAY;
     ev->v.count = r->dims[0];
@@ -614,6 +622,7 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
             return false;
         }
         r->root_done = true;
+        r->empty_left = r->max_empty; /* a new top-level value */
         ev->depth = 0;
         return marked_value(r, ev);
     }

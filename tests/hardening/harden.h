@@ -1,0 +1,242 @@
+/*
+ * What the hardening tests share (tests/hardening, issue 16 "Hardening
+ * that fuzzing cannot prove"): a counting allocator and one table entry per
+ * format, so that every test runs the same way over JSON, MessagePack,
+ * CBOR, BSON, UBJSON, BJData and Binn, each through its memory reader, its
+ * stream reader and its tree parser.
+ */
+#ifndef SDX_HARDEN_H
+#define SDX_HARDEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sdx/sdx.h"
+
+/* ------------------------------------------------------------------------ */
+/* A counting allocator                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Live bytes, the peak of live bytes, total bytes and calls of everything
+ * allocated through it. Each block carries its size in a header, since
+ * sdx_alloc's free is not told the size. */
+typedef struct counting {
+    size_t live, peak, total, calls, largest;
+} counting;
+
+#define COUNT_HDR 16 /* keeps max_align_t alignment */
+
+static void count_add(counting *c, size_t n) {
+    c->live += n;
+    c->total += n;
+    c->calls++;
+    if (n > c->largest) c->largest = n;
+    if (c->live > c->peak) c->peak = c->live;
+}
+
+static void *count_malloc(void *ctx, size_t n) {
+    if (n > SIZE_MAX - COUNT_HDR) return NULL;
+    unsigned char *p = malloc(n + COUNT_HDR);
+    if (!p) return NULL;
+    memcpy(p, &n, sizeof n);
+    count_add(ctx, n);
+    return p + COUNT_HDR;
+}
+
+static void count_free(void *ctx, void *ptr) {
+    if (!ptr) return;
+    unsigned char *p = (unsigned char *)ptr - COUNT_HDR;
+    size_t n;
+    memcpy(&n, p, sizeof n);
+    ((counting *)ctx)->live -= n;
+    free(p);
+}
+
+static void *count_realloc(void *ctx, void *ptr, size_t old, size_t n) {
+    (void)old;
+    if (!ptr) return count_malloc(ctx, n);
+    if (n > SIZE_MAX - COUNT_HDR) return NULL;
+    unsigned char *p = (unsigned char *)ptr - COUNT_HDR;
+    size_t was;
+    memcpy(&was, p, sizeof was);
+    unsigned char *q = realloc(p, n + COUNT_HDR);
+    if (!q) return NULL;
+    memcpy(q, &n, sizeof n);
+    counting *c = ctx;
+    c->live -= was;
+    count_add(c, n);
+    return q + COUNT_HDR;
+}
+
+static inline sdx_alloc counting_alloc(counting *c) {
+    memset(c, 0, sizeof *c);
+    sdx_alloc a = {count_malloc, count_realloc, count_free, c};
+    return a;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Memory as a stream, in chunks of a fixed size                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct mem_stream {
+    const unsigned char *p;
+    size_t left, step;
+} mem_stream;
+
+static size_t mem_stream_read(void *ctx, void *buf, size_t cap) {
+    mem_stream *s = ctx;
+    size_t n = s->left < cap ? s->left : cap;
+    if (s->step && n > s->step) n = s->step;
+    memcpy(buf, s->p, n);
+    s->p += n;
+    s->left -= n;
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One entry per format                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Options every format shares: 0 means the format's default. */
+typedef struct hopts {
+    uint32_t max_depth;
+    uint32_t flags;      /* the format's own read flags */
+    uint64_t max_empty;  /* UBJSON/BJData only */
+    const sdx_alloc *alloc;
+} hopts;
+
+typedef struct format {
+    const char *name;
+    void *(*mem_new)(const char *data, size_t len, const hopts *o);
+    void *(*stream_new)(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o);
+    bool (*next)(void *r, sdx_event *ev);
+    sdx_err (*error)(const void *r, sdx_error *err);
+    void (*free)(void *r);
+    sdx_source (*source)(void *r);
+    bool (*skip)(void *r);
+    sdx_doc *(*parse)(const char *data, size_t len, const hopts *o, sdx_error *err);
+} format;
+
+#define HFMT_OPTS(fmt, extra)                                                    \
+    static sdx_##fmt##_read_opts fmt##_opts(const hopts *o) {                   \
+        sdx_##fmt##_read_opts x;                                                \
+        memset(&x, 0, sizeof x);                                                \
+        x.flags = o->flags;                                                     \
+        x.max_depth = o->max_depth;                                             \
+        x.alloc = o->alloc;                                                     \
+        extra;                                                                  \
+        return x;                                                               \
+    }
+
+#define HFMT_FUNCS(fmt, flag_or)                                                 \
+    static void *fmt##_mem(const char *d, size_t n, const hopts *o) {           \
+        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
+        x.flags |= (flag_or);                                                   \
+        return sdx_##fmt##_reader_new(d, n, &x);                                \
+    }                                                                           \
+    static bool fmt##_next(void *r, sdx_event *ev) {                            \
+        return sdx_##fmt##_reader_next(r, ev);                                  \
+    }                                                                           \
+    static sdx_err fmt##_error(const void *r, sdx_error *e) {                   \
+        return sdx_##fmt##_reader_error(r, e);                                  \
+    }                                                                           \
+    static void fmt##_free(void *r) { sdx_##fmt##_reader_free(r); }             \
+    static sdx_source fmt##_source(void *r) { return sdx_##fmt##_reader_source(r); } \
+    static bool fmt##_skip(void *r) { return sdx_##fmt##_reader_skip(r); }      \
+    static sdx_doc *fmt##_parse(const char *d, size_t n, const hopts *o, sdx_error *e) { \
+        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
+        x.flags |= (flag_or);                                                   \
+        return sdx_##fmt##_parse(d, n, &x, e);                                  \
+    }
+
+#define HFMT_STREAM(fmt, flag_or)                                                \
+    static void *fmt##_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) { \
+        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
+        x.flags |= (flag_or);                                                   \
+        return sdx_##fmt##_reader_new_stream(fn, ctx, chunk, &x);               \
+    }
+
+HFMT_OPTS(json, (void)0)
+HFMT_OPTS(msgpack, (void)0)
+HFMT_OPTS(cbor, (void)0)
+HFMT_OPTS(bson, (void)0)
+HFMT_OPTS(ubjson, x.max_empty = o->max_empty)
+HFMT_OPTS(binn, (void)0)
+HFMT_FUNCS(json, 0)
+HFMT_FUNCS(msgpack, 0)
+HFMT_FUNCS(cbor, 0)
+HFMT_FUNCS(bson, 0)
+HFMT_FUNCS(ubjson, 0)
+HFMT_FUNCS(binn, 0)
+HFMT_STREAM(json, 0)
+HFMT_STREAM(msgpack, 0)
+HFMT_STREAM(cbor, 0)
+HFMT_STREAM(ubjson, 0)
+HFMT_STREAM(binn, 0)
+
+/* BSON's stream reader takes no chunk size (it reads one root document at
+ * a time, growing its buffer with what arrives up to max_document). */
+static void *bson_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) {
+    (void)chunk;
+    sdx_bson_read_opts x = bson_opts(o);
+    return sdx_bson_reader_new_stream(fn, ctx, &x);
+}
+
+/* BJData: the UBJSON functions with SDX_UBJSON_READ_BJDATA. */
+static void *bjdata_mem(const char *d, size_t n, const hopts *o) {
+    sdx_ubjson_read_opts x = ubjson_opts(o);
+    x.flags |= SDX_UBJSON_READ_BJDATA;
+    return sdx_ubjson_reader_new(d, n, &x);
+}
+static void *bjdata_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) {
+    sdx_ubjson_read_opts x = ubjson_opts(o);
+    x.flags |= SDX_UBJSON_READ_BJDATA;
+    return sdx_ubjson_reader_new_stream(fn, ctx, chunk, &x);
+}
+static sdx_doc *bjdata_parse(const char *d, size_t n, const hopts *o, sdx_error *e) {
+    sdx_ubjson_read_opts x = ubjson_opts(o);
+    x.flags |= SDX_UBJSON_READ_BJDATA;
+    return sdx_ubjson_parse(d, n, &x, e);
+}
+
+enum { F_JSON, F_MSGPACK, F_CBOR, F_BSON, F_UBJSON, F_BJDATA, F_BINN, F_COUNT };
+
+static const format formats[F_COUNT] = {
+    {"json", json_mem, json_stream, json_next, json_error, json_free, json_source, json_skip,
+     json_parse},
+    {"msgpack", msgpack_mem, msgpack_stream, msgpack_next, msgpack_error, msgpack_free,
+     msgpack_source, msgpack_skip, msgpack_parse},
+    {"cbor", cbor_mem, cbor_stream, cbor_next, cbor_error, cbor_free, cbor_source, cbor_skip,
+     cbor_parse},
+    {"bson", bson_mem, bson_stream, bson_next, bson_error, bson_free, bson_source, bson_skip,
+     bson_parse},
+    {"ubjson", ubjson_mem, ubjson_stream, ubjson_next, ubjson_error, ubjson_free, ubjson_source,
+     ubjson_skip, ubjson_parse},
+    {"bjdata", bjdata_mem, bjdata_stream, ubjson_next, ubjson_error, ubjson_free, ubjson_source,
+     ubjson_skip, bjdata_parse},
+    {"binn", binn_mem, binn_stream, binn_next, binn_error, binn_free, binn_source, binn_skip,
+     binn_parse},
+};
+
+/* Read every event of a reader; returns its final error code (SDX_OK at a
+ * clean end) and fills *e. Stops after `cap` events (a guard against a
+ * reader that never ends: reported as SDX_ERR_LIMIT from here). */
+static inline sdx_err drain_reader(const format *f, void *r, sdx_error *e, uint64_t cap,
+                                   uint64_t *events) {
+    sdx_event ev;
+    uint64_t n = 0;
+    while (f->next(r, &ev)) {
+        if (++n > cap) {
+            if (events) *events = n;
+            if (e) e->code = SDX_ERR_LIMIT;
+            return SDX_ERR_LIMIT;
+        }
+    }
+    if (events) *events = n;
+    return f->error(r, e);
+}
+
+#endif
