@@ -43,9 +43,13 @@ static const char *const fz_names[FZ_NFORMATS] = {"json",   "msgpack", "cbor", "
 static const uint8_t *fz_cur;
 static size_t fz_cur_n;
 
+/* What the smoke runs checked (printed at their end): documents compared
+ * after a write and read back, and writes refused cleanly. */
+static unsigned long fz_compared, fz_refused;
+
 /* Print the reason (and in a smoke program the input, in hex) and abort:
  * a fuzz finding. */
-static void fz_fail(const char *what, const char *fmt_name) {
+static inline void fz_fail(const char *what, const char *fmt_name) {
     fprintf(stderr, "fuzz: %s: %s\n", fmt_name, what);
     if (fz_cur) {
         fprintf(stderr, "  input (%zu bytes):", fz_cur_n);
@@ -56,7 +60,7 @@ static void fz_fail(const char *what, const char *fmt_name) {
 }
 
 /* Run the target on one input, remembered for fz_fail. */
-static void fz_run(const uint8_t *p, size_t n) {
+static inline void fz_run(const uint8_t *p, size_t n) {
     fz_cur = p;
     fz_cur_n = n;
     LLVMFuzzerTestOneInput(p, n);
@@ -73,7 +77,7 @@ typedef struct fz_chunks {
     uint64_t seed; /* xorshift state: each read's size is 1 + seed % 7 */
 } fz_chunks;
 
-static size_t fz_chunks_read(void *ctx, void *buf, size_t cap) {
+static inline size_t fz_chunks_read(void *ctx, void *buf, size_t cap) {
     fz_chunks *c = ctx;
     c->seed ^= c->seed << 13;
     c->seed ^= c->seed >> 7;
@@ -88,7 +92,7 @@ static size_t fz_chunks_read(void *ctx, void *buf, size_t cap) {
 }
 
 /* A stream over n bytes at p whose read sizes follow `seed` (any value). */
-static fz_chunks fz_chunks_make(const uint8_t *p, size_t n, uint64_t seed) {
+static inline fz_chunks fz_chunks_make(const uint8_t *p, size_t n, uint64_t seed) {
     fz_chunks c = {p, n, seed * 0x9e3779b97f4a7c15ull | 1};
     return c;
 }
@@ -98,7 +102,7 @@ static fz_chunks fz_chunks_make(const uint8_t *p, size_t n, uint64_t seed) {
 /* ------------------------------------------------------------------------ */
 
 /* A seed for the stream's read sizes: FNV-1a of the whole input. */
-static uint64_t fz_seed(const uint8_t *p, size_t n) {
+static inline uint64_t fz_seed(const uint8_t *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
@@ -119,7 +123,7 @@ typedef struct fz_ropts {
 
 /* Options for format `fmt` with `flags`; small limits so that hostile
  * nesting and UBJSON's empty typed containers stay cheap. */
-static fz_ropts fz_ropts_make(int fmt, uint32_t flags) {
+static inline fz_ropts fz_ropts_make(int fmt, uint32_t flags) {
     fz_ropts o;
     memset(&o, 0, sizeof o);
     o.fmt = fmt;
@@ -143,7 +147,7 @@ static fz_ropts fz_ropts_make(int fmt, uint32_t flags) {
 }
 
 /* Does the format read a sequence of values with these flags? */
-static int fz_sequence(const fz_ropts *o) {
+static inline int fz_sequence(const fz_ropts *o) {
     switch (o->fmt) {
     case FZ_JSON: return (o->flags & SDX_JSON_READ_STOP_AFTER_VALUE) != 0;
     case FZ_MSGPACK: return (o->flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE) != 0;
@@ -164,7 +168,7 @@ typedef struct fz_reader {
 
 /* Open a reader over memory (c NULL) or over the stream c. Aborts when the
  * reader cannot be created (only an allocation failure may do that). */
-static fz_reader fz_open(const fz_ropts *o, const uint8_t *p, size_t n, fz_chunks *c) {
+static inline fz_reader fz_open(const fz_ropts *o, const uint8_t *p, size_t n, fz_chunks *c) {
     fz_reader r = {o->fmt, NULL, {NULL, NULL}};
     const char *s = (const char *)p;
     switch (o->fmt) {
@@ -216,7 +220,7 @@ static fz_reader fz_open(const fz_ropts *o, const uint8_t *p, size_t n, fz_chunk
     return r;
 }
 
-static void fz_close(fz_reader *r) {
+static inline void fz_close(fz_reader *r) {
     switch (r->fmt) {
     case FZ_JSON: sdx_json_reader_free(r->r); break;
     case FZ_MSGPACK: sdx_msgpack_reader_free(r->r); break;
@@ -230,7 +234,7 @@ static void fz_close(fz_reader *r) {
 }
 
 /* The tree parser of o->fmt over n bytes at p; NULL with *err on failure. */
-static sdx_doc *fz_parse(const fz_ropts *o, const uint8_t *p, size_t n, sdx_error *err) {
+static inline sdx_doc *fz_parse(const fz_ropts *o, const uint8_t *p, size_t n, sdx_error *err) {
     const char *s = (const char *)p;
     switch (o->fmt) {
     case FZ_JSON: return sdx_json_parse(s, n, &o->json, err);
@@ -262,7 +266,7 @@ typedef struct fz_writer {
 
 /* Start a writer of `fmt` with its own write flags into out (which the
  * caller initialized). Returns the init's error (SDX_OK normally). */
-static sdx_err fz_writer_init(fz_writer *w, int fmt, uint32_t flags, sdx_buf *out) {
+static inline sdx_err fz_writer_init(fz_writer *w, int fmt, uint32_t flags, sdx_buf *out) {
     sdx_err e;
     w->fmt = fmt;
     switch (fmt) {
@@ -309,7 +313,7 @@ static sdx_err fz_writer_init(fz_writer *w, int fmt, uint32_t flags, sdx_buf *ou
 
 /* The write flags that go with read flags: no UTF-8 check when the reader
  * did not check. */
-static uint32_t fz_write_flags_for(const fz_ropts *o) {
+static inline uint32_t fz_write_flags_for(const fz_ropts *o) {
     switch (o->fmt) {
     case FZ_MSGPACK:
         return o->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? SDX_MSGPACK_WRITE_NO_UTF8_CHECK : 0;
@@ -327,14 +331,14 @@ static uint32_t fz_write_flags_for(const fz_ropts *o) {
 /* Events                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static uint64_t fz_dbits(double d) {
+static inline uint64_t fz_dbits(double d) {
     uint64_t u;
     memcpy(&u, &d, 8);
     return u;
 }
 
 /* Strict equality of two events: every field a reader sets. */
-static int fz_ev_same(const sdx_event *a, const sdx_event *b) {
+static inline int fz_ev_same(const sdx_event *a, const sdx_event *b) {
     if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->tag != b->tag ||
         a->flags != b->flags || a->depth != b->depth)
         return 0;
@@ -357,7 +361,7 @@ static int fz_ev_same(const sdx_event *a, const sdx_event *b) {
 }
 
 /* Print one event on stderr (for a failure's message). */
-static void fz_ev_print(const char *label, const sdx_event *e) {
+static inline void fz_ev_print(const char *label, const sdx_event *e) {
     fprintf(stderr, "  %s: kind %u tag %u/%llu flags %u depth %u value %llx len %zu\n", label,
             e->kind, e->tag_kind, (unsigned long long)e->tag, e->flags, e->depth,
             (unsigned long long)e->v.u,
@@ -373,7 +377,7 @@ typedef struct fz_level {
     uint64_t at; /* the source's offset after its last event */
 } fz_level;
 
-static void fz_level_step(fz_level *l, const sdx_event *e, sdx_source src) {
+static inline void fz_level_step(fz_level *l, const sdx_event *e, sdx_source src) {
     if (l->done) return;
     if (e->kind == SDX_ARRAY || e->kind == SDX_MAP) l->open++;
     else if (e->kind == SDX_END) l->open--;
@@ -408,7 +412,7 @@ typedef struct fz_rec {
     int oom;
 } fz_rec;
 
-static void fz_rec_add(fz_rec *r, const void *p, size_t n) {
+static inline void fz_rec_add(fz_rec *r, const void *p, size_t n) {
     if (r->oom) return;
     if (r->cap - r->n < n) {
         size_t cap = r->cap ? r->cap : 256;
@@ -425,7 +429,7 @@ static void fz_rec_add(fz_rec *r, const void *p, size_t n) {
     r->n += n;
 }
 
-static sdx_err fz_rec_put(void *ctx, const sdx_event *ev) {
+static inline sdx_err fz_rec_put(void *ctx, const sdx_event *ev) {
     fz_rec *r = ctx;
     sdx_event e = *ev;
     if (r->norm & FZ_N_TAGS) {
@@ -469,34 +473,34 @@ static sdx_err fz_rec_put(void *ctx, const sdx_event *ev) {
     return SDX_OK;
 }
 
-static sdx_err fz_rec_finish(void *ctx) {
+static inline sdx_err fz_rec_finish(void *ctx) {
     (void)ctx;
     return SDX_OK;
 }
 
 static const sdx_sink_vt fz_rec_vt = {fz_rec_put, fz_rec_finish};
 
-static sdx_sink fz_rec_sink(fz_rec *r) {
+static inline sdx_sink fz_rec_sink(fz_rec *r) {
     sdx_sink s = {&fz_rec_vt, r};
     return s;
 }
 
 /* The events of a document's root, normalized by `norm`, into r (which
  * the caller frees: free(r->p)). */
-static void fz_rec_doc(fz_rec *r, sdx_doc *d, uint32_t norm) {
+static inline void fz_rec_doc(fz_rec *r, sdx_doc *d, uint32_t norm) {
     memset(r, 0, sizeof *r);
     r->norm = norm;
     if (sdx_node_emit(sdx_doc_root(d), fz_rec_sink(r)) != SDX_OK || r->oom)
         fz_fail("a document cannot be walked", "recorder");
 }
 
-static sdx_err fz_nonfinite_put(void *ctx, const sdx_event *ev) {
+static inline sdx_err fz_nonfinite_put(void *ctx, const sdx_event *ev) {
     if (ev->kind == SDX_DOUBLE && !(ev->v.d - ev->v.d == 0)) *(int *)ctx = 1;
     return SDX_OK;
 }
 
 /* Does the document hold a NaN or an infinity? */
-static int fz_has_nonfinite(sdx_doc *d) {
+static inline int fz_has_nonfinite(sdx_doc *d) {
     static const sdx_sink_vt vt = {fz_nonfinite_put, fz_rec_finish};
     int found = 0;
     sdx_sink s = {&vt, &found};
@@ -505,7 +509,7 @@ static int fz_has_nonfinite(sdx_doc *d) {
 }
 
 /* Do two recordings hold the same events? */
-static int fz_rec_same(const fz_rec *a, const fz_rec *b) {
+static inline int fz_rec_same(const fz_rec *a, const fz_rec *b) {
     return a->n == b->n && (a->n == 0 || memcmp(a->p, b->p, a->n) == 0);
 }
 
@@ -552,7 +556,7 @@ typedef struct fz_rules {
  *      JSON (NaN/Infinity with SDX_JSON_READ_NAN_INF, and numbers beyond
  *      the double range; the JSON writer can only write them as null).
  * Returns the parsed document (the caller frees it) or NULL. */
-static sdx_doc *fz_check_reader(const fz_ropts *o, const uint8_t *p, size_t n, uint64_t seed,
+static inline sdx_doc *fz_check_reader(const fz_ropts *o, const uint8_t *p, size_t n, uint64_t seed,
                                 const fz_rules *rules) {
     const char *name = fz_names[o->fmt];
     fz_chunks ch = fz_chunks_make(p, n, seed);
@@ -685,6 +689,7 @@ static sdx_doc *fz_check_reader(const fz_ropts *o, const uint8_t *p, size_t n, u
         fz_rec_doc(&r2, d2, rules->roundtrip_norm);
         if (!fz_rec_same(&r1, &r2))
             fz_fail("the round trip through the writer changed the document", name);
+        fz_compared++;
         free(r1.p);
         free(r2.p);
         sdx_doc_free(d2);
@@ -698,7 +703,7 @@ static sdx_doc *fz_check_reader(const fz_ropts *o, const uint8_t *p, size_t n, u
 /* ------------------------------------------------------------------------ */
 
 static uint64_t fz_rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t fz_rand(void) {
+static inline uint64_t fz_rand(void) {
     fz_rng_state ^= fz_rng_state << 13;
     fz_rng_state ^= fz_rng_state >> 7;
     fz_rng_state ^= fz_rng_state << 17;
@@ -708,7 +713,7 @@ static uint64_t fz_rand(void) {
 /* Fill buf[0..n) with bytes of which two in three come from `alphabet`
  * (a format's markers and heads), the rest random; buf[0] (the flags
  * byte) is random. */
-static void fz_gen(uint8_t *buf, size_t n, const uint8_t *alphabet, size_t alen) {
+static inline void fz_gen(uint8_t *buf, size_t n, const uint8_t *alphabet, size_t alen) {
     for (size_t k = 0; k < n; k++) {
         uint64_t x = fz_rand();
         buf[k] = (k && x % 3 && alen) ? alphabet[(x >> 8) % alen] : (uint8_t)(x >> 16);
@@ -717,7 +722,7 @@ static void fz_gen(uint8_t *buf, size_t n, const uint8_t *alphabet, size_t alen)
 
 /* Mutate a copy of a seed: up to 4 random byte flips, insertions or
  * deletions. Returns the new length (at most cap). */
-static size_t fz_mutate(uint8_t *buf, size_t n, size_t cap) {
+static inline size_t fz_mutate(uint8_t *buf, size_t n, size_t cap) {
     int k = 1 + (int)(fz_rand() % 4);
     while (k--) {
         uint64_t x = fz_rand();
@@ -745,7 +750,7 @@ static size_t fz_mutate(uint8_t *buf, size_t n, size_t cap) {
 }
 
 /* Read a whole file into a malloc'ed buffer (NULL if it cannot). */
-static uint8_t *fz_slurp(const char *path, size_t *n) {
+static inline uint8_t *fz_slurp(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, len = 0;
@@ -778,7 +783,7 @@ typedef struct fz_seedlit {
 } fz_seedlit;
 #define FZ_SEED(lit) {lit, sizeof(lit) - 1}
 
-static int fz_smoke_main(const char *name, int argc, char **argv, const fz_seedlit *seeds,
+static inline int fz_smoke_main(const char *name, int argc, char **argv, const fz_seedlit *seeds,
                          size_t nseeds, const uint8_t *alphabet, size_t alen, long count) {
     static uint8_t buf[1024];
     size_t files = 0;
@@ -807,8 +812,9 @@ static int fz_smoke_main(const char *name, int argc, char **argv, const fz_seedl
         }
         fz_run(buf, n);
     }
-    printf("%s: %zu seeds, %zu files and %ld generated inputs, no disagreement\n", name, nseeds,
-           files, count);
+    printf("%s: %zu seeds, %zu files and %ld generated inputs, no disagreement "
+           "(%lu documents compared after a write, %lu writes refused cleanly)\n",
+           name, nseeds, files, count, fz_compared, fz_refused);
     return 0;
 }
 
