@@ -40,6 +40,9 @@ static const fz_seedlit seeds[] = {
     FZ_SEED("\x00\x3b\xff\xff\xff\xff\xff\xff\xff\xff"),
     FZ_SEED("\x20\x5f\x41\x01\x41\x02\xff"),
     FZ_SEED("\x00\xd8\x18\xd8\x20\xfb\x7f\xf8\x00\x00\x00\x00\x00\x00"),
+    /* regression (libFuzzer, clang UBSan): an empty map checked for
+     * duplicate keys computed NULL + 0 before any key was listed */
+    FZ_SEED("\x4d\xa0\xa0\x2b"),
 };
 
 int main(int argc, char **argv) {
