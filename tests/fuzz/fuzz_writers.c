@@ -308,6 +308,9 @@ static const fz_seedlit seeds[] = {
     FZ_SEED("\x00\x0b\x02\x02\x05\x02\x07\x0f\x01\x02\x00\x0c"),
     /* a CBOR tag event on a string, an ext-tagged bin */
     FZ_SEED("\x01\x0a\xff\x1f\x02\x20\x07\x03" "abc\x0f\x00\x05\x08\x02" "hi\x0c"),
+    /* regression (libFuzzer, clang UBSan): an empty map in deterministic
+     * CBOR computed NULL + 0 before any entry was listed */
+    FZ_SEED("\x03\x7b\xd9\xac"),
     /* NINT, RAW, NaN */
     FZ_SEED("\x00\x0a\xff\x1e\x00\x00\x00\x00\x00\x00\x00\x05\x0e\x00\x05\x7f\xf8\x00\x00\x00\x00\x00\x01\x0c"),
 };
