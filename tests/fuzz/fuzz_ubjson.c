@@ -35,6 +35,12 @@ static const fz_seedlit seeds[] = {
     FZ_SEED("\x04ZNU\x01[]{#U\x01U\x00T"),
     FZ_SEED("\x01[$h#U\x02\x00\x3c\x00\xc0[$B#U\x01\x07"),
     FZ_SEED("\x00[$[#U\x02]#U\x01Z[$Z#U\x05"),
+    /* regression (libFuzzer): a BJData N-dimensional array of bytes read
+     * its innermost arrays as tagged integer arrays, which the writer
+     * writes as [$B#n, read back as binary: the round trip changed it */
+    FZ_SEED("\x81[$B#[UVU\x00]"),
+    FZ_SEED("\x01[$B#[U\x02U\x02]\x01\x02\x03\x04"),
+    FZ_SEED("\x01[$B#[U\x02]\x01\x02"),
 };
 
 int main(int argc, char **argv) {
