@@ -70,7 +70,7 @@ show_reproducer() {
     echo "hex:"
     od -An -tx1 -v "$file" | head -64
     echo "base64:"
-    base64 -w 76 "$file" | head -64
+    base64 -w 76 "$file" | head -64 | sed 's/^/  /'
     echo "replay:"
     echo "  $dir/tests/fuzz/fuzz_$target $file"
     echo "  (or: echo '$(base64 -w 0 "$file" | head -c 4000)' | base64 -d > crash && $dir/tests/fuzz/fuzz_$target crash)"
