@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Run every test: the release build, the same tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer, the same tests built with
-# clang-19, the aarch64 build (NEON kernels) under qemu, the benchmark
-# suite's own tests (C and Rust), a quick run of the whole suite and its
-# reproducibility check (--stability). Prints one summary line at the end;
-# exits non-zero if anything failed.
+# clang-19, every fuzz target for 30 s (scripts/fuzz.sh), the aarch64 build
+# (NEON kernels) under qemu, the benchmark suite's own tests (C and Rust), a
+# quick run of the whole suite and its reproducibility check (--stability).
+# Prints one summary line at the end; exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -80,6 +80,24 @@ if command -v clang-19 >/dev/null 2>&1; then
 else
     failed=$((failed + 1)); configs+=("clang: clang-19 missing")
 fi
+
+# 2c. Fuzzing (tests/fuzz): every libFuzzer target for 30 s (clang-19,
+# ASan, UBSan; scripts/fuzz.sh builds build/fuzz and the seeds), each target
+# one passed or failed test; a finding's reproducer is printed here.
+echo "== fuzz (30 s per target)"
+out=$(scripts/fuzz.sh 30 2>&1)
+rc=$?
+echo "$out" | grep -E "^fuzz_|^FUZZ SUMMARY|^----|^hex:|^base64:|^replay:|^  |^ [0-9a-f][0-9a-f] " | head -200
+line=$(echo "$out" | grep -E "^FUZZ SUMMARY: [0-9]+ passed, [0-9]+ failed" | tail -1)
+if [ -n "$line" ]; then
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failed.*/\1/')
+    passed=$((passed + p)); failed=$((failed + f))
+else
+    echo "$out" | tail -30
+    failed=$((failed + 1))
+fi
+[ $rc -eq 0 ] && [ -n "$line" ] && configs+=("fuzz: ok") || configs+=("fuzz: FAILED")
 
 # 3. aarch64 with NEON kernels, under qemu (skipped without a cross compiler).
 echo "== aarch64 (NEON) under qemu"

@@ -93,7 +93,11 @@
  *                            the elements; the innermost arrays' begin
  *                            events are tagged with t (so the writer writes
  *                            them typed: the same data, as nested typed
- *                            arrays rather than one N-dimensional header)
+ *                            arrays rather than one N-dimensional header);
+ *                            for t = B (bytes) each innermost array is one
+ *                            SDX_BIN of its dims[last] bytes, as [$B#n is
+ *                            (unless SDX_UBJSON_READ_BYTE_ARRAYS), so that
+ *                            what the writer writes reads back the same
  *
  * Writing: integers in the smallest type that holds them (U for 0..255, i
  * for -128..-1, then I, l, L; BJData: U, u, m, M for nonnegative values, i,

@@ -385,8 +385,10 @@ static void sift(const sdx_cbor_reader *r, key_ref *e, size_t i, size_t n) {
  * its keys are dropped, and their bytes too unless an outer key is still
  * being captured (which holds them). */
 static bool keys_end(sdx_cbor_reader *r, level *L) {
-    key_ref *e = r->keys + L->keys;
     size_t n = r->nkeys - L->keys;
+    /* no pointer arithmetic on the list before it exists (NULL + 0 is
+     * undefined behaviour in C) */
+    key_ref *e = n ? r->keys + L->keys : NULL;
     bool ok = true;
     if (n > 1 && (r->flags & SDX_CBOR_READ_REJECT_DUPLICATE_KEYS)) {
         for (size_t i = n / 2; i-- > 0;) sift(r, e, i, n);

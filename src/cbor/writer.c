@@ -462,11 +462,12 @@ static void sift(const sdx_cbor_writer *w, sdx_cbor_entry *e, size_t i, size_t n
  * entries are heap-sorted in place (no allocation), then copied in order
  * into the scratch space and back. */
 static sdx_err sort_map(sdx_cbor_writer *w, sdx_cbor_frame *f) {
-    sdx_cbor_entry *e = w->entries + f->first_entry;
     size_t n = w->nentries - f->first_entry;
     uint64_t end = sdx_buf_total(w->out);
     w->nentries = f->first_entry;
     if (n < 2) return SDX_OK;
+    /* only now: the list may not exist yet (NULL + 0 is undefined) */
+    sdx_cbor_entry *e = w->entries + f->first_entry;
     for (size_t i = 0; i < n; i++) e[i].end = i + 1 < n ? e[i + 1].key : end;
     int sorted = 1;
     for (size_t i = 1; i < n && sorted; i++) sorted = key_cmp(w, &e[i - 1], &e[i]) < 0;

@@ -344,6 +344,24 @@ static bool push(sdx_ubjson_reader *r, uint8_t kind, u8 type, bool counted, uint
     return true;
 }
 
+/* The innermost level of an N-dimensional array of bytes (BJData 'B'),
+ * read as one binary of n bytes, as a one-dimensional [$B#n is (unless
+ * SDX_UBJSON_READ_BYTE_ARRAYS asks for integers): the writer writes that
+ * binary as [$B#n again, so both forms read back the same. */
+static bool nd_bytes(const sdx_ubjson_reader *r, u8 type) {
+    return r->bjdata && type == 'B' && !(r->flags & SDX_UBJSON_READ_BYTE_ARRAYS);
+}
+
+static bool nd_bin(sdx_ubjson_reader *r, uint64_t n, uint64_t start, sdx_event *ev) {
+    if (n > SIZE_MAX) return fail_at(r, SDX_ERR_TRUNCATED, "count exceeds the input left", start);
+    if (!need_or_fail(r, (size_t)n, start)) return false;
+    ev->kind = SDX_BIN;
+    ev->v.str.ptr = (const char *)r->p;
+    ev->v.str.len = (size_t)n;
+    r->p += n;
+    return true;
+}
+
 /* BJData's N-dimensional array header after "[$t#": the dimension vector,
  * itself a 1-D array of integers (typed and counted, counted, or plain).
  * Checks the element count against the input and the arrays of a zero
@@ -410,6 +428,7 @@ static bool nd_array(sdx_ubjson_reader *r, u8 type, uint64_t start, sdx_event *e
                            start);
         r->empty_left -= arrays;
     }
+    if (r->ndim == 1 && nd_bytes(r, type)) return nd_bin(r, r->dims[0], start, ev);
     if (!push(r, KIND_ARRAY, type, true, r->dims[0], 1, start)) return false;
     ev->kind = SDX_ARRAY;
     ev->v.count = r->dims[0];
@@ -658,6 +677,7 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
     }
     if (f->nd && f->nd < r->ndim) { /* the next level of an N-dimensional array */
         uint64_t start = here(r);
+        if (f->nd + 1u == r->ndim && nd_bytes(r, f->type)) return nd_bin(r, r->dims[f->nd], start, ev);
         if (!push(r, KIND_ARRAY, f->type, true, r->dims[f->nd], (uint8_t)(f->nd + 1), start))
             return false;
         ev->kind = SDX_ARRAY;

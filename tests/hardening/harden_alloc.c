@@ -16,7 +16,7 @@
  *  - 10^5 deterministic random 16-byte inputs per format (SDX_TEST_SCALE
  *    multiplies), half uniform, half built from the format's markers.
  * The peak of live bytes must stay under the bound of the reader (see
- * BOUND_* below and tests/hardening/MEMORY.md, where they are explained).
+ * BOUND_* below and tests/fuzz/README.md ("Memory bounds"), where they are explained).
  * `harden_alloc --report` prints the largest peak met per reader and the
  * input that reached it.
  */
@@ -43,7 +43,7 @@
  * T, F may hold that many values, stored in the document): the parser's
  * bound plus 16 values of 16 bytes per opener. With the default
  * max_empty (10^6) the document of [$Z#l<10^6> is 16 MB: the limit, not
- * the input, bounds it (measured and reported below, MEMORY.md). */
+ * the input, bounds it (measured and reported below, tests/fuzz/README.md). */
 #define UB_SMALL_EMPTY 16
 
 /* The mapping layer on the event path: the memory reader's events through
@@ -493,7 +493,7 @@ TEST(random_inputs) {
 
 /* The UBJSON and BJData parsers with the default max_empty: a 7-byte
  * typed Z container is as large a document as max_empty allows (16 bytes
- * a value). That is the limit's bound, stated in MEMORY.md; this test
+ * a value). That is the limit's bound, stated in tests/fuzz/README.md; this test
  * pins it: at most max_empty values' worth, whatever the declared count. */
 TEST(ubjson_default_max_empty) {
     static const uint32_t counts[] = {0x7fffffffu, SDX_UBJSON_DEFAULT_MAX_EMPTY,

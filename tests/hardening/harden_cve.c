@@ -368,7 +368,7 @@ TEST(empty_elements) {
                 static const int ok[] = {SDX_OK, -1};
                 put(b + 5, SDX_UBJSON_DEFAULT_MAX_EMPTY, 8, false);
                 /* the parser's document: max_empty values of 16 bytes
-                 * (the limit's bound, MEMORY.md) */
+                 * (the limit's bound, tests/fuzz/README.md) */
                 expect("empty at limit", F_UBJSON, b, 13, defaults, ok, SIZE_MAX,
                        (size_t)SDX_UBJSON_DEFAULT_MAX_EMPTY * 16 * 2 + 8192);
             }
