@@ -264,7 +264,9 @@ SDX_API sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w);
  * begin_typed_array); SDX_DOUBLE with SDX_EVENT_FLOAT32 is d when exact
  * (SDX_EVENT_FLOAT16 is not followed: D); SDX_RAW is H (its text
  * checked, SDX_ERR_INVALID_ARG if not a JSON number); SDX_NINT is
- * SDX_ERR_RANGE; other tags are ignored, and so are SDX_TAG events. */
+ * SDX_ERR_RANGE; other tags are ignored, and so are SDX_TAG events. A
+ * value event where a map key is due (another format's integer or other
+ * non-string key) is SDX_ERR_KEY: UBJSON's keys are strings. */
 SDX_API sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev);
 
 /* The writer as a format-independent sink (valid while `w` is). */

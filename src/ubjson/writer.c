@@ -483,6 +483,13 @@ sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w) {
 
 sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
     bool ubj_tag = ev->tag_kind == SDX_TAG_UBJSON;
+    /* a value in key position (a MessagePack or CBOR map's non-string
+     * key): UBJSON keys are strings, so this is the data's limit, not a
+     * call out of order */
+    if (SDX_UNLIKELY(w->top->kind == FRAME_MAP && !(w->top->items & 1) && !w->err &&
+                     w->top->items < w->top->limit && ev->kind != SDX_KEY && ev->kind != SDX_END &&
+                     ev->kind != SDX_TAG))
+        return fail(w, SDX_ERR_KEY);
     switch ((sdx_kind)ev->kind) {
     case SDX_NULL: return sdx_ubjson_writer_null(w);
     case SDX_BOOL: return sdx_ubjson_writer_bool(w, ev->v.b);

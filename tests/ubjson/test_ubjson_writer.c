@@ -623,6 +623,31 @@ TEST(fast_paths) {
     CHECK_BYTES(&fb, "{#U\x02U\x02" "abSU\x05helloU\x01nD\x3f\xf0\x00\x00\x00\x00\x00\x00");
 }
 
+/* Another format's non-string map key, as an event: SDX_ERR_KEY (the
+ * data's limit, as the JSON, BSON and Binn writers say), not USAGE; the
+ * same value where a key is due through the API call stays a usage error
+ * (u_value_as_key). */
+TEST(event_key_refused) {
+    static const sdx_kind kinds[] = {SDX_INT, SDX_NULL, SDX_STR, SDX_ARRAY, SDX_MAP, SDX_DOUBLE};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_ubjson_writer w;
+        sdx_ubjson_writer_init(&w, &b, NULL);
+        sdx_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = SDX_MAP;
+        ev.v.count = i % 2 ? SDX_COUNT_UNKNOWN : 1;
+        CHECK_EQ_INT(sdx_ubjson_writer_put(&w, &ev), SDX_OK);
+        memset(&ev, 0, sizeof ev);
+        ev.kind = (uint8_t)kinds[i];
+        ev.depth = 1;
+        CHECK_EQ_INT(sdx_ubjson_writer_put(&w, &ev), SDX_ERR_KEY);
+        CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_ERR_KEY);
+        sdx_buf_destroy(&b);
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars", scalars},
@@ -637,5 +662,6 @@ int main(int argc, char **argv) {
                                   {"allocation_failures", allocation_failures},
                                   {"fixed_buffer", fixed_buffer},
                                   {"fast_paths", fast_paths},
+                                  {"event_key_refused", event_key_refused},
                                   {0, 0}});
 }
