@@ -411,12 +411,12 @@ static inline bool sdx_bs_hot_slow(sdx_bson_reader *r, sdx_event *ev) {
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
  * checks) of an element with a known type, the values int32, int64,
  * double, boolean, null, strings (UTF-8 checked with the library's kernel
- * when longer than 16 bytes, else ASCII only), embedded documents while
- * the stack has room, and the end of a
- * document inside another, each with the exported function's checks.
- * Everything else (arrays, other types, anything malformed, the top level,
- * after an error) it hands to the exported function, which reports what
- * is wrong. */
+ * when longer than 16 bytes, else ASCII only), embedded documents and
+ * short arrays of fixed-size scalars while the stack has room, and the end
+ * of a document inside another, each with the exported function's checks.
+ * Everything else (other arrays, other types, anything malformed, the top
+ * level, after an error) it hands to the exported function, which reports
+ * what is wrong. */
 static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev) {
     sdx_bson_reader_hot *s = (sdx_bson_reader_hot *)(void *)r;
     if (s->depth == 0 || s->blocked) return sdx_bs_hot_slow(r, ev);
@@ -507,6 +507,42 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         s->pos = at + 4;
         s->began = 1;
         sdx_hot_head(ev, SDX_MAP, depth);
+        ev->v.count = SDX_COUNT_UNKNOWN;
+        return true;
+    }
+    case 0x04: { /* an array of up to 10 fixed-size scalars (double, int32,
+                  * int64, boolean, null) with the keys "0", "1", ... in
+                  * order, as the exported function's key check would find:
+                  * SDX_ARRAY; any other array goes to the exported function */
+        if (avail < 4 || depth >= s->room) return sdx_bs_hot_slow(r, ev);
+        uint64_t l = sdx_hot_le(p, 4);
+        if (l < 5 || l > avail) return sdx_bs_hot_slow(r, ev);
+        size_t o = 4, last = (size_t)l - 1, vs;
+        for (unsigned i = 0; o < last; i++) {
+            if (i > 9 || last - o < 3 || p[o + 1] != (uint8_t)('0' + i) || p[o + 2] != 0)
+                return sdx_bs_hot_slow(r, ev);
+            switch (p[o]) {
+            case 0x01:
+            case 0x12: vs = 8; break;
+            case 0x10: vs = 4; break;
+            case 0x08: vs = 1; break;
+            case 0x0a: vs = 0; break;
+            default: return sdx_bs_hot_slow(r, ev);
+            }
+            if (last - o - 3 < vs) return sdx_bs_hot_slow(r, ev);
+            o += 3 + vs;
+        }
+        sdx_bson_level *c = &s->levels[depth];
+        c->end = at + last;
+        c->array = 1;
+        c->scope = 0;
+        s->depth = depth + 1;
+        s->end = c->end;
+        s->array = 1;
+        s->value_due = 0;
+        s->pos = at + 4;
+        s->began = 1;
+        sdx_hot_head(ev, SDX_ARRAY, depth);
         ev->v.count = SDX_COUNT_UNKNOWN;
         return true;
     }

@@ -371,6 +371,58 @@ TEST(inline_path) {
     unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
     CHECK(same_paths(deep, dn, 0));
     free(deep);
+    /* short arrays of fixed-size scalars, which the inline path opens
+     * itself: every scalar type, empty, nested, 10 and 11 elements (the
+     * inline limit and one past it), a string element (not inline) — and
+     * bit flips in all of them (keys out of order, lengths that lie) */
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_bson_writer w;
+    sdx_bson_writer_init(&w, &b, NULL);
+    sdx_bson_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+    sdx_bson_writer_key(&w, "a", 1);
+    sdx_bson_writer_begin_array(&w, 5);
+    sdx_bson_writer_int(&w, 7);
+    sdx_bson_writer_double(&w, 2.5);
+    sdx_bson_writer_bool(&w, true);
+    sdx_bson_writer_null(&w);
+    sdx_bson_writer_int(&w, INT64_C(1) << 40);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_key(&w, "b", 1);
+    sdx_bson_writer_begin_array(&w, 0);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_key(&w, "c", 1);
+    sdx_bson_writer_begin_array(&w, 2);
+    for (int k = 0; k < 2; k++) {
+        sdx_bson_writer_begin_array(&w, 2);
+        sdx_bson_writer_double(&w, k + 0.5);
+        sdx_bson_writer_double(&w, k - 0.5);
+        sdx_bson_writer_end(&w);
+    }
+    sdx_bson_writer_end(&w);
+    for (int len = 10; len <= 11; len++) {
+        sdx_bson_writer_key(&w, len == 10 ? "d" : "e", 1);
+        sdx_bson_writer_begin_array(&w, (uint64_t)len);
+        for (int k = 0; k < len; k++) sdx_bson_writer_int(&w, k);
+        sdx_bson_writer_end(&w);
+    }
+    sdx_bson_writer_key(&w, "f", 1);
+    sdx_bson_writer_begin_array(&w, 2);
+    sdx_bson_writer_int(&w, 1);
+    sdx_bson_writer_string(&w, "x", 1);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_end(&w);
+    if (CHECK_EQ_INT(sdx_bson_writer_finish(&w), SDX_OK) && CHECK(sdx_buf_len(&b) <= sizeof p)) {
+        n = sdx_buf_len(&b);
+        memcpy(in, sdx_buf_data(&b), n);
+        CHECK(same_paths(in, n, 0));
+        for (long i = 0; i < rounds; i++) {
+            memcpy(p, in, n);
+            flip_bits(p, n, 1 + (int)(i % 3), &seed);
+            if (!same_paths(p, n, 0)) break;
+        }
+    }
+    sdx_buf_destroy(&b);
 }
 
 int main(int argc, char **argv) {
