@@ -294,97 +294,12 @@ fail:
 /* Emit                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* One open container during emission. */
-typedef struct emit_frame {
-    const sdx_val *end; /* the slot after its last descendant */
-    bool map;
-    bool key_due;       /* a map's next child is a key */
-} emit_frame;
+/* sdx_node_emit: the document walk of core/node_walk.h, every value an
+ * event into the sink. */
+#define NODE_WALK_FN emit_walk
+#define NODE_WALK_W sdx_sink
+#define NODE_WALK_EVENTS_ONLY
+#define NODE_WALK_PUT(s, ev) sdx_sink_put(*(s), ev)
+#include "core/node_walk.h"
 
-#define EMIT_INLINE_DEPTH 32
-
-sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) {
-    if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return SDX_ERR_NOT_FOUND;
-    emit_frame inline_frames[EMIT_INLINE_DEPTH];
-    sdx_stack st;
-    sdx_stack_init(&st, inline_frames, EMIT_INLINE_DEPTH, sizeof(emit_frame),
-                   n.doc ? &n.doc->alloc : sdx_alloc_default());
-    emit_frame *frames = st.items;
-    size_t depth = 0;
-    const sdx_val *p = sdx_val_tags_start(n.doc, n.val), *end = sdx_val_next(n.val);
-    sdx_event ev;
-    ev.flags = 0;
-    ev.tag_kind = SDX_TAG_NONE;
-    ev.tag = 0;
-    sdx_err rc = SDX_OK;
-    for (;;) {
-        while (depth && p == frames[depth - 1].end) {
-            depth--;
-            sdx_event e = {0};
-            e.kind = SDX_END;
-            e.depth = (uint32_t)depth;
-            if ((rc = sdx_sink_put(sink, &e)) != SDX_OK) goto out;
-        }
-        if (p == end) break;
-        sdx_type t = SDX_VAL_TYPE(p);
-        if (t == SDX_TYPE__TAG) {
-            ev.tag_kind = (uint8_t)(p->tag >> 8);
-            ev.tag = p->v.u;
-            p++;
-            if (SDX_VAL_TYPE(p) == SDX_TYPE__TAG) {
-                /* an outer tag of a chain: an SDX_TAG event of its own */
-                ev.kind = SDX_TAG;
-                ev.flags = 0;
-                ev.depth = (uint32_t)depth;
-                ev.v.u = 0;
-                if ((rc = sdx_sink_put(sink, &ev)) != SDX_OK) goto out;
-            }
-            continue;
-        }
-        bool key = false;
-        if (depth) {
-            emit_frame *f = &frames[depth - 1];
-            key = f->key_due;
-            f->key_due = f->map && !key;
-        }
-        ev.depth = (uint32_t)depth;
-        switch (t) {
-        case SDX_TYPE_NULL:
-        case SDX_TYPE_BOOL:
-        case SDX_TYPE_INT:
-        case SDX_TYPE_UINT:
-        case SDX_TYPE_DOUBLE:
-        case SDX_TYPE_NINT:
-        case SDX_TYPE_STR:
-        case SDX_TYPE_BIN:
-        case SDX_TYPE_RAW: sdx_val_scalar_event(&ev, p, key); break;
-        case SDX_TYPE_ARRAY:
-        case SDX_TYPE_MAP:
-            if (depth == st.cap) {
-                if (!sdx_stack_grow(&st)) {
-                    rc = SDX_ERR_NOMEM;
-                    goto out;
-                }
-                frames = st.items;
-            }
-            frames[depth].end = p + p->v.u;
-            frames[depth].map = t == SDX_TYPE_MAP;
-            frames[depth].key_due = t == SDX_TYPE_MAP;
-            depth++;
-            ev.kind = t == SDX_TYPE_MAP ? SDX_MAP : SDX_ARRAY;
-            ev.flags = 0;
-            ev.v.count = SDX_VAL_LEN(p);
-            break;
-        default: /* not a value: a document corrupted by its user */
-            rc = SDX_ERR_INVALID_ARG;
-            goto out;
-        }
-        p++;
-        if ((rc = sdx_sink_put(sink, &ev)) != SDX_OK) goto out;
-        ev.tag_kind = SDX_TAG_NONE;
-        ev.tag = 0;
-    }
-out:
-    sdx_stack_free(&st);
-    return rc;
-}
+sdx_err sdx_node_emit(sdx_node n, sdx_sink sink) { return emit_walk(&sink, n); }
