@@ -144,23 +144,13 @@ static bool need(sdx_binn_reader *r, size_t n) {
             r->win = r->p = r->buf;
             r->end = r->buf + used;
         }
-        if (!r->buf || used == r->buf_cap) {
-            /* Grow only when full of bytes that have arrived (doubling),
-             * never by what a size parameter claims: the buffer stays
-             * within twice what arrived, or the first chunk. */
-            if (r->buf_cap > SIZE_MAX / 2)
-                return fail(r, SDX_ERR_NOMEM, pos(r), "input value too large");
-            size_t cap = r->buf_cap ? r->buf_cap * 2 : r->chunk;
-            uint8_t *nb = r->buf ? r->alloc.realloc(r->alloc.ctx, r->buf, r->buf_cap, cap)
-                                 : r->alloc.malloc(r->alloc.ctx, cap);
-            if (!nb) return fail(r, SDX_ERR_NOMEM, pos(r), "out of memory");
-            r->buf = nb;
-            r->buf_cap = cap;
-            r->win = r->p = nb;
-            r->end = nb + used;
-        }
-        size_t room = r->buf_cap - used; /* up to one chunk */
-        if (room > r->chunk) room = r->chunk;
+        /* the first buffer, or a doubled one when full of bytes that
+         * arrived: never what a size parameter claims */
+        const char *why;
+        size_t room = sdx_stream_room(&r->alloc, &r->buf, &r->buf_cap, used, r->chunk, &why);
+        if (!room) return fail(r, SDX_ERR_NOMEM, pos(r), why);
+        r->win = r->p = r->buf;
+        r->end = r->buf + used;
         size_t got = r->read(r->read_ctx, r->buf + used, room);
         if (got == (size_t)-1 || got > room) return fail(r, SDX_ERR_IO, pos(r), "read error");
         if (got == 0) {

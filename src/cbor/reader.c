@@ -217,18 +217,11 @@ static SDX_NOINLINE bool need(sdx_cbor_reader *r, size_t n, uint64_t item, const
             r->hot.base = r->hot.p = r->store;
             r->hot.end = r->store + have;
         }
-        if (have == r->store_cap) { /* full of bytes that arrived: only then grow */
-            if (r->store_cap > SIZE_MAX / 2) return fail_off(r, SDX_ERR_NOMEM, "input value too large", item);
-            size_t want = r->store_cap * 2;
-            uint8_t *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, want);
-            if (!s) return fail_off(r, SDX_ERR_NOMEM, "out of memory", item);
-            r->store = s;
-            r->store_cap = want;
-            r->hot.base = r->hot.p = s;
-            r->hot.end = s + have;
-        }
-        size_t room = r->store_cap - have; /* up to one chunk, never past the buffer */
-        if (room > r->chunk) room = r->chunk;
+        const char *why;
+        size_t room = sdx_stream_room(&r->alloc, &r->store, &r->store_cap, have, r->chunk, &why);
+        if (!room) return fail_off(r, SDX_ERR_NOMEM, why, item);
+        r->hot.base = r->hot.p = r->store;
+        r->hot.end = r->store + have;
         size_t got = r->read(r->ctx, (uint8_t *)r->hot.end, room);
         if (got == (size_t)-1 || got > room)
             return fail_at(r, SDX_ERR_IO, "reading the input failed", r->hot.end);

@@ -1,5 +1,6 @@
 /*
- * Creating the pull readers of the binary formats (see stream.h).
+ * Creating the pull readers of the binary formats and refilling their
+ * stream buffers (see stream.h).
  */
 #include "stream.h"
 
@@ -20,6 +21,26 @@ void *sdx_stream_store(const sdx_alloc *a, void *reader, size_t *chunk) {
     void *store = al.malloc(al.ctx, *chunk);
     if (!store) al.free(al.ctx, reader);
     return store;
+}
+
+size_t sdx_stream_room(const sdx_alloc *a, uint8_t **buf, size_t *cap, size_t have, size_t chunk,
+                       const char **why) {
+    if (!*buf || have == *cap) {
+        if (*cap > SIZE_MAX / 2) {
+            *why = "input value too large";
+            return 0;
+        }
+        size_t want = *cap ? *cap * 2 : chunk;
+        uint8_t *b = *buf ? a->realloc(a->ctx, *buf, *cap, want) : a->malloc(a->ctx, want);
+        if (!b) {
+            *why = "out of memory";
+            return 0;
+        }
+        *buf = b;
+        *cap = want;
+    }
+    size_t room = *cap - have;
+    return room < chunk ? room : chunk;
 }
 
 #ifndef SDX_NO_STDIO

@@ -173,24 +173,14 @@ static SDX_NOINLINE int need_slow(sdx_ubjson_reader *r, size_t n) {
             r->base = r->p = r->store;
             r->end = r->store + have;
         }
-        if (have == r->store_cap) { /* full of real bytes: only then grow */
-            size_t cap = r->store_cap * 2;
-            if (cap < r->store_cap) {
-                fail_at(r, SDX_ERR_NOMEM, "input value too large", here(r));
-                return -1;
-            }
-            u8 *s = r->alloc.realloc(r->alloc.ctx, r->store, r->store_cap, cap);
-            if (!s) {
-                fail_at(r, SDX_ERR_NOMEM, "out of memory", here(r));
-                return -1;
-            }
-            r->store = s;
-            r->store_cap = cap;
-            r->base = r->p = s;
-            r->end = s + have;
+        const char *why;
+        size_t room = sdx_stream_room(&r->alloc, &r->store, &r->store_cap, have, r->chunk, &why);
+        if (!room) {
+            fail_at(r, SDX_ERR_NOMEM, why, here(r));
+            return -1;
         }
-        size_t room = r->store_cap - have;
-        if (room > r->chunk) room = r->chunk;
+        r->base = r->p = r->store;
+        r->end = r->store + have;
         size_t got = r->read(r->ctx, (u8 *)r->end, room);
         if (got == (size_t)-1) {
             fail_at(r, SDX_ERR_IO, "read error", offset_of(r, r->end));
