@@ -448,28 +448,6 @@ static inline sdx_err sdx_cbor_writer_end_inline(sdx_cbor_writer *w) {
     return SDX_OK;
 }
 
-/* Whether the n bytes at s are all ASCII (reading only those bytes): the
- * cheap half of the UTF-8 check of short text, done inline. */
-static inline int sdx_cb_w_ascii(const char *s, size_t n) {
-    uint64_t a = 0, b = 0;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 <= n; i += 8) {
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            a |= x;
-        }
-        memcpy(&b, s + n - 8, 8);
-    } else if (n >= 4) {
-        uint32_t x, y;
-        memcpy(&x, s, 4);
-        memcpy(&y, s + n - 4, 4);
-        a = x | y;
-    } else if (n > 0) {
-        a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
-    }
-    return ((a | b) & UINT64_C(0x8080808080808080)) == 0;
-}
-
 /* Copy n bytes (s may be NULL when n is 0): up to 16 bytes as two
  * overlapping fixed-size copies, which compile to a few loads and stores
  * instead of a call. */
@@ -496,11 +474,14 @@ static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int
     sdx_cbor_frame *f = w->top;
     char *p = w->out->cur;
     if (n > 64 || f->left == 0 || f->slow || (size_t)(w->out->end - p) < 66 ||
-        (key && (f->kind != SDX_CB_W_MAP || (f->left & 1))) || (n && !s) ||
-        (!(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK) && !sdx_cb_w_ascii(s, n)))
+        (key && (f->kind != SDX_CB_W_MAP || (f->left & 1))) || (n && !s))
         return 0;
+    /* head and bytes are stored before the ASCII test: on failure the
+     * buffer's position stays, and the exported function writes them */
     p = sdx_cb_w_head(p, 0x60, n);
-    sdx_cb_w_copy(p, s, n);
+    if (!sdx_hot_copy_ascii(p, s, n,
+                            w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080)))
+        return 0;
     f->left--;
     w->out->cur = p + n;
     return 1;

@@ -225,6 +225,38 @@ static inline uint64_t sdx_hot_word(const void *p) {
     memcpy(&v, p, 8);
     return v;
 }
+/* Copy n bytes from s to p (s may be NULL when n is 0) and tell whether
+ * they were all ASCII, with `mask` the high bit of each byte (0 accepts
+ * any bytes): one pass of word loads that both copies and tests, the
+ * cheap half of the UTF-8 check of short text in the writers' inline
+ * paths. Words may overlap (the last one ends at n). */
+static inline int sdx_hot_copy_ascii(char *p, const char *s, size_t n, uint64_t mask) {
+    uint64_t a = 0, x;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            memcpy(&x, s + i, 8);
+            memcpy(p + i, &x, 8);
+            a |= x;
+        }
+        memcpy(&x, s + n - 8, 8);
+        memcpy(p + n - 8, &x, 8);
+        return ((a | x) & mask) == 0;
+    }
+    if (n >= 4) {
+        uint32_t y, z;
+        memcpy(&y, s, 4);
+        memcpy(&z, s + n - 4, 4);
+        memcpy(p, &y, 4);
+        memcpy(p + n - 4, &z, 4);
+        return ((y | z) & mask) == 0;
+    }
+    if (n == 0) return 1;
+    p[0] = s[0];
+    p[n / 2] = s[n / 2];
+    p[n - 1] = s[n - 1];
+    a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
+    return (a & mask) == 0;
+}
 static inline void sdx_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
     ev->kind = kind;
     ev->tag_kind = SDX_TAG_NONE;

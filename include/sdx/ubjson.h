@@ -460,39 +460,6 @@ static inline sdx_err sdx_ubjson_writer_end_inline(sdx_ubjson_writer *w) {
     return SDX_OK;
 }
 
-/* Copy n bytes (1 to SDX_UBJ_W_TEXT_MAX, s not NULL) from s to p and
- * tell whether they were all ASCII (with `mask` the high bit of each byte;
- * 0 accepts any bytes): one pass of word loads that both checks and
- * copies, the cheap half of the UTF-8 check of short text. Words may
- * overlap (the last one ends at n); the caller has room for n bytes. */
-static inline int sdx_ubj_w_copy_ascii(char *p, const char *s, size_t n, uint64_t mask) {
-    uint64_t a = 0, x;
-    if (n >= 8) {
-        size_t i = 0;
-        for (; i + 8 < n; i += 8) {
-            memcpy(&x, s + i, 8);
-            memcpy(p + i, &x, 8);
-            a |= x;
-        }
-        memcpy(&x, s + n - 8, 8);
-        memcpy(p + n - 8, &x, 8);
-        return ((a | x) & mask) == 0;
-    }
-    if (n >= 4) {
-        uint32_t y, z;
-        memcpy(&y, s, 4);
-        memcpy(&z, s + n - 4, 4);
-        memcpy(p, &y, 4);
-        memcpy(p + n - 4, &z, 4);
-        return ((y | z) & mask) == 0;
-    }
-    p[0] = s[0];
-    p[n / 2] = s[n / 2];
-    p[n - 1] = s[n - 1];
-    a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
-    return (a & mask) == 0;
-}
-
 /* The longest string the inline path writes: its length fits U. */
 #define SDX_UBJ_W_TEXT_MAX 128
 
@@ -522,7 +489,7 @@ static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, 
         if (!key) *p++ = 'S';
         p[0] = 'U';
         p[1] = (char)(unsigned char)n;
-        if (!sdx_ubj_w_copy_ascii(p + 2, s, n, mask) && w->utf8_valid(s, n) != n) return 0;
+        if (!sdx_hot_copy_ascii(p + 2, s, n, mask) && w->utf8_valid(s, n) != n) return 0;
         p += 2 + n;
     }
     f->items++;
