@@ -1,7 +1,6 @@
 /*
  * What the hardening tests share (tests/hardening, issue 16 "Hardening
- * that fuzzing cannot prove"): a counting allocator and one table entry per
- * format, so that every test runs the same way over JSON, MessagePack,
+ * that fuzzing cannot prove"): one table entry per format, so that every test runs the same way over JSON, MessagePack,
  * CBOR, BSON, UBJSON, BJData and Binn, each through its memory reader, its
  * stream reader and its tree parser.
  */
@@ -14,87 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_test.h" /* counting_alloc: live bytes, their peak, the largest block */
 #include "sdx/sdx.h"
-
-/* ------------------------------------------------------------------------ */
-/* A counting allocator                                                      */
-/* ------------------------------------------------------------------------ */
-
-/* Live bytes, the peak of live bytes, total bytes and calls of everything
- * allocated through it. Each block carries its size in a header, since
- * sdx_alloc's free is not told the size. */
-typedef struct counting {
-    size_t live, peak, total, calls, largest;
-} counting;
-
-#define COUNT_HDR 16 /* keeps max_align_t alignment */
-
-static void count_add(counting *c, size_t n) {
-    c->live += n;
-    c->total += n;
-    c->calls++;
-    if (n > c->largest) c->largest = n;
-    if (c->live > c->peak) c->peak = c->live;
-}
-
-static void *count_malloc(void *ctx, size_t n) {
-    if (n > SIZE_MAX - COUNT_HDR) return NULL;
-    unsigned char *p = malloc(n + COUNT_HDR);
-    if (!p) return NULL;
-    memcpy(p, &n, sizeof n);
-    count_add(ctx, n);
-    return p + COUNT_HDR;
-}
-
-static void count_free(void *ctx, void *ptr) {
-    if (!ptr) return;
-    unsigned char *p = (unsigned char *)ptr - COUNT_HDR;
-    size_t n;
-    memcpy(&n, p, sizeof n);
-    ((counting *)ctx)->live -= n;
-    free(p);
-}
-
-static void *count_realloc(void *ctx, void *ptr, size_t old, size_t n) {
-    (void)old;
-    if (!ptr) return count_malloc(ctx, n);
-    if (n > SIZE_MAX - COUNT_HDR) return NULL;
-    unsigned char *p = (unsigned char *)ptr - COUNT_HDR;
-    size_t was;
-    memcpy(&was, p, sizeof was);
-    unsigned char *q = realloc(p, n + COUNT_HDR);
-    if (!q) return NULL;
-    memcpy(q, &n, sizeof n);
-    counting *c = ctx;
-    c->live -= was;
-    count_add(c, n);
-    return q + COUNT_HDR;
-}
-
-static inline sdx_alloc counting_alloc(counting *c) {
-    memset(c, 0, sizeof *c);
-    sdx_alloc a = {count_malloc, count_realloc, count_free, c};
-    return a;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Memory as a stream, in chunks of a fixed size                             */
-/* ------------------------------------------------------------------------ */
-
-typedef struct mem_stream {
-    const unsigned char *p;
-    size_t left, step;
-} mem_stream;
-
-static size_t mem_stream_read(void *ctx, void *buf, size_t cap) {
-    mem_stream *s = ctx;
-    size_t n = s->left < cap ? s->left : cap;
-    if (s->step && n > s->step) n = s->step;
-    memcpy(buf, s->p, n);
-    s->p += n;
-    s->left -= n;
-    return n;
-}
+#include "trickle.h"     /* trickle: memory as a stream, `step` bytes a read */
 
 /* ------------------------------------------------------------------------ */
 /* One entry per format                                                      */

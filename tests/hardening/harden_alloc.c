@@ -5,7 +5,7 @@
  *
  * Every reader of every format (memory reader, stream reader, tree parser,
  * and the memory reader through the mapping layer into a writer)
- * runs over a counting allocator (harden.h) on:
+ * runs over a counting allocator (tests/unit/alloc_test.h) on:
  *  - an adversarial set per format: every string/binary/container header
  *    with the largest length or count each width allows (2^8-1 .. 2^64-1,
  *    2^63, 2^31, negative where the width is signed), indefinite lengths,
@@ -100,8 +100,9 @@ static void hexdump(FILE *f, const unsigned char *p, size_t n) {
 /* Run one input through one reader path and check its peak. */
 static void run_one(int fi, int path, const unsigned char *in, size_t len) {
     const format *f = &formats[fi];
-    counting c;
-    sdx_alloc a = counting_alloc(&c);
+    counting_alloc c;
+    counting_alloc_init(&c, 0);
+    sdx_alloc a = c.iface;
     hopts o = {0, 0, 0, &a};
     if (fi == F_UBJSON || fi == F_BJDATA) o.max_empty = UB_SMALL_EMPTY;
     sdx_error e;
@@ -178,9 +179,9 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
         f->free(r);
     } else {
         void *r;
-        mem_stream ms = {in, len, 3};
+        trickle ms = {in, len, 3};
         if (path == P_MEM) r = f->mem_new((const char *)in, len, &o);
-        else r = f->stream_new(mem_stream_read, &ms, 0, &o);
+        else r = f->stream_new(trickle_read, &ms, 0, &o);
         if (!CHECK(r != NULL)) return;
         /* every event: a 16-byte input cannot hold more than a few dozen,
          * but typed Z containers produce up to max_empty */
@@ -188,18 +189,18 @@ static void run_one(int fi, int path, const unsigned char *in, size_t len) {
         f->free(r);
     }
     runs++;
-    CHECK(c.live == 0); /* everything freed */
+    CHECK(c.live == 0 && c.live_bytes == 0); /* everything freed */
     worst *w = &worsts[fi][path];
-    if (c.peak > w->peak) {
-        w->peak = c.peak;
+    if (c.peak_bytes > w->peak) {
+        w->peak = c.peak_bytes;
         memcpy(w->in, in, len);
         w->len = len;
     }
-    if (c.peak > bound_of(path)) {
+    if (c.peak_bytes > bound_of(path)) {
         test_fail_at(__FILE__, __LINE__, "peak above the reader's bound");
         if (failures_printed++ < 20) {
             fprintf(stderr, "  %s %s: peak %zu > %zu (largest block %zu) on ", f->name,
-                    path_names[path], c.peak, bound_of(path), c.largest);
+                    path_names[path], c.peak_bytes, bound_of(path), c.largest);
             hexdump(stderr, in, len);
             fputc('\n', stderr);
         }
@@ -500,8 +501,9 @@ TEST(ubjson_default_max_empty) {
                                       SDX_UBJSON_DEFAULT_MAX_EMPTY + 1};
     for (int bj = 0; bj < 2; bj++)
         for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-            counting c;
-            sdx_alloc a = counting_alloc(&c);
+            counting_alloc c;
+            counting_alloc_init(&c, 0);
+            sdx_alloc a = c.iface;
             hopts o = {0, 0, 0, &a};
             sdx_error e;
             unsigned char b[9] = {'[', '$', 'Z', '#', 'l'};
@@ -518,10 +520,10 @@ TEST(ubjson_default_max_empty) {
             sdx_doc_free(d);
             if (report)
                 printf("%s parse, default max_empty, [$Z#l %u: peak %zu bytes\n",
-                       bj ? "bjdata" : "ubjson", (unsigned)counts[i], c.peak);
+                       bj ? "bjdata" : "ubjson", (unsigned)counts[i], c.peak_bytes);
             /* 16 bytes a value, the document's growth at most doubling */
-            CHECK(c.peak <= (size_t)SDX_UBJSON_DEFAULT_MAX_EMPTY * 16 * 2 + BOUND_PARSE);
-            CHECK(c.live == 0);
+            CHECK(c.peak_bytes <= (size_t)SDX_UBJSON_DEFAULT_MAX_EMPTY * 16 * 2 + BOUND_PARSE);
+            CHECK(c.live == 0 && c.live_bytes == 0);
         }
 }
 

@@ -72,8 +72,9 @@ static outcome run_path(int fi, int path, const void *data, size_t len, hopts o,
     outcome r = {SDX_OK, 0, NULL, 0};
     char *buf = malloc(len ? len : 1);
     if (len) memcpy(buf, data, len);
-    counting c;
-    sdx_alloc a = counting_alloc(&c);
+    counting_alloc c;
+    counting_alloc_init(&c, 0);
+    sdx_alloc a = c.iface;
     o.alloc = &a;
     sdx_error e;
     memset(&e, 0, sizeof e);
@@ -82,9 +83,9 @@ static outcome run_path(int fi, int path, const void *data, size_t len, hopts o,
         if (d) e.code = SDX_OK;
         sdx_doc_free(d);
     } else {
-        mem_stream ms = {(const unsigned char *)buf, len, step};
+        trickle ms = {(const unsigned char *)buf, len, step ? step : SIZE_MAX};
         void *rd = path == P_MEM ? f->mem_new(buf, len, &o)
-                                 : f->stream_new(mem_stream_read, &ms, 64, &o);
+                                 : f->stream_new(trickle_read, &ms, 64, &o);
         drain_reader(f, rd, &e, UINT64_MAX, NULL);
         f->free(rd);
     }
@@ -92,8 +93,8 @@ static outcome run_path(int fi, int path, const void *data, size_t len, hopts o,
     r.code = e.code;
     r.offset = e.offset;
     r.msg = e.msg;
-    r.peak = c.peak;
-    CHECK(c.live == 0);
+    r.peak = c.peak_bytes;
+    CHECK(c.live == 0 && c.live_bytes == 0);
     return r;
 }
 

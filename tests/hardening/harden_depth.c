@@ -247,9 +247,9 @@ static void check_default(const shape *s, const input *in) {
             CHECK(d == NULL);
             sdx_doc_free(d);
         } else {
-            mem_stream ms = {in->p, in->n, 0};
+            trickle ms = {in->p, in->n, SIZE_MAX};
             void *r = path == 0 ? f->mem_new((const char *)in->p, in->n, &o)
-                                : f->stream_new(mem_stream_read, &ms, 4096, &o);
+                                : f->stream_new(trickle_read, &ms, 4096, &o);
             drain_reader(f, r, &e, UINT64_MAX, NULL);
             f->free(r);
         }
@@ -272,9 +272,9 @@ static void check_raised(const shape *s, const input *in) {
     uint64_t events = 0;
     for (int path = 0; path < 2; path++) {
         sdx_error e;
-        mem_stream ms = {in->p, in->n, 0};
+        trickle ms = {in->p, in->n, SIZE_MAX};
         void *r = path == 0 ? f->mem_new((const char *)in->p, in->n, &o)
-                            : f->stream_new(mem_stream_read, &ms, 4096, &o);
+                            : f->stream_new(trickle_read, &ms, 4096, &o);
         uint64_t n = 0;
         sdx_err rc = drain_reader(f, r, &e, UINT64_MAX, &n);
         if (!CHECK(rc == SDX_OK))
@@ -289,9 +289,9 @@ static void check_raised(const shape *s, const input *in) {
      * (memory and stream), then the clean end */
     for (int path = 0; path < 2; path++) {
         sdx_error e;
-        mem_stream ms = {in->p, in->n, 0};
+        trickle ms = {in->p, in->n, SIZE_MAX};
         void *r = path == 0 ? f->mem_new((const char *)in->p, in->n, &o)
-                            : f->stream_new(mem_stream_read, &ms, 4096, &o);
+                            : f->stream_new(trickle_read, &ms, 4096, &o);
         sdx_event ev;
         CHECK(f->next(r, &ev) && (ev.kind == SDX_ARRAY || ev.kind == SDX_MAP));
         if (!CHECK(f->skip(r))) {

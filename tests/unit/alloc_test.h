@@ -1,6 +1,7 @@
 /*
- * Test allocators: one that counts live bytes (to find leaks) and fails on
- * the Nth call (to test every allocation failure path).
+ * Test allocators: one that counts live bytes (to find leaks), their peak
+ * and the largest block (to bound what an input can make a reader take),
+ * and fails on the Nth call (to test every allocation failure path).
  */
 #ifndef SDX_ALLOC_TEST_H
 #define SDX_ALLOC_TEST_H
@@ -14,18 +15,30 @@ typedef struct counting_alloc {
     long fail_at;    /* the call number that fails (1-based); 0 = never */
     long live;       /* blocks currently allocated */
     size_t live_bytes;
+    size_t peak_bytes;  /* the most live bytes at any time */
+    size_t total_bytes; /* every byte ever asked for */
+    size_t largest;     /* the largest block asked for */
     sdx_alloc iface;
 } counting_alloc;
+
+/* A block of `size` bytes was handed out, `was` bytes freed with it. */
+static void ca_count(counting_alloc *a, size_t size, size_t was) {
+    a->live_bytes += size - was;
+    a->total_bytes += size;
+    if (size > a->largest) a->largest = size;
+    if (a->live_bytes > a->peak_bytes) a->peak_bytes = a->live_bytes;
+}
 
 /* Each block carries its size in a header so the test can count bytes. */
 static void *ca_malloc(void *ctx, size_t size) {
     counting_alloc *a = ctx;
     if (++a->calls == a->fail_at) return NULL;
+    if (size > SIZE_MAX - sizeof(size_t) * 2) return NULL;
     size_t *p = malloc(sizeof(size_t) * 2 + size);
     if (!p) return NULL;
     p[0] = size;
     a->live++;
-    a->live_bytes += size;
+    ca_count(a, size, 0);
     return p + 2;
 }
 
@@ -35,9 +48,10 @@ static void *ca_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) 
     if (++a->calls == a->fail_at) return NULL;
     size_t *h = (size_t *)ptr - 2;
     if (h[0] != old_size) abort(); /* the library must pass the true old size */
+    if (new_size > SIZE_MAX - sizeof(size_t) * 2) return NULL;
     size_t *p = realloc(h, sizeof(size_t) * 2 + new_size);
     if (!p) return NULL;
-    a->live_bytes += new_size - p[0];
+    ca_count(a, new_size, p[0]);
     p[0] = new_size;
     return p + 2;
 }
@@ -56,6 +70,9 @@ static inline void counting_alloc_init(counting_alloc *a, long fail_at) {
     a->fail_at = fail_at;
     a->live = 0;
     a->live_bytes = 0;
+    a->peak_bytes = 0;
+    a->total_bytes = 0;
+    a->largest = 0;
     a->iface.malloc = ca_malloc;
     a->iface.realloc = ca_realloc;
     a->iface.free = ca_free;
