@@ -257,6 +257,26 @@ static inline int sdx_hot_copy_ascii(char *p, const char *s, size_t n, uint64_t 
     a = (uint64_t)(unsigned char)s[0] | (unsigned char)s[n / 2] | (unsigned char)s[n - 1];
     return (a & mask) == 0;
 }
+/* Whether the n bytes at q are ASCII under `mask` (the high bit of each
+ * byte, or 0 to accept any bytes), for the readers' inline paths: 16 bytes
+ * from q must be readable (they are in the window) whatever n is. Up to 16
+ * bytes: the 8 at each end, or for fewer than 8 the first 8 under a mask
+ * in the string's bytes alone; up to 128 bytes inside the `avail` bytes
+ * from q: every 8 bytes. 0 for anything else (longer, past the window, or
+ * not ASCII): the exported function's to read. */
+static inline int sdx_hot_ascii(const uint8_t *q, size_t n, size_t avail, uint64_t mask) {
+    uint64_t a = sdx_hot_word(q), b = 0;
+    if (n < 8) {
+        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
+    } else if (n <= 16) {
+        b = sdx_hot_word(q + n - 8);
+    } else {
+        if (n > 128 || n > avail) return 0;
+        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
+        b = sdx_hot_word(q + n - 8);
+    }
+    return ((a | b) & mask) == 0;
+}
 static inline void sdx_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
     ev->kind = kind;
     ev->tag_kind = SDX_TAG_NONE;
