@@ -16,8 +16,8 @@
  *   - the sdx command's formats ubjson (.ubjson .ubj) and bjdata (.bjdata
  *     .bjd .jdb), and sdx's UBJSON programs in the benchmark suite
  *     (verified; `bench/run.py --quick --filter ubjson`).
- * The writer's commonest calls have inline fast paths (as cbor.h's); the
- * reader is plain functions. Not there yet: BJData's structure-of-arrays
+ * The writer's commonest calls and the reader's commonest values have
+ * inline fast paths (as cbor.h's). Not there yet: BJData's structure-of-arrays
  * containers ('[' '$' '{', Draft 3) and column-major N-dimensional arrays (both read as
  * SDX_ERR_UNSUPPORTED).
  *
@@ -620,8 +620,240 @@ SDX_API void sdx_ubjson_reader_free(sdx_ubjson_reader *r);
  * ev->depth is the nesting depth (0 for a top-level value; a container's
  * END has the depth of its begin). Strings are valid until the next call.
  * Returns true with an event; false at the end of the input or on an
- * error: then sdx_ubjson_reader_error() tells which. Errors are sticky. */
-SDX_API bool sdx_ubjson_reader_next(sdx_ubjson_reader *r, sdx_event *ev);
+ * error: then sdx_ubjson_reader_error() tells which. Errors are sticky.
+ *
+ * A call sdx_ubjson_reader_next(r, ev) is a macro for the inline fast path
+ * sdx_ubjson_reader_next_inline below, which behaves exactly the same; the
+ * exported function itself is called as (sdx_ubjson_reader_next)(r, ev) or
+ * through its address, as with getc in the C library. */
+SDX_API bool (sdx_ubjson_reader_next)(sdx_ubjson_reader *r, sdx_event *ev);
+
+/* One open container of the reader (private): the elements (entries)
+ * still due when counted, its kind (0 array, 1 map), its element type
+ * marker when typed ('$'), whether counted ('#': it ends after `left`
+ * elements, not at a marker), in a map whether a key comes next, and for
+ * a BJData N-dimensional array its level (1-based). */
+typedef struct sdx_ubjson_level {
+    uint64_t left;
+    uint8_t kind;
+    uint8_t type;
+    uint8_t counted;
+    uint8_t key_due;
+    uint8_t nd;
+} sdx_ubjson_level;
+
+/* The state the inline fast path reads and advances: the first member of
+ * every reader. Private: only sdx_ubjson_reader_next_inline may touch it,
+ * and its layout belongs to this version of the library (a program built
+ * with these headers must run with the library built from them). */
+typedef struct sdx_ubjson_reader_hot {
+    const uint8_t *p;         /* next byte of the input window */
+    const uint8_t *end;       /* end of the window */
+    const uint8_t *base;      /* input offset base_offset is at base */
+    uint64_t base_offset;
+    sdx_ubjson_level *stack;  /* open containers: stack[0 .. depth) */
+    uint32_t depth;
+    uint32_t depth_limit;     /* the inline path runs at depths 1 to
+                                 depth_limit and opens containers below it
+                                 (the stack's room and max_depth); 0 while
+                                 it must not run (the end, an error) */
+    uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    uint8_t bjdata;           /* little-endian numbers */
+    uint8_t last_kind;        /* of the last event, for skip */
+} sdx_ubjson_reader_hot;
+
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_ubj_hot_slow(sdx_ubjson_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_ubjson_reader_next)(r, &e);
+    sdx_hot_copy(ev, &e);
+    return ok;
+}
+
+/* A number of n bytes at p, big-endian (UBJSON) or little-endian (BJData). */
+static inline uint64_t sdx_ubj_hot_load(const sdx_ubjson_reader_hot *s, const uint8_t *p, int n) {
+    return s->bjdata ? sdx_hot_le(p, n) : sdx_hot_be(p, n);
+}
+
+/* What sdx_ubjson_reader_next(r, ev) expands to: the exported function with
+ * the commonest values decoded inline, in the caller's code, inside a
+ * container that is neither typed ('$') nor an N-dimensional array (depth
+ * 1 and more): null, true, false, the integers i U I l L, float32 and
+ * float64, strings and keys whose length is given as i or U when they are
+ * ASCII up to 128 bytes (any bytes without UTF-8 checks), the end of a
+ * container (its marker, or its count reached), and containers that are
+ * plain or counted with i, U or I while the reader's stack has room (a
+ * count the window cannot hold is the exported function's). It takes a
+ * value only when 24 bytes, and all of the value's, are in the window;
+ * everything else (the top level, no-ops, typed containers, other markers,
+ * errors, streams at the window's end) it hands to the exported function,
+ * which reports what is wrong. */
+static inline bool sdx_ubjson_reader_next_inline(sdx_ubjson_reader *r, sdx_event *ev) {
+    sdx_ubjson_reader_hot *s = (sdx_ubjson_reader_hot *)(void *)r;
+    uint32_t d = s->depth;
+    if (d == 0 || d > s->depth_limit) return sdx_ubj_hot_slow(r, ev);
+    sdx_ubjson_level *L = &s->stack[d - 1];
+    if (L->type | L->nd) return sdx_ubj_hot_slow(r, ev);
+    const uint8_t *p = s->p;
+    uint64_t n, v;
+    int map;
+    if (L->counted && L->left == 0 && (!L->kind || L->key_due))
+        goto end; /* a counted container is complete */
+    if ((size_t)(s->end - p) < 24) return sdx_ubj_hot_slow(r, ev);
+    if (L->kind && L->key_due) {
+        if (*p == '}' && !L->counted) {
+            p++;
+            goto end;
+        }
+        if (*p == 'U') n = p[1];
+        else if (*p == 'i' && p[1] < 128) n = p[1];
+        else return sdx_ubj_hot_slow(r, ev);
+        p += 2;
+        goto text;
+    }
+    switch (*p) {
+    case 'Z':
+        sdx_hot_head(ev, SDX_NULL, d);
+        p += 1;
+        break;
+    case 'T':
+    case 'F':
+        sdx_hot_head(ev, SDX_BOOL, d);
+        ev->v.b = *p == 'T';
+        p += 1;
+        break;
+    case 'i':
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int8_t)p[1];
+        p += 2;
+        break;
+    case 'U':
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = p[1];
+        p += 2;
+        break;
+    case 'I':
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int16_t)(uint16_t)sdx_ubj_hot_load(s, p + 1, 2);
+        p += 3;
+        break;
+    case 'l':
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int32_t)(uint32_t)sdx_ubj_hot_load(s, p + 1, 4);
+        p += 5;
+        break;
+    case 'L':
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = (int64_t)sdx_ubj_hot_load(s, p + 1, 8);
+        p += 9;
+        break;
+    case 'D':
+        sdx_hot_head(ev, SDX_DOUBLE, d);
+        ev->v.u = sdx_ubj_hot_load(s, p + 1, 8);
+        p += 9;
+        break;
+    case 'd': {
+        /* a finite float32, widened exactly (NaN payloads and infinities
+         * are the exported function's, which keeps their bits) */
+        float f;
+        uint32_t b = (uint32_t)sdx_ubj_hot_load(s, p + 1, 4);
+        if ((b & 0x7f800000u) == 0x7f800000u) return sdx_ubj_hot_slow(r, ev);
+        memcpy(&f, &b, 4);
+        sdx_hot_head(ev, SDX_DOUBLE, d);
+        ev->flags = SDX_EVENT_FLOAT32;
+        ev->v.d = (double)f;
+        p += 5;
+        break;
+    }
+    case 'S':
+        if (p[1] == 'U') n = p[2];
+        else if (p[1] == 'i' && p[2] < 128) n = p[2];
+        else return sdx_ubj_hot_slow(r, ev);
+        p += 3;
+        goto text;
+    case '[':
+    case '{':
+        map = *p == '{';
+        goto begin;
+    case ']':
+        if (L->kind || L->counted) return sdx_ubj_hot_slow(r, ev);
+        p++;
+        goto end;
+    default: return sdx_ubj_hot_slow(r, ev);
+    }
+    if (L->kind) L->key_due = 1;
+    else L->left -= L->counted;
+    s->p = p;
+    s->last_kind = ev->kind;
+    return true;
+
+text: {
+    /* ASCII up to 128 bytes in the window (which holds 16 bytes from p);
+     * other strings are the exported function's */
+    if (!sdx_hot_ascii(p, (size_t)n, (size_t)(s->end - p), s->ascii_mask))
+        return sdx_ubj_hot_slow(r, ev);
+    if (L->kind && L->key_due) {
+        sdx_hot_head(ev, SDX_KEY, d);
+        L->key_due = 0;
+        L->left -= L->counted;
+    } else {
+        sdx_hot_head(ev, SDX_STR, d);
+        if (L->kind) L->key_due = 1;
+        else L->left -= L->counted;
+    }
+    ev->v.str.ptr = (const char *)p;
+    ev->v.str.len = (size_t)n;
+    s->p = p + n;
+    s->last_kind = ev->kind;
+    return true;
+}
+
+/* A container, plain or with a count of i, U or I: every element takes a
+ * byte or more (an entry three), so a count the window cannot hold is the
+ * exported function's (an error for memory, more input for a stream). */
+begin: {
+    if (d >= s->depth_limit) return sdx_ubj_hot_slow(r, ev);
+    size_t h = 1;
+    uint8_t counted = 0;
+    if (p[1] == '#') {
+        if (p[2] == 'U') n = p[3], h = 4;
+        else if (p[2] == 'i' && p[3] < 128) n = p[3], h = 4;
+        else if (p[2] == 'I' && (v = sdx_ubj_hot_load(s, p + 3, 2)) < 0x8000) n = v, h = 5;
+        else return sdx_ubj_hot_slow(r, ev);
+        if (n > ((size_t)(s->end - p) - h) / (map ? 3u : 1u)) return sdx_ubj_hot_slow(r, ev);
+        counted = 1;
+    } else if (p[1] == '$') {
+        return sdx_ubj_hot_slow(r, ev);
+    } else {
+        n = SDX_COUNT_UNKNOWN;
+    }
+    sdx_ubjson_level *c = L + 1;
+    c->left = n;
+    c->kind = (uint8_t)map;
+    c->type = 0;
+    c->counted = counted;
+    c->key_due = (uint8_t)map;
+    c->nd = 0;
+    if (L->kind) L->key_due = 1;
+    else L->left -= L->counted;
+    sdx_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
+    ev->v.count = n;
+    s->depth = d + 1;
+    s->p = p + h;
+    s->last_kind = ev->kind;
+    return true;
+}
+
+end:
+    sdx_hot_head(ev, SDX_END, d - 1);
+    s->depth = d - 1;
+    s->p = p;
+    s->last_kind = SDX_END;
+    return true;
+}
+
+#define sdx_ubjson_reader_next(r, ev) sdx_ubjson_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the error; *err (if not
  * NULL) gets the details: code, message and byte offset. */

@@ -37,21 +37,13 @@ typedef unsigned char u8;
 enum { STATE_READING, STATE_END, STATE_ERROR };
 enum { KIND_ARRAY, KIND_MAP };
 
-typedef struct frame {
-    uint64_t left;   /* elements (entries) still due when counted */
-    uint8_t kind;    /* KIND_ARRAY or KIND_MAP */
-    uint8_t type;    /* element type marker when typed, else 0 */
-    uint8_t counted; /* '#' given: ends after `left` elements, not at a marker */
-    uint8_t key_due; /* map: a key comes next (or the end) */
-    uint8_t nd;      /* N-dimensional array: its level (1-based) in dims */
-} frame;
+/* An open container (ubjson.h): kind is KIND_ARRAY or KIND_MAP. */
+typedef sdx_ubjson_level frame;
 
 struct sdx_ubjson_reader {
-    const u8 *p, *end;    /* the window */
-    const u8 *base;       /* input offset base_offset is at base */
-    uint64_t base_offset;
-    frame *stack;         /* open containers: stack[0 .. depth) */
-    uint32_t depth;
+    sdx_ubjson_reader_hot hot; /* the window, the open containers and their
+                                  depth, the last event's kind (first: the
+                                  inline path of ubjson.h reads it) */
     uint32_t cap;
     uint32_t max_depth;
     uint32_t flags;
@@ -60,7 +52,6 @@ struct sdx_ubjson_reader {
     bool bjdata;
     bool root_done;       /* the current top-level value has been read */
     uint8_t state;
-    uint8_t last_kind;    /* of the last event, for skip */
     /* the dimensions of the N-dimensional array being read (BJData) */
     uint32_t ndim;
     uint64_t dims[MAX_DIMS];
@@ -82,10 +73,10 @@ struct sdx_ubjson_reader {
 static const u8 empty_input[1] = {0};
 
 static uint64_t offset_of(const sdx_ubjson_reader *r, const u8 *at) {
-    return r->base_offset + (uint64_t)(at - r->base);
+    return r->hot.base_offset + (uint64_t)(at - r->hot.base);
 }
 
-static uint64_t here(const sdx_ubjson_reader *r) { return offset_of(r, r->p); }
+static uint64_t here(const sdx_ubjson_reader *r) { return offset_of(r, r->hot.p); }
 
 static bool fail_at(sdx_ubjson_reader *r, sdx_err code, const char *msg, uint64_t offset) {
     if (r->state != STATE_ERROR) {
@@ -95,6 +86,14 @@ static bool fail_at(sdx_ubjson_reader *r, sdx_err code, const char *msg, uint64_
         r->state = STATE_ERROR;
     }
     return false;
+}
+
+/* Whether the inline path of ubjson.h may run from here on, and up to
+ * which depth: only while reading on (no error, not at the end); it opens
+ * containers while the stack has room and max_depth allows. */
+static void hot_update(sdx_ubjson_reader *r) {
+    r->hot.depth_limit =
+        r->state == STATE_READING ? (r->cap < r->max_depth ? r->cap : r->max_depth) : 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -110,11 +109,15 @@ static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_UBJSON_DEFAULT_MAX_DEPTH;
     r->max_empty = opts && opts->max_empty ? opts->max_empty : SDX_UBJSON_DEFAULT_MAX_EMPTY;
     r->bjdata = (r->flags & SDX_UBJSON_READ_BJDATA) != 0;
-    r->stack = r->inline_stack;
+    r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
     r->state = STATE_READING;
-    r->last_kind = SDX_NULL;
+    r->hot.last_kind = SDX_NULL;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    r->hot.bjdata = r->bjdata;
+    r->hot.ascii_mask =
+        r->flags & SDX_UBJSON_READ_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
+    hot_update(r);
     return r;
 }
 
@@ -123,8 +126,8 @@ sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
     sdx_ubjson_reader *r = reader_alloc(opts);
     if (!r) return NULL;
     if (!data) len = 0;
-    r->base = r->p = data ? (const u8 *)data : empty_input;
-    r->end = r->p + len;
+    r->hot.base = r->hot.p = data ? (const u8 *)data : empty_input;
+    r->hot.end = r->hot.p + len;
     r->eof = true;
     return r;
 }
@@ -139,7 +142,7 @@ sdx_ubjson_reader *sdx_ubjson_reader_new_stream(sdx_read_fn read, void *ctx, siz
     r->store_cap = r->chunk = chunk;
     r->read = read;
     r->ctx = ctx;
-    r->base = r->p = r->end = r->store;
+    r->hot.base = r->hot.p = r->hot.end = r->store;
     return r;
 }
 
@@ -149,7 +152,7 @@ sdx_ubjson_reader *sdx_ubjson_reader_new_file(FILE *f, const sdx_ubjson_read_opt
 
 void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {
     if (!r) return;
-    if (r->stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->stack);
+    if (r->hot.stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->hot.stack);
     if (r->store) r->alloc.free(r->alloc.ctx, r->store);
     r->alloc.free(r->alloc.ctx, r);
 }
@@ -158,20 +161,20 @@ void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {
 /* Input                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* Make n bytes available at r->p: 1 when they are, 0 when the input ends
+/* Make n bytes available at r->hot.p: 1 when they are, 0 when the input ends
  * before (nothing is set), -1 on a read or allocation error (set). A stream
  * keeps only the window from p on, so pointers into the window taken
  * before a call are stale after it. */
 static SDX_NOINLINE int need_slow(sdx_ubjson_reader *r, size_t n) {
     if (!r->read) return 0;
-    while ((size_t)(r->end - r->p) < n) {
+    while ((size_t)(r->hot.end - r->hot.p) < n) {
         if (r->eof) return 0;
-        size_t have = (size_t)(r->end - r->p);
-        if (r->p != r->store) {
-            memmove(r->store, r->p, have);
-            r->base_offset += (uint64_t)(r->p - r->store);
-            r->base = r->p = r->store;
-            r->end = r->store + have;
+        size_t have = (size_t)(r->hot.end - r->hot.p);
+        if (r->hot.p != r->store) {
+            memmove(r->store, r->hot.p, have);
+            r->hot.base_offset += (uint64_t)(r->hot.p - r->store);
+            r->hot.base = r->hot.p = r->store;
+            r->hot.end = r->store + have;
         }
         const char *why;
         size_t room = sdx_stream_room(&r->alloc, &r->store, &r->store_cap, have, r->chunk, &why);
@@ -179,21 +182,21 @@ static SDX_NOINLINE int need_slow(sdx_ubjson_reader *r, size_t n) {
             fail_at(r, SDX_ERR_NOMEM, why, here(r));
             return -1;
         }
-        r->base = r->p = r->store;
-        r->end = r->store + have;
-        size_t got = r->read(r->ctx, (u8 *)r->end, room);
+        r->hot.base = r->hot.p = r->store;
+        r->hot.end = r->store + have;
+        size_t got = r->read(r->ctx, (u8 *)r->hot.end, room);
         if (got == (size_t)-1) {
-            fail_at(r, SDX_ERR_IO, "read error", offset_of(r, r->end));
+            fail_at(r, SDX_ERR_IO, "read error", offset_of(r, r->hot.end));
             return -1;
         }
         if (got == 0) r->eof = true;
-        else r->end += got > room ? room : got;
+        else r->hot.end += got > room ? room : got;
     }
     return 1;
 }
 
 static SDX_ALWAYS_INLINE int need(sdx_ubjson_reader *r, size_t n) {
-    if (SDX_LIKELY((size_t)(r->end - r->p) >= n)) return 1;
+    if (SDX_LIKELY((size_t)(r->hot.end - r->hot.p) >= n)) return 1;
     return need_slow(r, n);
 }
 
@@ -207,7 +210,7 @@ static SDX_NOINLINE bool need_or_fail_slow(sdx_ubjson_reader *r, size_t n, uint6
 /* need(n), reporting an input that ends as SDX_ERR_TRUNCATED at `start`
  * (the first byte of the value being read). */
 static SDX_ALWAYS_INLINE bool need_or_fail(sdx_ubjson_reader *r, size_t n, uint64_t start) {
-    if (SDX_LIKELY((size_t)(r->end - r->p) >= n)) return true;
+    if (SDX_LIKELY((size_t)(r->hot.end - r->hot.p) >= n)) return true;
     return need_or_fail_slow(r, n, start);
 }
 
@@ -216,8 +219,8 @@ static SDX_ALWAYS_INLINE bool need_or_fail(sdx_ubjson_reader *r, size_t n, uint6
 static bool skip_noops(sdx_ubjson_reader *r) {
     for (;;) {
         if (need(r, 1) <= 0) return false;
-        if (*r->p != 'N') return true;
-        r->p++;
+        if (*r->hot.p != 'N') return true;
+        r->hot.p++;
     }
 }
 
@@ -242,8 +245,8 @@ static int int_size(const sdx_ubjson_reader *r, u8 m) {
 /* The integer payload of marker m (of size n, available at p) into an
  * event: SDX_INT, or SDX_UINT for an M above INT64_MAX. */
 static void int_event(sdx_ubjson_reader *r, u8 m, int n, sdx_event *ev) {
-    uint64_t v = sdx_ubj_load(r->p, n, r->bjdata);
-    r->p += n;
+    uint64_t v = sdx_ubj_load(r->hot.p, n, r->bjdata);
+    r->hot.p += n;
     ev->kind = SDX_INT;
     switch (m) {
     case 'i': ev->v.i = (int8_t)(uint8_t)v; break;
@@ -261,11 +264,11 @@ static void int_event(sdx_ubjson_reader *r, u8 m, int n, sdx_event *ev) {
  * `start` is the offset errors are reported at. */
 static bool read_length(sdx_ubjson_reader *r, uint64_t *out, uint64_t start) {
     if (!need_or_fail(r, 1, start)) return false;
-    u8 m = *r->p;
+    u8 m = *r->hot.p;
     int n = int_size(r, m);
     if (!n) return fail_at(r, SDX_ERR_SYNTAX, "a length or count must be an integer", here(r));
     uint64_t at = here(r);
-    r->p++;
+    r->hot.p++;
     if (!need_or_fail(r, (size_t)n, start)) return false;
     sdx_event e;
     int_event(r, m, n, &e);
@@ -301,30 +304,30 @@ static bool count_ok(sdx_ubjson_reader *r, uint64_t n, uint64_t each, uint64_t s
         r->empty_left -= n;
         return true;
     }
-    if (!r->read && n > (uint64_t)(r->end - r->p) / each)
+    if (!r->read && n > (uint64_t)(r->hot.end - r->hot.p) / each)
         return fail_at(r, SDX_ERR_TRUNCATED, "count exceeds the input left", start);
     return true;
 }
 
 static bool push(sdx_ubjson_reader *r, uint8_t kind, u8 type, bool counted, uint64_t count,
                  uint8_t nd, uint64_t start) {
-    if (r->depth >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting too deep", start);
-    if (r->depth == r->cap) {
+    if (r->hot.depth >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting too deep", start);
+    if (r->hot.depth == r->cap) {
         uint32_t cap = r->cap > UINT32_MAX / 2 ? UINT32_MAX : r->cap * 2;
         if (cap > r->max_depth) cap = r->max_depth;
         frame *s;
-        if (r->stack == r->inline_stack) {
+        if (r->hot.stack == r->inline_stack) {
             s = r->alloc.malloc(r->alloc.ctx, (size_t)cap * sizeof *s);
-            if (s) memcpy(s, r->stack, (size_t)r->cap * sizeof *s);
+            if (s) memcpy(s, r->hot.stack, (size_t)r->cap * sizeof *s);
         } else {
-            s = r->alloc.realloc(r->alloc.ctx, r->stack, (size_t)r->cap * sizeof *s,
+            s = r->alloc.realloc(r->alloc.ctx, r->hot.stack, (size_t)r->cap * sizeof *s,
                                  (size_t)cap * sizeof *s);
         }
         if (!s) return fail_at(r, SDX_ERR_NOMEM, "out of memory", start);
-        r->stack = s;
+        r->hot.stack = s;
         r->cap = cap;
     }
-    frame *f = &r->stack[r->depth++];
+    frame *f = &r->hot.stack[r->hot.depth++];
     f->left = count;
     f->kind = kind;
     f->type = type;
@@ -346,9 +349,9 @@ static bool nd_bin(sdx_ubjson_reader *r, uint64_t n, uint64_t start, sdx_event *
     if (n > SIZE_MAX) return fail_at(r, SDX_ERR_TRUNCATED, "count exceeds the input left", start);
     if (!need_or_fail(r, (size_t)n, start)) return false;
     ev->kind = SDX_BIN;
-    ev->v.str.ptr = (const char *)r->p;
+    ev->v.str.ptr = (const char *)r->hot.p;
     ev->v.str.len = (size_t)n;
-    r->p += n;
+    r->hot.p += n;
     return true;
 }
 
@@ -358,24 +361,24 @@ static bool nd_bin(sdx_ubjson_reader *r, uint64_t n, uint64_t start, sdx_event *
  * dimension against max_empty, then opens the outermost level. */
 static bool nd_array(sdx_ubjson_reader *r, u8 type, uint64_t start, sdx_event *ev) {
     uint64_t vstart = here(r);
-    r->p++; /* the '[' of the dimension vector */
+    r->hot.p++; /* the '[' of the dimension vector */
     u8 vtype = 0;
     bool counted = false;
     uint64_t count = 0;
     if (!need_or_fail(r, 1, start)) return false;
-    if (*r->p == '[')
+    if (*r->hot.p == '[')
         return fail_at(r, SDX_ERR_UNSUPPORTED, "column-major N-dimensional arrays", vstart);
-    if (*r->p == '$') {
-        r->p++;
+    if (*r->hot.p == '$') {
+        r->hot.p++;
         if (!need_or_fail(r, 1, start)) return false;
-        vtype = *r->p++;
+        vtype = *r->hot.p++;
         if (!int_size(r, vtype))
             return fail_at(r, SDX_ERR_SYNTAX, "dimensions must be integers", vstart);
         if (!need_or_fail(r, 1, start)) return false;
-        if (*r->p != '#') return fail_at(r, SDX_ERR_SYNTAX, "'$' without '#'", vstart);
+        if (*r->hot.p != '#') return fail_at(r, SDX_ERR_SYNTAX, "'$' without '#'", vstart);
     }
-    if (*r->p == '#') {
-        r->p++;
+    if (*r->hot.p == '#') {
+        r->hot.p++;
         if (!read_length(r, &count, start)) return false;
         counted = true;
     }
@@ -387,7 +390,7 @@ static bool nd_array(sdx_ubjson_reader *r, u8 type, uint64_t start, sdx_event *e
         if (!need_or_fail(r, 1, start)) return false;
         u8 m = vtype;
         if (!m) {
-            m = *r->p++;
+            m = *r->hot.p++;
             if (!counted && m == ']') break;
         }
         int n = int_size(r, m);
@@ -435,25 +438,25 @@ static bool container(sdx_ubjson_reader *r, uint8_t kind, uint64_t start, sdx_ev
     u8 type = 0;
     bool counted = false;
     uint64_t count = SDX_COUNT_UNKNOWN;
-    if (r->depth >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting too deep", start);
+    if (r->hot.depth >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting too deep", start);
     if (!need_or_fail(r, 1, start)) return false;
-    if (*r->p == '$') {
-        r->p++;
+    if (*r->hot.p == '$') {
+        r->hot.p++;
         if (!need_or_fail(r, 1, start)) return false;
-        type = *r->p;
+        type = *r->hot.p;
         if (r->bjdata && type == '{')
             return fail_at(r, SDX_ERR_UNSUPPORTED, "structure-of-arrays containers", here(r));
         if (!sdx_ubj_type_ok(type, r->bjdata))
             return fail_at(r, SDX_ERR_SYNTAX, "type not allowed after '$'", here(r));
-        r->p++;
+        r->hot.p++;
         if (!need_or_fail(r, 1, start)) return false;
-        if (*r->p != '#') return fail_at(r, SDX_ERR_SYNTAX, "'$' without '#'", here(r));
+        if (*r->hot.p != '#') return fail_at(r, SDX_ERR_SYNTAX, "'$' without '#'", here(r));
     }
-    if (*r->p == '#') {
-        r->p++;
+    if (*r->hot.p == '#') {
+        r->hot.p++;
         if (r->bjdata && type && kind == KIND_ARRAY) {
             if (!need_or_fail(r, 1, start)) return false;
-            if (*r->p == '[') return nd_array(r, type, start, ev);
+            if (*r->hot.p == '[') return nd_array(r, type, start, ev);
         }
         if (!read_length(r, &count, start)) return false;
         counted = true;
@@ -466,9 +469,9 @@ static bool container(sdx_ubjson_reader *r, uint8_t kind, uint64_t start, sdx_ev
             return fail_at(r, SDX_ERR_TRUNCATED, "count exceeds the input left", start);
         if (!need_or_fail(r, (size_t)count, start)) return false;
         ev->kind = SDX_BIN;
-        ev->v.str.ptr = (const char *)r->p;
+        ev->v.str.ptr = (const char *)r->hot.p;
         ev->v.str.len = (size_t)count;
-        r->p += count;
+        r->hot.p += count;
         return true;
     }
     if (!push(r, kind, type, counted, count, 0, start)) return false;
@@ -490,9 +493,9 @@ static bool sized(sdx_ubjson_reader *r, uint64_t start, const char **s, size_t *
             fail_at(r, SDX_ERR_TRUNCATED, "input ends inside a value", start);
         return false;
     }
-    *s = (const char *)r->p;
+    *s = (const char *)r->hot.p;
     *len = (size_t)n;
-    r->p += n;
+    r->hot.p += n;
     return true;
 }
 
@@ -539,35 +542,35 @@ static bool value(sdx_ubjson_reader *r, u8 m, uint64_t start, sdx_event *ev) {
         if (!need_or_fail(r, 4, start)) return false;
         ev->kind = SDX_DOUBLE;
         ev->flags = SDX_EVENT_FLOAT32;
-        ev->v.d = sdx_float_bits_to_double((uint32_t)sdx_ubj_load(r->p, 4, r->bjdata));
-        r->p += 4;
+        ev->v.d = sdx_float_bits_to_double((uint32_t)sdx_ubj_load(r->hot.p, 4, r->bjdata));
+        r->hot.p += 4;
         return true;
     case 'D':
         if (!need_or_fail(r, 8, start)) return false;
-        bits = sdx_ubj_load(r->p, 8, r->bjdata);
+        bits = sdx_ubj_load(r->hot.p, 8, r->bjdata);
         ev->kind = SDX_DOUBLE;
         memcpy(&ev->v.d, &bits, 8);
-        r->p += 8;
+        r->hot.p += 8;
         return true;
     case 'h':
         if (!r->bjdata) break;
         if (!need_or_fail(r, 2, start)) return false;
         ev->kind = SDX_DOUBLE;
         ev->flags = SDX_EVENT_FLOAT16;
-        ev->v.d = sdx_half_bits_to_double((uint16_t)sdx_ubj_load(r->p, 2, true));
-        r->p += 2;
+        ev->v.d = sdx_half_bits_to_double((uint16_t)sdx_ubj_load(r->hot.p, 2, true));
+        r->hot.p += 2;
         return true;
     case 'B':
         if (!r->bjdata) break;
         if (!need_or_fail(r, 1, start)) return false;
         ev->kind = SDX_INT;
-        ev->v.i = *r->p++;
+        ev->v.i = *r->hot.p++;
         return true;
     case 'C':
         if (!need_or_fail(r, 1, start)) return false;
-        if (*r->p > 127) return fail_at(r, SDX_ERR_SYNTAX, "char above 127", start);
+        if (*r->hot.p > 127) return fail_at(r, SDX_ERR_SYNTAX, "char above 127", start);
         ev->kind = SDX_STR;
-        ev->v.str.ptr = (const char *)r->p++;
+        ev->v.str.ptr = (const char *)r->hot.p++;
         ev->v.str.len = 1;
         return true;
     case 'S':
@@ -599,10 +602,10 @@ static bool value(sdx_ubjson_reader *r, u8 m, uint64_t start, sdx_event *ev) {
 /* ------------------------------------------------------------------------ */
 
 static bool end_event(sdx_ubjson_reader *r, sdx_event *ev) {
-    r->depth--;
+    r->hot.depth--;
     ev->kind = SDX_END;
-    ev->depth = r->depth;
-    r->last_kind = SDX_END;
+    ev->depth = r->hot.depth;
+    r->hot.last_kind = SDX_END;
     return true;
 }
 
@@ -611,13 +614,13 @@ static bool end_event(sdx_ubjson_reader *r, sdx_event *ev) {
 static bool marked_value(sdx_ubjson_reader *r, sdx_event *ev) {
     uint64_t start = here(r);
     if (!need_or_fail(r, 1, start)) return false;
-    return value(r, *r->p++, start, ev);
+    return value(r, *r->hot.p++, start, ev);
 }
 
 static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
     memset(ev, 0, sizeof *ev);
     if (r->state != STATE_READING) return false;
-    if (r->depth == 0) {
+    if (r->hot.depth == 0) {
         if (r->root_done) {
             if (!skip_noops(r)) {
                 if (r->state == STATE_READING) r->state = STATE_END;
@@ -635,8 +638,8 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
         ev->depth = 0;
         return marked_value(r, ev);
     }
-    frame *f = &r->stack[r->depth - 1];
-    ev->depth = r->depth;
+    frame *f = &r->hot.stack[r->hot.depth - 1];
+    ev->depth = r->hot.depth;
     if (f->kind == KIND_MAP && f->key_due) {
         if (f->counted && f->left == 0) return end_event(r, ev);
         /* no-ops may come before a key: a key starts with an integer
@@ -646,8 +649,8 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
                 fail_at(r, SDX_ERR_TRUNCATED, "input ends inside an object", here(r));
             return false;
         }
-        if (!f->counted && *r->p == '}') {
-            r->p++;
+        if (!f->counted && *r->hot.p == '}') {
+            r->hot.p++;
             return end_event(r, ev);
         }
         uint64_t start = here(r);
@@ -671,10 +674,10 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
         if (!push(r, KIND_ARRAY, f->type, true, r->dims[f->nd], (uint8_t)(f->nd + 1), start))
             return false;
         ev->kind = SDX_ARRAY;
-        ev->v.count = r->stack[r->depth - 1].left;
-        if (r->stack[r->depth - 1].nd == r->ndim) {
+        ev->v.count = r->hot.stack[r->hot.depth - 1].left;
+        if (r->hot.stack[r->hot.depth - 1].nd == r->ndim) {
             ev->tag_kind = SDX_TAG_UBJSON;
-            ev->tag = r->stack[r->depth - 1].type;
+            ev->tag = r->hot.stack[r->hot.depth - 1].type;
         }
         return true;
     }
@@ -684,16 +687,17 @@ static bool next_event(sdx_ubjson_reader *r, sdx_event *ev) {
             fail_at(r, SDX_ERR_TRUNCATED, "input ends inside a container", here(r));
         return false;
     }
-    if (!f->counted && f->kind == KIND_ARRAY && *r->p == ']') {
-        r->p++;
+    if (!f->counted && f->kind == KIND_ARRAY && *r->hot.p == ']') {
+        r->hot.p++;
         return end_event(r, ev);
     }
     return marked_value(r, ev);
 }
 
-bool sdx_ubjson_reader_next(sdx_ubjson_reader *r, sdx_event *ev) {
+bool (sdx_ubjson_reader_next)(sdx_ubjson_reader *r, sdx_event *ev) {
     bool ok = next_event(r, ev);
-    if (ok) r->last_kind = ev->kind;
+    if (ok) r->hot.last_kind = ev->kind;
+    hot_update(r);
     return ok;
 }
 
@@ -711,8 +715,8 @@ uint64_t sdx_ubjson_reader_offset(const sdx_ubjson_reader *r) { return here(r); 
 
 bool sdx_ubjson_reader_skip(sdx_ubjson_reader *r) {
     if (r->state == STATE_ERROR) return false;
-    if (r->last_kind != SDX_ARRAY && r->last_kind != SDX_MAP) return true;
-    uint32_t d = r->depth - 1; /* the depth of the begin event */
+    if (r->hot.last_kind != SDX_ARRAY && r->hot.last_kind != SDX_MAP) return true;
+    uint32_t d = r->hot.depth - 1; /* the depth of the begin event */
     sdx_event ev;
     while (sdx_ubjson_reader_next(r, &ev))
         if (ev.kind == SDX_END && ev.depth == d) return true;

@@ -428,6 +428,260 @@ TEST(skip) {
     sdx_ubjson_reader_free(r);
 }
 
+/* A random document with every value the inline path of ubjson.h takes and
+ * many it hands on: integers of every width and sign, float32 and float64,
+ * ASCII and non-ASCII strings of every length class, chars, high-precision
+ * numbers, binary, typed and N-dimensional arrays, plain and counted
+ * containers of small and large counts, nesting; `rng` a seed. */
+static unsigned gen_rand(unsigned *rng) {
+    *rng = *rng * 1103515245u + 12345u;
+    return *rng >> 8;
+}
+
+static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj) {
+    static const char text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    static const char utf8[] = "gr\xc3\xbc\xc3\x9f dich, \xe2\x82\xac 12 and more text after it";
+    unsigned c = gen_rand(rng) % (depth < 4 ? 20 : 14);
+    int64_t big = (int64_t)((uint64_t)gen_rand(rng) << 40 | gen_rand(rng));
+    switch (c) {
+    case 0: sdx_ubjson_writer_int(w, (int64_t)(gen_rand(rng) % 600) - 300); break;
+    case 1: sdx_ubjson_writer_int(w, (int64_t)(gen_rand(rng) % 140000) - 70000); break;
+    case 2: sdx_ubjson_writer_int(w, gen_rand(rng) & 1 ? big : -big); break;
+    case 3: sdx_ubjson_writer_uint(w, UINT64_MAX - gen_rand(rng)); break;
+    case 4: sdx_ubjson_writer_double(w, (double)big / 7.0); break;
+    case 5: sdx_ubjson_writer_float(w, (float)((double)big / 3.0)); break;
+    case 6: sdx_ubjson_writer_string(w, text, gen_rand(rng) % 300); break;
+    case 7: sdx_ubjson_writer_string(w, text, gen_rand(rng) % 20); break;
+    case 8: {
+        static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
+        sdx_ubjson_writer_string(w, utf8, cut[gen_rand(rng) % 7]);
+        break;
+    }
+    case 9: sdx_ubjson_writer_bool(w, gen_rand(rng) & 1); break;
+    case 10: sdx_ubjson_writer_null(w); break;
+    case 11:
+        if (gen_rand(rng) & 1) sdx_ubjson_writer_bin(w, text, gen_rand(rng) % 40);
+        else if (bj) sdx_ubjson_writer_char(w, 'q');
+        else sdx_ubjson_writer_high_precision(w, "-12.5e300", 9);
+        break;
+    case 12: { /* typed: D, or N-dimensional in BJData */
+        uint64_t dims[2] = {2, 1 + gen_rand(rng) % 3};
+        if (bj && gen_rand(rng) & 1) sdx_ubjson_writer_begin_nd_array(w, 'D', dims, 2);
+        else sdx_ubjson_writer_begin_typed_array(w, 'D', dims[0] * dims[1]);
+        for (uint64_t i = 0; i < dims[0] * dims[1]; i++)
+            sdx_ubjson_writer_double(w, 0.25 * (double)i);
+        sdx_ubjson_writer_end(w);
+        break;
+    }
+    case 13: sdx_ubjson_writer_double(w, 0.5 * (gen_rand(rng) % 9)); break;
+    default: {
+        int map = c >= 17;
+        /* counts of I (above 255) now and then, near the top */
+        uint64_t n = gen_rand(rng) % 6;
+        if (depth == 2 && gen_rand(rng) % 3 == 0) n = 250 + gen_rand(rng) % 30;
+        uint64_t declared = c == 16 || c == 19 ? SDX_COUNT_UNKNOWN : n;
+        if (map) sdx_ubjson_writer_begin_map(w, declared);
+        else sdx_ubjson_writer_begin_array(w, declared);
+        for (uint64_t i = 0; i < n; i++) {
+            if (map) {
+                char key[24];
+                int kn = snprintf(key, sizeof key, "%.*sk%u", (int)(gen_rand(rng) % 20), text,
+                                  gen_rand(rng) % 1000);
+                sdx_ubjson_writer_key(w, key, (size_t)kn);
+            }
+            gen_value(w, rng, depth + 1, bj);
+        }
+        sdx_ubjson_writer_end(w);
+        break;
+    }
+    }
+}
+
+/* Whether two events are the same in every field their kind uses. */
+static int same_event(const sdx_event *a, const sdx_event *b) {
+    if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->flags != b->flags ||
+        a->depth != b->depth || a->tag != b->tag)
+        return 0;
+    switch (a->kind) {
+    case SDX_STR:
+    case SDX_KEY:
+    case SDX_RAW:
+    case SDX_BIN: return a->v.str.ptr == b->v.str.ptr && a->v.str.len == b->v.str.len;
+    case SDX_END: return 1;
+    case SDX_BOOL: return a->v.b == b->v.b;
+    default: return a->v.u == b->v.u;
+    }
+}
+
+typedef struct read_log {
+    sdx_event ev[60000];
+    uint64_t off[60000]; /* sdx_ubjson_reader_offset after each event */
+    size_t n;
+    sdx_err rc;
+    uint64_t err_off;
+} read_log;
+
+/* Read the input to its end (skipping the value of the event numbered
+ * skip_at), with the inline path (the macro sdx_ubjson_reader_next) or
+ * only the exported function, from memory (chunk 0) or a stream of
+ * `chunk` bytes a read. */
+static void read_all(const unsigned char *in, size_t n, uint32_t flags, int use_inline,
+                     size_t skip_at, size_t chunk, read_log *g) {
+    sdx_ubjson_read_opts o = {flags, 0, 0, NULL};
+    trickle tr = {in, n, chunk};
+    sdx_ubjson_reader *r = chunk ? sdx_ubjson_reader_new_stream(trickle_read, &tr, 16, &o)
+                                 : sdx_ubjson_reader_new((const char *)in, n, &o);
+    size_t k = 0, max = sizeof g->off / sizeof g->off[0];
+    while (k < max && (use_inline ? sdx_ubjson_reader_next(r, &g->ev[k])
+                                  : (sdx_ubjson_reader_next)(r, &g->ev[k]))) {
+        g->off[k] = sdx_ubjson_reader_offset(r);
+        if (k++ == skip_at) {
+            if (!sdx_ubjson_reader_skip(r)) break;
+            g->off[k - 1] = sdx_ubjson_reader_offset(r);
+        }
+    }
+    g->n = k;
+    sdx_error e;
+    g->rc = sdx_ubjson_reader_error(r, &e);
+    g->err_off = g->rc ? e.offset : 0;
+    sdx_ubjson_reader_free(r);
+}
+
+/* Whether two reads gave the same events, offsets and error; `deep`
+ * compares the events' values too (a stream's strings point elsewhere). */
+static int same_log(const read_log *a, const read_log *b, int deep) {
+    if (a->n != b->n || a->rc != b->rc || a->err_off != b->err_off) return 0;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->off[i] != b->off[i] || a->ev[i].kind != b->ev[i].kind ||
+            a->ev[i].depth != b->ev[i].depth)
+            return 0;
+        if (deep && !same_event(&a->ev[i], &b->ev[i])) return 0;
+    }
+    return 1;
+}
+
+/* The inline path of ubjson.h gives exactly what the exported function
+ * gives: the same events (fields, string views), offsets after each,
+ * skips, errors and their offsets, on random documents of both dialects
+ * with and without UTF-8 checks, from memory and from streams, and on
+ * 4000 mutated copies of each (bytes set to markers or random values),
+ * where the inline path must hand every malformed value on. */
+TEST(inline_path) {
+    static read_log a, b;
+    static const unsigned char markers[] = "[]{}#$NZTFiUIlLdDSCHumMhB";
+    for (unsigned seed = 1; seed <= 8; seed++) {
+        int bj = seed & 1;
+        uint32_t flags = (bj ? SDX_UBJSON_READ_BJDATA : 0) |
+                         (seed & 2 ? SDX_UBJSON_READ_NO_UTF8_CHECK : 0);
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        sdx_ubjson_writer w;
+        sdx_ubjson_write_opts wo = {bj ? SDX_UBJSON_WRITE_BJDATA : 0, NULL};
+        sdx_ubjson_writer_init(&w, &out, &wo);
+        unsigned rng = seed;
+        sdx_ubjson_writer_begin_array(&w, seed & 4 ? SDX_COUNT_UNKNOWN : 60);
+        for (int i = 0; i < 60; i++) gen_value(&w, &rng, 1, bj);
+        sdx_ubjson_writer_end(&w);
+        if (!CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK)) break;
+        unsigned char *in = malloc(sdx_buf_len(&out));
+        size_t n = sdx_buf_len(&out);
+        memcpy(in, sdx_buf_data(&out), n);
+        sdx_buf_destroy(&out);
+        read_all(in, n, flags, 1, SIZE_MAX, 0, &a);
+        read_all(in, n, flags, 0, SIZE_MAX, 0, &b);
+        CHECK(a.n > 300);
+        CHECK_EQ_INT(a.rc, SDX_OK);
+        if (!CHECK(same_log(&a, &b, 1))) fprintf(stderr, "  seed %u\n", seed);
+        /* skip after each of the first 500 events */
+        size_t bad = 0;
+        for (size_t at = 0; at < a.n && at < 500; at++) {
+            read_all(in, n, flags, 1, at, 0, &a);
+            read_all(in, n, flags, 0, at, 0, &b);
+            bad += !same_log(&a, &b, 1);
+        }
+        CHECK_EQ_U64(bad, 0);
+        /* streams: the window moves under the inline path */
+        read_all(in, n, flags, 0, SIZE_MAX, 0, &b);
+        for (size_t chunk = 1; chunk <= 64; chunk = chunk * 3 + 1) {
+            read_all(in, n, flags, 1, SIZE_MAX, chunk, &a);
+            bad += !same_log(&a, &b, 0) || a.rc != SDX_OK;
+        }
+        CHECK_EQ_U64(bad, 0);
+        /* mutations: one to three bytes set to a marker or any value */
+        for (int m = 0; m < 4000; m++) {
+            unsigned char *x = malloc(n);
+            memcpy(x, in, n);
+            for (unsigned k = 0, nk = 1 + gen_rand(&rng) % 3; k < nk; k++) {
+                size_t at = gen_rand(&rng) % n;
+                x[at] = gen_rand(&rng) & 1 ? markers[gen_rand(&rng) % (sizeof markers - 1)]
+                                           : (unsigned char)gen_rand(&rng);
+            }
+            read_all(x, n, flags, 1, SIZE_MAX, 0, &a);
+            read_all(x, n, flags, 0, SIZE_MAX, 0, &b);
+            if (!same_log(&a, &b, 1)) {
+                bad++;
+                if (bad < 4)
+                    fprintf(stderr, "  seed %u mutation %d: %zu/%zu events, rc %d/%d\n", seed, m,
+                            a.n, b.n, a.rc, b.rc);
+            }
+            free(x);
+        }
+        CHECK_EQ_U64(bad, 0);
+        free(in);
+    }
+    /* the edges of what the inline path takes, each inside a plain array
+     * and followed by 40000 bytes of nulls (a window it runs in): negative
+     * and large lengths and counts of every marker, strings of 128 and
+     * 129 bytes, non-ASCII text, float32 infinities and NaNs, no-ops,
+     * closing markers in the wrong place, typed and N-dimensional arrays */
+    static const struct { const char *s; size_t n; } edge[] = {
+#define E(lit) {lit, sizeof lit - 1}
+        E("[#i\x80"), E("[#i\x05ZZZZZ"), E("[#I\x80\x00"), E("[#I\x00\x80"),
+        E("[#I\x01\x00"), E("[#U\xff"), E("[#U\x05ZZZZZ"), E("[#l\x00\x00\x00\x02ZZ"),
+        E("{#U\x01i\x03" "abcZ"), E("{#i\xffi\x01" "aZ"), E("{#U\x02U\x01" "aZ"), E("{i\x80"),
+        E("{U\x80"), E("{U\x81"), E("{I\x00\x02" "abZ}"), E("{NU\x01" "aZ}"), E("{U\x01" "a]"),
+        E("{U\x01" "aNZ}"), E("[}"), E("[N]"), E("Si\x80"), E("SU\x80"), E("SU\x81"),
+        E("Si\x7f"), E("SU\x05" "ab\xc3\xa9" "c"), E("SU\x03" "a\xff" "c"), E("SI\x00\x03" "abc"),
+        E("d\x7f\x80\x00\x00"), E("d\x7f\xc0\x00\x01"), E("d\xff\x80\x00\x01"),
+        E("d\x00\x00\x00\x01"),
+        E("d\x80\x00\x00\x00"), E("D\x7f\xf0\x00\x00\x00\x00\x00\x01"), E("C\x41"),
+        E("C\xc1"), E("HU\x02" "12"), E("[$D#U\x01\x3f\xf0\x00\x00\x00\x00\x00\x00"),
+        E("[$U#U\x02" "ab"), E("[$Z#U\x03"), E("[$D#[U\x01U\x01]\x3f\xf0\0\0\0\0\0\0"),
+        E("{$Z#U\x01U\x01" "a"), E("uU\x01"), E("mZZZZ"), E("MZZZZZZZZ"), E("hZZ"), E("BZ"),
+        E("L\x80\0\0\0\0\0\0\0"), E("l\xff\xff\xff\xff"), E("I\x80\x00"), E("i\x80"),
+        E("U\xff"), E("T"), E("F"), E("Z"), E("N"), E("]"), E("}"), E("X"), E("\0"),
+#undef E
+    };
+    size_t bad = 0;
+    for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+        static unsigned char x[40512];
+        x[0] = '[';
+        memcpy(x + 1, edge[i].s, edge[i].n);
+        size_t n = 1 + edge[i].n;
+        memset(x + n, 'Z', 40000);
+        n += 40000;
+        for (int k = 0; k < 4; k++) x[n++] = ']';
+        for (int dialect = 0; dialect < 2; dialect++) {
+            for (int utf8 = 0; utf8 < 2; utf8++) {
+                uint32_t flags = (dialect ? SDX_UBJSON_READ_BJDATA : 0) |
+                                 (utf8 ? SDX_UBJSON_READ_NO_UTF8_CHECK : 0);
+                read_all(x, n, flags, 1, SIZE_MAX, 0, &a);
+                read_all(x, n, flags, 0, SIZE_MAX, 0, &b);
+                if (!same_log(&a, &b, 1)) {
+                    bad++;
+                    fprintf(stderr, "  edge %zu, bjdata %d: %zu/%zu events, rc %d/%d\n", i, dialect,
+                            a.n, b.n, a.rc, b.rc);
+                }
+            }
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars", scalars},
@@ -441,5 +695,6 @@ int main(int argc, char **argv) {
                                   {"binary_through_msgpack", binary_through_msgpack},
                                   {"mapping_to_json", mapping_to_json},
                                   {"skip", skip},
+                                  {"inline_path", inline_path},
                                   {0, 0}});
 }
