@@ -651,22 +651,11 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     return true;
 
 str: {
-    /* Any byte above 0x7f? Up to 16 bytes: the 8 at each end (the window
-     * holds them), or for fewer than 8 the first 8 under a mask of 0x80 in
-     * the string's bytes alone. Up to 128 bytes in the window: every 8
-     * bytes. Other strings are the exported function's. */
+    /* ASCII up to 128 bytes in the window; other strings are the exported
+     * function's */
     const uint8_t *q = p + h;
-    uint64_t a = sdx_hot_word(q), b = 0;
-    if (n < 8) {
-        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
-    } else if (n <= 16) {
-        b = sdx_hot_word(q + n - 8);
-    } else {
-        if (n > 128 || n > (size_t)(s->end - q)) return sdx_mp_hot_slow(r, ev);
-        for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
-        b = sdx_hot_word(q + n - 8);
-    }
-    if ((a | b) & s->ascii_mask) return sdx_mp_hot_slow(r, ev);
+    if (!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask))
+        return sdx_mp_hot_slow(r, ev);
     sdx_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;
     ev->v.str.len = (size_t)n;
