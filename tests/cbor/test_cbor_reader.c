@@ -530,50 +530,40 @@ TEST(alloc_failures) {
  * of every length class, keys, floats of every width, tags, bytes, simple
  * values, definite containers of small and large counts, indefinite ones,
  * nesting; `rng` a seed. Unique keys (n0, n1, ...). */
-static unsigned gen_rand(unsigned *rng) {
-    *rng = *rng * 1103515245u + 12345u;
-    return *rng >> 8;
-}
-
 static void gen_item(sdx_cbor_writer *w, unsigned *rng, int depth, unsigned *keyno) {
-    static const char text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    static const char utf8[] = "gr\xc3\xbc\xc3\x9f dich, \xe2\x82\xac 12 and more text after it";
-    unsigned c = gen_rand(rng) % (depth < 4 ? 22 : 16);
-    int64_t big = (int64_t)((uint64_t)gen_rand(rng) << 40 | gen_rand(rng));
+    const char *text = evtext_sample_ascii(), *utf8 = evtext_sample_utf8();
+    unsigned c = evtext_rand(rng) % (depth < 4 ? 22 : 16);
+    int64_t big = (int64_t)((uint64_t)evtext_rand(rng) << 40 | evtext_rand(rng));
     switch (c) {
-    case 0: sdx_cbor_writer_int(w, (int64_t)(gen_rand(rng) % 48) - 24); break;
-    case 1: sdx_cbor_writer_int(w, (int64_t)(gen_rand(rng) % 70000)); break;
-    case 2: sdx_cbor_writer_int(w, -(int64_t)(gen_rand(rng) % 70000)); break;
-    case 3: sdx_cbor_writer_int(w, gen_rand(rng) & 1 ? big : -big); break;
-    case 4: sdx_cbor_writer_uint(w, UINT64_MAX - gen_rand(rng)); break;
-    case 5: sdx_cbor_writer_nint(w, UINT64_MAX - gen_rand(rng)); break;
+    case 0: sdx_cbor_writer_int(w, (int64_t)(evtext_rand(rng) % 48) - 24); break;
+    case 1: sdx_cbor_writer_int(w, (int64_t)(evtext_rand(rng) % 70000)); break;
+    case 2: sdx_cbor_writer_int(w, -(int64_t)(evtext_rand(rng) % 70000)); break;
+    case 3: sdx_cbor_writer_int(w, evtext_rand(rng) & 1 ? big : -big); break;
+    case 4: sdx_cbor_writer_uint(w, UINT64_MAX - evtext_rand(rng)); break;
+    case 5: sdx_cbor_writer_nint(w, UINT64_MAX - evtext_rand(rng)); break;
     case 6: sdx_cbor_writer_double(w, (double)big / 7.0); break;
-    case 7: sdx_cbor_writer_double(w, 0.5 * (gen_rand(rng) % 9)); break; /* float16 */
+    case 7: sdx_cbor_writer_double(w, 0.5 * (evtext_rand(rng) % 9)); break; /* float16 */
     case 8: sdx_cbor_writer_double(w, (double)(float)((double)big / 3.0)); break;
-    case 9: sdx_cbor_writer_string(w, text, gen_rand(rng) % 300); break;
-    case 10: sdx_cbor_writer_string(w, text, gen_rand(rng) % 20); break;
+    case 9: sdx_cbor_writer_string(w, text, evtext_rand(rng) % 300); break;
+    case 10: sdx_cbor_writer_string(w, text, evtext_rand(rng) % 20); break;
     case 11: {
         static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
-        sdx_cbor_writer_string(w, utf8, cut[gen_rand(rng) % 7]);
+        sdx_cbor_writer_string(w, utf8, cut[evtext_rand(rng) % 7]);
         break;
     }
-    case 12: sdx_cbor_writer_bool(w, gen_rand(rng) & 1); break;
+    case 12: sdx_cbor_writer_bool(w, evtext_rand(rng) & 1); break;
     case 13: sdx_cbor_writer_null(w); break;
     case 14:
-        if (gen_rand(rng) & 1) sdx_cbor_writer_simple(w, 99);
-        else sdx_cbor_writer_bytes(w, text, gen_rand(rng) % 40);
+        if (evtext_rand(rng) & 1) sdx_cbor_writer_simple(w, 99);
+        else sdx_cbor_writer_bytes(w, text, evtext_rand(rng) % 40);
         break;
     case 15:
-        sdx_cbor_writer_tag(w, gen_rand(rng) % 3000);
+        sdx_cbor_writer_tag(w, evtext_rand(rng) % 3000);
         gen_item(w, rng, depth + 1, keyno);
         break;
     default: {
         int map = c >= 19;
-        uint64_t n = gen_rand(rng) % 8 == 0 ? 20 + gen_rand(rng) % 20 : gen_rand(rng) % 6;
+        uint64_t n = evtext_rand(rng) % 8 == 0 ? 20 + evtext_rand(rng) % 20 : evtext_rand(rng) % 6;
         uint64_t declared = c == 18 || c == 21 ? SDX_COUNT_UNKNOWN : n;
         if (map) sdx_cbor_writer_begin_map(w, declared);
         else sdx_cbor_writer_begin_array(w, declared);
@@ -595,22 +585,6 @@ static void gen_item(sdx_cbor_writer *w, unsigned *rng, int depth, unsigned *key
 static const sdx_val *test_doc_vals(const sdx_doc *d, size_t *n) {
     *n = d->nvals;
     return d->vals;
-}
-
-/* Whether two events are the same in every field their kind uses. */
-static int same_event(const sdx_event *a, const sdx_event *b) {
-    if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->flags != b->flags ||
-        a->depth != b->depth || a->tag != b->tag)
-        return 0;
-    switch (a->kind) {
-    case SDX_STR:
-    case SDX_KEY:
-    case SDX_BIN: return a->v.str.ptr == b->v.str.ptr && a->v.str.len == b->v.str.len;
-    case SDX_END:
-    case SDX_TAG: return 1;
-    case SDX_BOOL: return a->v.b == b->v.b;
-    default: return a->v.u == b->v.u;
-    }
 }
 
 /* Read the input to its end (skipping the item of the event numbered
@@ -661,7 +635,7 @@ TEST(inline_path) {
         CHECK_EQ_INT(rb, SDX_OK);
         if (!CHECK_EQ_U64(na, nb)) break;
         size_t bad = 0;
-        for (size_t i = 0; i < na; i++) bad += !same_event(&a[i], &b[i]) || ao[i] != bo[i];
+        for (size_t i = 0; i < na; i++) bad += !evtext_same_event(&a[i], &b[i]) || ao[i] != bo[i];
         CHECK_EQ_U64(bad, 0);
         /* skip after every event: the same events and offsets after it */
         for (size_t at = 0; at < na && at < 600; at++) {
@@ -669,7 +643,7 @@ TEST(inline_path) {
             size_t kb = read_all(in, n, 0, at, 0, b, bo, MAX, &rb);
             bad = ka != kb || ra != rb;
             for (size_t i = 0; i < ka && !bad; i++)
-                bad += !same_event(&a[i], &b[i]) || ao[i] != bo[i];
+                bad += !evtext_same_event(&a[i], &b[i]) || ao[i] != bo[i];
             if (!CHECK_EQ_U64(bad, 0)) break;
         }
         /* streams: the window moves under the inline path */

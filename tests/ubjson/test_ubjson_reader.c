@@ -433,64 +433,54 @@ TEST(skip) {
  * ASCII and non-ASCII strings of every length class, chars, high-precision
  * numbers, binary, typed and N-dimensional arrays, plain and counted
  * containers of small and large counts, nesting; `rng` a seed. */
-static unsigned gen_rand(unsigned *rng) {
-    *rng = *rng * 1103515245u + 12345u;
-    return *rng >> 8;
-}
-
 static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj) {
-    static const char text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                               "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    static const char utf8[] = "gr\xc3\xbc\xc3\x9f dich, \xe2\x82\xac 12 and more text after it";
-    unsigned c = gen_rand(rng) % (depth < 4 ? 20 : 14);
-    int64_t big = (int64_t)((uint64_t)gen_rand(rng) << 40 | gen_rand(rng));
+    const char *text = evtext_sample_ascii(), *utf8 = evtext_sample_utf8();
+    unsigned c = evtext_rand(rng) % (depth < 4 ? 20 : 14);
+    int64_t big = (int64_t)((uint64_t)evtext_rand(rng) << 40 | evtext_rand(rng));
     switch (c) {
-    case 0: sdx_ubjson_writer_int(w, (int64_t)(gen_rand(rng) % 600) - 300); break;
-    case 1: sdx_ubjson_writer_int(w, (int64_t)(gen_rand(rng) % 140000) - 70000); break;
-    case 2: sdx_ubjson_writer_int(w, gen_rand(rng) & 1 ? big : -big); break;
-    case 3: sdx_ubjson_writer_uint(w, UINT64_MAX - gen_rand(rng)); break;
+    case 0: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 600) - 300); break;
+    case 1: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 140000) - 70000); break;
+    case 2: sdx_ubjson_writer_int(w, evtext_rand(rng) & 1 ? big : -big); break;
+    case 3: sdx_ubjson_writer_uint(w, UINT64_MAX - evtext_rand(rng)); break;
     case 4: sdx_ubjson_writer_double(w, (double)big / 7.0); break;
     case 5: sdx_ubjson_writer_float(w, (float)((double)big / 3.0)); break;
-    case 6: sdx_ubjson_writer_string(w, text, gen_rand(rng) % 300); break;
-    case 7: sdx_ubjson_writer_string(w, text, gen_rand(rng) % 20); break;
+    case 6: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 300); break;
+    case 7: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 20); break;
     case 8: {
         static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
-        sdx_ubjson_writer_string(w, utf8, cut[gen_rand(rng) % 7]);
+        sdx_ubjson_writer_string(w, utf8, cut[evtext_rand(rng) % 7]);
         break;
     }
-    case 9: sdx_ubjson_writer_bool(w, gen_rand(rng) & 1); break;
+    case 9: sdx_ubjson_writer_bool(w, evtext_rand(rng) & 1); break;
     case 10: sdx_ubjson_writer_null(w); break;
     case 11:
-        if (gen_rand(rng) & 1) sdx_ubjson_writer_bin(w, text, gen_rand(rng) % 40);
+        if (evtext_rand(rng) & 1) sdx_ubjson_writer_bin(w, text, evtext_rand(rng) % 40);
         else if (bj) sdx_ubjson_writer_char(w, 'q');
         else sdx_ubjson_writer_high_precision(w, "-12.5e300", 9);
         break;
     case 12: { /* typed: D, or N-dimensional in BJData */
-        uint64_t dims[2] = {2, 1 + gen_rand(rng) % 3};
-        if (bj && gen_rand(rng) & 1) sdx_ubjson_writer_begin_nd_array(w, 'D', dims, 2);
+        uint64_t dims[2] = {2, 1 + evtext_rand(rng) % 3};
+        if (bj && evtext_rand(rng) & 1) sdx_ubjson_writer_begin_nd_array(w, 'D', dims, 2);
         else sdx_ubjson_writer_begin_typed_array(w, 'D', dims[0] * dims[1]);
         for (uint64_t i = 0; i < dims[0] * dims[1]; i++)
             sdx_ubjson_writer_double(w, 0.25 * (double)i);
         sdx_ubjson_writer_end(w);
         break;
     }
-    case 13: sdx_ubjson_writer_double(w, 0.5 * (gen_rand(rng) % 9)); break;
+    case 13: sdx_ubjson_writer_double(w, 0.5 * (evtext_rand(rng) % 9)); break;
     default: {
         int map = c >= 17;
         /* counts of I (above 255) now and then, near the top */
-        uint64_t n = gen_rand(rng) % 6;
-        if (depth == 2 && gen_rand(rng) % 3 == 0) n = 250 + gen_rand(rng) % 30;
+        uint64_t n = evtext_rand(rng) % 6;
+        if (depth == 2 && evtext_rand(rng) % 3 == 0) n = 250 + evtext_rand(rng) % 30;
         uint64_t declared = c == 16 || c == 19 ? SDX_COUNT_UNKNOWN : n;
         if (map) sdx_ubjson_writer_begin_map(w, declared);
         else sdx_ubjson_writer_begin_array(w, declared);
         for (uint64_t i = 0; i < n; i++) {
             if (map) {
                 char key[24];
-                int kn = snprintf(key, sizeof key, "%.*sk%u", (int)(gen_rand(rng) % 20), text,
-                                  gen_rand(rng) % 1000);
+                int kn = snprintf(key, sizeof key, "%.*sk%u", (int)(evtext_rand(rng) % 20), text,
+                                  evtext_rand(rng) % 1000);
                 sdx_ubjson_writer_key(w, key, (size_t)kn);
             }
             gen_value(w, rng, depth + 1, bj);
@@ -498,22 +488,6 @@ static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj) {
         sdx_ubjson_writer_end(w);
         break;
     }
-    }
-}
-
-/* Whether two events are the same in every field their kind uses. */
-static int same_event(const sdx_event *a, const sdx_event *b) {
-    if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->flags != b->flags ||
-        a->depth != b->depth || a->tag != b->tag)
-        return 0;
-    switch (a->kind) {
-    case SDX_STR:
-    case SDX_KEY:
-    case SDX_RAW:
-    case SDX_BIN: return a->v.str.ptr == b->v.str.ptr && a->v.str.len == b->v.str.len;
-    case SDX_END: return 1;
-    case SDX_BOOL: return a->v.b == b->v.b;
-    default: return a->v.u == b->v.u;
     }
 }
 
@@ -559,7 +533,7 @@ static int same_log(const read_log *a, const read_log *b, int deep) {
         if (a->off[i] != b->off[i] || a->ev[i].kind != b->ev[i].kind ||
             a->ev[i].depth != b->ev[i].depth)
             return 0;
-        if (deep && !same_event(&a->ev[i], &b->ev[i])) return 0;
+        if (deep && !evtext_same_event(&a->ev[i], &b->ev[i])) return 0;
     }
     return 1;
 }
@@ -615,10 +589,10 @@ TEST(inline_path) {
         for (int m = 0; m < 4000; m++) {
             unsigned char *x = malloc(n);
             memcpy(x, in, n);
-            for (unsigned k = 0, nk = 1 + gen_rand(&rng) % 3; k < nk; k++) {
-                size_t at = gen_rand(&rng) % n;
-                x[at] = gen_rand(&rng) & 1 ? markers[gen_rand(&rng) % (sizeof markers - 1)]
-                                           : (unsigned char)gen_rand(&rng);
+            for (unsigned k = 0, nk = 1 + evtext_rand(&rng) % 3; k < nk; k++) {
+                size_t at = evtext_rand(&rng) % n;
+                x[at] = evtext_rand(&rng) & 1 ? markers[evtext_rand(&rng) % (sizeof markers - 1)]
+                                           : (unsigned char)evtext_rand(&rng);
             }
             read_all(x, n, flags, 1, SIZE_MAX, 0, &a);
             read_all(x, n, flags, 0, SIZE_MAX, 0, &b);

@@ -67,4 +67,43 @@ static inline void evtext_trim(evtext *t) {
     if (t->n && t->s[t->n - 1] == ' ') t->s[--t->n] = 0;
 }
 
+/* Whether two events are the same in every field their kind uses (string
+ * views by pointer and length): the inline-path tests compare the inline
+ * readers with the exported functions this way. */
+static inline int evtext_same_event(const sdx_event *a, const sdx_event *b) {
+    if (a->kind != b->kind || a->tag_kind != b->tag_kind || a->flags != b->flags ||
+        a->depth != b->depth || a->tag != b->tag)
+        return 0;
+    switch (a->kind) {
+    case SDX_STR:
+    case SDX_KEY:
+    case SDX_RAW:
+    case SDX_BIN: return a->v.str.ptr == b->v.str.ptr && a->v.str.len == b->v.str.len;
+    case SDX_END:
+    case SDX_TAG: return 1;
+    case SDX_BOOL: return a->v.b == b->v.b;
+    default: return a->v.u == b->v.u;
+    }
+}
+
+/* A small deterministic random number generator for generated test
+ * documents (a linear congruential step; `rng` the state). */
+static inline unsigned evtext_rand(unsigned *rng) {
+    *rng = *rng * 1103515245u + 12345u;
+    return *rng >> 8;
+}
+
+/* Text for generated strings: 310 bytes of ASCII, and 42 bytes of UTF-8
+ * whose first 0, 2, 4, 7, 16, 20 and 29 bytes are whole characters. */
+static inline const char *evtext_sample_ascii(void) {
+    return "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+           "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+           "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+           "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+           "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+}
+static inline const char *evtext_sample_utf8(void) {
+    return "gr\xc3\xbc\xc3\x9f dich, \xe2\x82\xac 12 and more text after it";
+}
+
 #endif /* SDX_EVTEXT_H */
