@@ -19,14 +19,19 @@
  *   NODE_WALK_FN           the name of the function to define:
  *                          static sdx_err NODE_WALK_FN(NODE_WALK_W *w, sdx_node n)
  *   NODE_WALK_W            the writer (or sink) type
- *   NODE_WALK_PUT(w, ev)   the event call (sdx_<fmt>_writer_put)
- * and, without NODE_WALK_EVENTS_ONLY:
+ *   NODE_WALK_PUT(w, ev)   the event call
+ * and, without NODE_WALK_EVENTS_ONLY, the writer's calls, each an
+ * expression of type sdx_err:
  *   NODE_WALK_NULL(w)      NODE_WALK_BOOL(w, b)   NODE_WALK_INT(w, i)
  *   NODE_WALK_UINT(w, u)   NODE_WALK_DOUBLE(w, d)
  *   NODE_WALK_STR(w, s, n) NODE_WALK_KEY(w, s, n) NODE_WALK_BIN(w, s, n)
  *   NODE_WALK_ARRAY(w, n)  NODE_WALK_MAP(w, n)    NODE_WALK_END(w)
- * each an expression of type sdx_err. The macros are undefined at the end,
- * so a file may include this once per walk.
+ * A format's writer defines NODE_WALK_WRITER (sdx_<fmt>_writer) instead:
+ * then NODE_WALK_W and NODE_WALK_PUT, and every call it leaves undefined
+ * but NODE_WALK_BIN (whose name differs by format), are the writer's
+ * functions of the same name (sdx_<fmt>_writer_null, ..._put), and
+ * NODE_WALK_FN is walk_node. The macros are undefined at the end, so a
+ * file may include this once per walk.
  */
 #include <string.h>
 
@@ -34,6 +39,46 @@
 #include "sdx/common.h"
 
 #define NODE_WALK_INLINE_DEPTH 32
+
+#ifdef NODE_WALK_WRITER
+/* the writer's function NODE_WALK_WRITER ## suffix: its inline fast path
+ * where it has one, as the name is a macro then */
+#define NODE_WALK_CAT_(a, b) a##b
+#define NODE_WALK_CAT(a, b) NODE_WALK_CAT_(a, b)
+#define NODE_WALK_FN walk_node
+#define NODE_WALK_W NODE_WALK_WRITER
+#define NODE_WALK_PUT(w, ev) NODE_WALK_CAT(NODE_WALK_WRITER, _put)(w, ev)
+#ifndef NODE_WALK_NULL
+#define NODE_WALK_NULL(w) NODE_WALK_CAT(NODE_WALK_WRITER, _null)(w)
+#endif
+#ifndef NODE_WALK_BOOL
+#define NODE_WALK_BOOL(w, b) NODE_WALK_CAT(NODE_WALK_WRITER, _bool)(w, b)
+#endif
+#ifndef NODE_WALK_INT
+#define NODE_WALK_INT(w, i) NODE_WALK_CAT(NODE_WALK_WRITER, _int)(w, i)
+#endif
+#ifndef NODE_WALK_UINT
+#define NODE_WALK_UINT(w, u) NODE_WALK_CAT(NODE_WALK_WRITER, _uint)(w, u)
+#endif
+#ifndef NODE_WALK_DOUBLE
+#define NODE_WALK_DOUBLE(w, d) NODE_WALK_CAT(NODE_WALK_WRITER, _double)(w, d)
+#endif
+#ifndef NODE_WALK_STR
+#define NODE_WALK_STR(w, s, n) NODE_WALK_CAT(NODE_WALK_WRITER, _string)(w, s, n)
+#endif
+#ifndef NODE_WALK_KEY
+#define NODE_WALK_KEY(w, s, n) NODE_WALK_CAT(NODE_WALK_WRITER, _key)(w, s, n)
+#endif
+#ifndef NODE_WALK_ARRAY
+#define NODE_WALK_ARRAY(w, n) NODE_WALK_CAT(NODE_WALK_WRITER, _begin_array)(w, n)
+#endif
+#ifndef NODE_WALK_MAP
+#define NODE_WALK_MAP(w, n) NODE_WALK_CAT(NODE_WALK_WRITER, _begin_map)(w, n)
+#endif
+#ifndef NODE_WALK_END
+#define NODE_WALK_END(w) NODE_WALK_CAT(NODE_WALK_WRITER, _end)(w)
+#endif
+#endif
 
 static sdx_err NODE_WALK_FN(NODE_WALK_W *w, sdx_node n) {
     if (SDX_VAL_TYPE(n.val) == SDX_TYPE_NONE) return SDX_ERR_NOT_FOUND;
@@ -148,6 +193,9 @@ out:
 }
 
 #undef NODE_WALK_INLINE_DEPTH
+#undef NODE_WALK_CAT_
+#undef NODE_WALK_CAT
+#undef NODE_WALK_WRITER
 #undef NODE_WALK_FN
 #undef NODE_WALK_W
 #undef NODE_WALK_EVENTS_ONLY

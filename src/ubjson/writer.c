@@ -524,24 +524,11 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
 
 /* sdx_ubjson_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_ubjson_writer_put makes for each kind). */
-#define NODE_WALK_FN walk_node
-#define NODE_WALK_W sdx_ubjson_writer
-#define NODE_WALK_NULL(w) sdx_ubjson_writer_null(w)
-#define NODE_WALK_BOOL(w, b) sdx_ubjson_writer_bool(w, b)
-#define NODE_WALK_INT(w, i) sdx_ubjson_writer_int(w, i)
-#define NODE_WALK_UINT(w, u) sdx_ubjson_writer_uint(w, u)
-#define NODE_WALK_DOUBLE(w, d) sdx_ubjson_writer_double(w, d)
-#define NODE_WALK_STR(w, s, n) sdx_ubjson_writer_string(w, s, n)
-#define NODE_WALK_KEY(w, s, n) sdx_ubjson_writer_key(w, s, n)
+#define NODE_WALK_WRITER sdx_ubjson_writer
 #define NODE_WALK_BIN(w, s, n) sdx_ubjson_writer_bin(w, s, n)
-#define NODE_WALK_ARRAY(w, n) sdx_ubjson_writer_begin_array(w, n)
-#define NODE_WALK_MAP(w, n) sdx_ubjson_writer_begin_map(w, n)
-#define NODE_WALK_END(w) sdx_ubjson_writer_end(w)
-#define NODE_WALK_PUT(w, ev) sdx_ubjson_writer_put(w, ev)
 #include "core/node_walk.h"
 
 sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) { return walk_node(w, n); }
-
 
 sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (!w->err) {
