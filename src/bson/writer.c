@@ -60,13 +60,18 @@ static int utf8_ok(const sdx_bson_writer *w, const char *s, size_t n) {
 }
 
 /* Append bytes; 0 with the sticky error set when the buffer fails. */
+/* Room for n bytes at the buffer's position, or NULL with the sticky
+ * error set. */
+static char *reserve(sdx_bson_writer *w, size_t n) {
+    char *p = sdx_buf_reserve(w->out, n);
+    if (!p) fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    return p;
+}
+
 static int put_bytes(sdx_bson_writer *w, const void *s, size_t n) {
     if (!n) return 1;
-    char *p = sdx_buf_reserve(w->out, n);
-    if (!p) {
-        fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
-        return 0;
-    }
+    char *p = reserve(w, n);
+    if (!p) return 0;
     memcpy(p, s, n);
     w->out->cur = p + n;
     return 1;
@@ -134,11 +139,8 @@ static int value_begin(sdx_bson_writer *w, u8 type) {
         uint64_t i = f->index++;
         size_t nd = 1;
         for (uint64_t t = i; t >= 10; t /= 10) nd++;
-        char *p = sdx_buf_reserve(w->out, nd + 2);
-        if (!p) {
-            fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
-            return 0;
-        }
+        char *p = reserve(w, nd + 2);
+        if (!p) return 0;
         p[0] = (char)type;
         for (size_t k = nd; k; k--, i /= 10) p[k] = (char)('0' + i % 10);
         p[1 + nd] = 0;
@@ -236,8 +238,8 @@ static sdx_err string_el(sdx_bson_writer *w, u8 type, const char *s, size_t len)
     if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
     if (value_begin(w, type)) {
         /* length, bytes and NUL in one reservation */
-        char *p = sdx_buf_reserve(w->out, len + 5);
-        if (!p) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        char *p = reserve(w, len + 5);
+        if (!p) return w->err;
         sdx_store_le32(p, (uint32_t)len + 1);
         if (len) memcpy(p + 4, s, len);
         p[4 + len] = 0;
@@ -375,8 +377,8 @@ sdx_err sdx_bson_writer_key(sdx_bson_writer *w, const char *s, size_t len) {
     if (len >= SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
     /* the placeholder type byte (the value sets it), the key, NUL: copied
      * first, then checked, in one reservation */
-    char *p = sdx_buf_reserve(w->out, len + 2);
-    if (!p) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    char *p = reserve(w, len + 2);
+    if (!p) return w->err;
     p[0] = 0;
     if (len) memcpy(p + 1, s, len);
     p[len + 1] = 0;
