@@ -313,14 +313,19 @@ static inline sdx_err sdx_ubjson_writer_error(const sdx_ubjson_writer *w) { retu
  * error. */
 enum { SDX_UBJ_W_ROOT, SDX_UBJ_W_ARRAY, SDX_UBJ_W_MAP };
 
+/* Whether the next item of frame f may be written without bookkeeping:
+ * its count allows one, the frame is not typed, and the item is a key
+ * (`key`) exactly where a map's key is due. */
+static inline int sdx_ubj_w_slot(const sdx_ubjson_frame *f, int key) {
+    int key_due = f->kind == SDX_UBJ_W_MAP && !(f->items & 1);
+    return f->items < f->limit && !f->type && key_due == key;
+}
+
 /* Where a value (not a key) may come without bookkeeping and `need` bytes
  * fit: then the position to write at, else NULL. */
 static inline char *sdx_ubj_w_room(const sdx_ubjson_writer *w, size_t need) {
-    const sdx_ubjson_frame *f = w->top;
     char *p = w->out->cur;
-    if (f->items >= f->limit || f->type ||
-        (f->kind == SDX_UBJ_W_MAP && !(f->items & 1)) || (size_t)(w->out->end - p) < need)
-        return NULL;
+    if (!sdx_ubj_w_slot(w->top, 0) || (size_t)(w->out->end - p) < need) return NULL;
     return p;
 }
 
@@ -354,6 +359,30 @@ static inline char *sdx_ubj_w_uint(char *p, uint64_t v) {
     return p + 9;
 }
 
+/* Any int64 in its smallest UBJSON type (negative values in i I l L) at p;
+ * returns the end. */
+static inline char *sdx_ubj_w_int(char *p, int64_t v) {
+    if (v >= 0) return sdx_ubj_w_uint(p, (uint64_t)v);
+    if (v >= INT8_MIN) {
+        p[0] = 'i';
+        p[1] = (char)(unsigned char)(uint64_t)v;
+        return p + 2;
+    }
+    if (v >= INT16_MIN) {
+        p[0] = 'I';
+        sdx_hot_store_be(p + 1, (uint64_t)v, 2);
+        return p + 3;
+    }
+    if (v >= INT32_MIN) {
+        p[0] = 'l';
+        sdx_hot_store_be(p + 1, (uint64_t)v, 4);
+        return p + 5;
+    }
+    p[0] = 'L';
+    sdx_hot_store_be(p + 1, (uint64_t)v, 8);
+    return p + 9;
+}
+
 static inline sdx_err sdx_ubjson_writer_null_inline(sdx_ubjson_writer *w) {
     char *p = sdx_ubj_w_room(w, 1);
     if (!p) return (sdx_ubjson_writer_null)(w);
@@ -375,25 +404,7 @@ static inline sdx_err sdx_ubjson_writer_int_inline(sdx_ubjson_writer *w, int64_t
     char *p = sdx_ubj_w_room(w, 9);
     if (!p || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && (v < -128 || v > 255)))
         return (sdx_ubjson_writer_int)(w, v);
-    if (v >= 0) return sdx_ubj_w_done(w, sdx_ubj_w_uint(p, (uint64_t)v));
-    if (v >= INT8_MIN) {
-        p[0] = 'i';
-        p[1] = (char)(unsigned char)(uint64_t)v;
-        return sdx_ubj_w_done(w, p + 2);
-    }
-    if (v >= INT16_MIN) {
-        p[0] = 'I';
-        sdx_hot_store_be(p + 1, (uint64_t)v, 2);
-        return sdx_ubj_w_done(w, p + 3);
-    }
-    if (v >= INT32_MIN) {
-        p[0] = 'l';
-        sdx_hot_store_be(p + 1, (uint64_t)v, 4);
-        return sdx_ubj_w_done(w, p + 5);
-    }
-    p[0] = 'L';
-    sdx_hot_store_be(p + 1, (uint64_t)v, 8);
-    return sdx_ubj_w_done(w, p + 9);
+    return sdx_ubj_w_done(w, sdx_ubj_w_int(p, v));
 }
 
 static inline sdx_err sdx_ubjson_writer_uint_inline(sdx_ubjson_writer *w, uint64_t v) {
@@ -424,8 +435,7 @@ static inline int sdx_ubj_w_begin(sdx_ubjson_writer *w, uint64_t count, int map)
     char *p = b->cur;
     uint32_t depth = w->depth;
     if (count > 0x7fffffff || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && count > 0xff) ||
-        depth + 1 >= w->cap || f->items >= f->limit || f->type ||
-        (f->kind == SDX_UBJ_W_MAP && !(f->items & 1)) || (size_t)(b->end - p) < 7)
+        depth + 1 >= w->cap || !sdx_ubj_w_slot(f, 0) || (size_t)(b->end - p) < 7)
         return 0;
     f->items++;
     f[1].items = 0;
@@ -475,10 +485,8 @@ static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, 
     sdx_ubjson_frame *f = w->top;
     char *p = w->out->cur;
     uint64_t mask = w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
-    if (n - 1 >= SDX_UBJ_W_TEXT_MAX || f->items >= f->limit || f->type ||
-        (size_t)(w->out->end - p) < SDX_UBJ_W_TEXT_MAX + 3 ||
-        (key ? f->kind != SDX_UBJ_W_MAP || (f->items & 1)
-             : f->kind == SDX_UBJ_W_MAP && !(f->items & 1)))
+    if (n - 1 >= SDX_UBJ_W_TEXT_MAX || !sdx_ubj_w_slot(f, key) ||
+        (size_t)(w->out->end - p) < SDX_UBJ_W_TEXT_MAX + 3)
         return 0;
     if (!key && n == 1) {
         if ((unsigned char)s[0] > 127) return 0;

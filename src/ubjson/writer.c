@@ -75,29 +75,33 @@ static u8 *enc_fixed(u8 *p, u8 marker, uint64_t v, int n, bool le) {
  * only unsigned type is U) or u m M (BJData). Also used for lengths and
  * counts. */
 static u8 *enc_uint(u8 *p, uint64_t v, bool bj) {
-    if (v <= 0xff) return enc_fixed(p, 'U', v, 1, bj);
-    if (bj) {
-        if (v <= 0xffff) return enc_fixed(p, 'u', v, 2, true);
-        if (v <= 0xffffffffu) return enc_fixed(p, 'm', v, 4, true);
-        return enc_fixed(p, 'M', v, 8, true);
-    }
-    if (v <= 0x7fff) return enc_fixed(p, 'I', v, 2, false);
-    if (v <= 0x7fffffff) return enc_fixed(p, 'l', v, 4, false);
-    return enc_fixed(p, 'L', v, 8, false); /* v <= INT64_MAX: callers see to it */
+    /* UBJSON: the inline paths' encoding (ubjson.h); v <= INT64_MAX, as
+     * callers see to it */
+    if (!bj) return (u8 *)sdx_ubj_w_uint((char *)p, v);
+    if (v <= 0xff) return enc_fixed(p, 'U', v, 1, true);
+    if (v <= 0xffff) return enc_fixed(p, 'u', v, 2, true);
+    if (v <= 0xffffffffu) return enc_fixed(p, 'm', v, 4, true);
+    return enc_fixed(p, 'M', v, 8, true);
 }
 
 /* Any int64 in its smallest type: negative values in i I l L. */
 static u8 *enc_int(u8 *p, int64_t v, bool bj) {
-    if (v >= 0) return enc_uint(p, (uint64_t)v, bj);
-    if (v >= INT8_MIN) return enc_fixed(p, 'i', (uint64_t)v, 1, bj);
-    if (v >= INT16_MIN) return enc_fixed(p, 'I', (uint64_t)v, 2, bj);
-    if (v >= INT32_MIN) return enc_fixed(p, 'l', (uint64_t)v, 4, bj);
-    return enc_fixed(p, 'L', (uint64_t)v, 8, bj);
+    if (!bj) return (u8 *)sdx_ubj_w_int((char *)p, v);
+    if (v >= 0) return enc_uint(p, (uint64_t)v, true);
+    if (v >= INT8_MIN) return enc_fixed(p, 'i', (uint64_t)v, 1, true);
+    if (v >= INT16_MIN) return enc_fixed(p, 'I', (uint64_t)v, 2, true);
+    if (v >= INT32_MIN) return enc_fixed(p, 'l', (uint64_t)v, 4, true);
+    return enc_fixed(p, 'L', (uint64_t)v, 8, true);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Bookkeeping                                                               */
 /* ------------------------------------------------------------------------ */
+
+/* The buffer's failure as the sticky error. */
+static sdx_err fail_buf(sdx_ubjson_writer *w) {
+    return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+}
 
 /* Append s[0, n): short runs (headers, scalars) into a reservation,
  * longer ones (string bytes) through sdx_buf_write. */
@@ -112,7 +116,7 @@ static bool put_bytes(sdx_ubjson_writer *w, const void *s, size_t n) {
     } else if (!sdx_buf_write(w->out, s, n)) {
         return true;
     }
-    fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+    fail_buf(w);
     return false;
 }
 
@@ -279,7 +283,7 @@ static sdx_err sized(sdx_ubjson_writer *w, u8 marker, const char *s, size_t n) {
     size_t h = (size_t)(p - head);
     if (n <= 4096) { /* head and bytes in one reservation */
         char *q = sdx_buf_reserve(w->out, h + n);
-        if (!q) return fail(w, w->out->err ? w->out->err : SDX_ERR_NOMEM);
+        if (!q) return fail_buf(w);
         memcpy(q, head, h);
         if (n) memcpy(q + h, s, n);
         w->out->cur = q + h + n;
