@@ -1,8 +1,9 @@
 /*
  * What the hardening tests share (tests/hardening, issue 16 "Hardening
- * that fuzzing cannot prove"): one table entry per format, so that every test runs the same way over JSON, MessagePack,
- * CBOR, BSON, UBJSON, BJData and Binn, each through its memory reader, its
- * stream reader and its tree parser.
+ * that fuzzing cannot prove"): one table entry per format, so that every
+ * test runs the same way over JSON, MessagePack, CBOR, BSON, UBJSON,
+ * BJData and Binn, each through its memory reader, its stream reader and
+ * its tree parser.
  */
 #ifndef SDX_HARDEN_H
 #define SDX_HARDEN_H
@@ -52,12 +53,30 @@ typedef struct format {
         return x;                                                               \
     }
 
-#define HFMT_FUNCS(fmt, flag_or)                                                 \
-    static void *fmt##_mem(const char *d, size_t n, const hopts *o) {           \
+/* name_mem and name_parse: the format fmt's memory reader and parser
+ * with `flags` added to the options' (bjdata: ubjson with its flag). */
+#define HFMT_NEW(name, fmt, flag_or)                                             \
+    static void *name##_mem(const char *d, size_t n, const hopts *o) {          \
         sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
         x.flags |= (flag_or);                                                   \
         return sdx_##fmt##_reader_new(d, n, &x);                                \
     }                                                                           \
+    static sdx_doc *name##_parse(const char *d, size_t n, const hopts *o, sdx_error *e) { \
+        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
+        x.flags |= (flag_or);                                                   \
+        return sdx_##fmt##_parse(d, n, &x, e);                                  \
+    }
+
+/* name_stream: the format's stream reader, likewise. */
+#define HFMT_STREAM(name, fmt, flag_or)                                          \
+    static void *name##_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) { \
+        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
+        x.flags |= (flag_or);                                                   \
+        return sdx_##fmt##_reader_new_stream(fn, ctx, chunk, &x);               \
+    }
+
+/* The reader's calls, the same for every dialect of a format. */
+#define HFMT_CALLS(fmt)                                                          \
     static bool fmt##_next(void *r, sdx_event *ev) {                            \
         return sdx_##fmt##_reader_next(r, ev);                                  \
     }                                                                           \
@@ -66,19 +85,7 @@ typedef struct format {
     }                                                                           \
     static void fmt##_free(void *r) { sdx_##fmt##_reader_free(r); }             \
     static sdx_source fmt##_source(void *r) { return sdx_##fmt##_reader_source(r); } \
-    static bool fmt##_skip(void *r) { return sdx_##fmt##_reader_skip(r); }      \
-    static sdx_doc *fmt##_parse(const char *d, size_t n, const hopts *o, sdx_error *e) { \
-        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
-        x.flags |= (flag_or);                                                   \
-        return sdx_##fmt##_parse(d, n, &x, e);                                  \
-    }
-
-#define HFMT_STREAM(fmt, flag_or)                                                \
-    static void *fmt##_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) { \
-        sdx_##fmt##_read_opts x = fmt##_opts(o);                                \
-        x.flags |= (flag_or);                                                   \
-        return sdx_##fmt##_reader_new_stream(fn, ctx, chunk, &x);               \
-    }
+    static bool fmt##_skip(void *r) { return sdx_##fmt##_reader_skip(r); }
 
 HFMT_OPTS(json, (void)0)
 HFMT_OPTS(msgpack, (void)0)
@@ -86,17 +93,25 @@ HFMT_OPTS(cbor, (void)0)
 HFMT_OPTS(bson, (void)0)
 HFMT_OPTS(ubjson, x.max_empty = o->max_empty)
 HFMT_OPTS(binn, (void)0)
-HFMT_FUNCS(json, 0)
-HFMT_FUNCS(msgpack, 0)
-HFMT_FUNCS(cbor, 0)
-HFMT_FUNCS(bson, 0)
-HFMT_FUNCS(ubjson, 0)
-HFMT_FUNCS(binn, 0)
-HFMT_STREAM(json, 0)
-HFMT_STREAM(msgpack, 0)
-HFMT_STREAM(cbor, 0)
-HFMT_STREAM(ubjson, 0)
-HFMT_STREAM(binn, 0)
+HFMT_NEW(json, json, 0)
+HFMT_NEW(msgpack, msgpack, 0)
+HFMT_NEW(cbor, cbor, 0)
+HFMT_NEW(bson, bson, 0)
+HFMT_NEW(ubjson, ubjson, 0)
+HFMT_NEW(bjdata, ubjson, SDX_UBJSON_READ_BJDATA)
+HFMT_NEW(binn, binn, 0)
+HFMT_STREAM(json, json, 0)
+HFMT_STREAM(msgpack, msgpack, 0)
+HFMT_STREAM(cbor, cbor, 0)
+HFMT_STREAM(ubjson, ubjson, 0)
+HFMT_STREAM(bjdata, ubjson, SDX_UBJSON_READ_BJDATA)
+HFMT_STREAM(binn, binn, 0)
+HFMT_CALLS(json)
+HFMT_CALLS(msgpack)
+HFMT_CALLS(cbor)
+HFMT_CALLS(bson)
+HFMT_CALLS(ubjson)
+HFMT_CALLS(binn)
 
 /* BSON's stream reader takes no chunk size (it reads one root document at
  * a time, growing its buffer with what arrives up to max_document). */
@@ -104,23 +119,6 @@ static void *bson_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o
     (void)chunk;
     sdx_bson_read_opts x = bson_opts(o);
     return sdx_bson_reader_new_stream(fn, ctx, &x);
-}
-
-/* BJData: the UBJSON functions with SDX_UBJSON_READ_BJDATA. */
-static void *bjdata_mem(const char *d, size_t n, const hopts *o) {
-    sdx_ubjson_read_opts x = ubjson_opts(o);
-    x.flags |= SDX_UBJSON_READ_BJDATA;
-    return sdx_ubjson_reader_new(d, n, &x);
-}
-static void *bjdata_stream(sdx_read_fn fn, void *ctx, size_t chunk, const hopts *o) {
-    sdx_ubjson_read_opts x = ubjson_opts(o);
-    x.flags |= SDX_UBJSON_READ_BJDATA;
-    return sdx_ubjson_reader_new_stream(fn, ctx, chunk, &x);
-}
-static sdx_doc *bjdata_parse(const char *d, size_t n, const hopts *o, sdx_error *e) {
-    sdx_ubjson_read_opts x = ubjson_opts(o);
-    x.flags |= SDX_UBJSON_READ_BJDATA;
-    return sdx_ubjson_parse(d, n, &x, e);
 }
 
 enum { F_JSON, F_MSGPACK, F_CBOR, F_BSON, F_UBJSON, F_BJDATA, F_BINN, F_COUNT };
