@@ -3,8 +3,9 @@
  * untimed) written back with the fastest path sdx has for a parsed
  * document: sdx_<fmt>_writer_node, the document walked with direct calls
  * into the format's writer (the same bytes as sdx_node_emit into the
- * writer's sink; tests/unit/test_writer_node.c), into a growable sdx_buf. Compiled once per format with
- * -DSDX_FMT=<name> (SDX_BENCH_READ_FORMATS in CMakeLists.txt).
+ * writer's sink; tests/unit/test_writer_node.c), into a growable sdx_buf.
+ * Compiled once per format with -DSDX_FMT=<name> (SDX_BENCH_READ_FORMATS
+ * in CMakeLists.txt).
  */
 #include "adapter.h"
 #include "sdx/sdx.h"
