@@ -17,10 +17,21 @@
 extern "C" {
 #endif
 
+/* The version of sdx: written here and nowhere else. CMake reads these
+ * three lines (project version, shared library version, sdx.pc, the CMake
+ * package's version file), the command prints SDX_VERSION_STRING, and
+ * CHANGELOG.md names the releases. */
 #define SDX_VERSION_MAJOR 0
 #define SDX_VERSION_MINOR 1
 #define SDX_VERSION_PATCH 0
-#define SDX_VERSION_STRING "0.1.0"
+#define SDX_VERSION_STR_(x) #x
+#define SDX_VERSION_STR(x) SDX_VERSION_STR_(x)
+#define SDX_VERSION_STRING                                                                    \
+    SDX_VERSION_STR(SDX_VERSION_MAJOR) "." SDX_VERSION_STR(SDX_VERSION_MINOR) "." SDX_VERSION_STR( \
+        SDX_VERSION_PATCH)
+/* One number that grows with every release: 10000 * major + 100 * minor +
+ * patch (for #if). */
+#define SDX_VERSION_NUMBER (SDX_VERSION_MAJOR * 10000 + SDX_VERSION_MINOR * 100 + SDX_VERSION_PATCH)
 
 /* Public functions are exported from the shared library; everything else is
  * hidden (the library is compiled with -fvisibility=hidden). */
