@@ -80,6 +80,7 @@ static const cli_format json_format = {
     NULL,
 };
 
+#ifndef SDX_NO_MSGPACK
 /* ------------------------------------------------------------------------ */
 /* MessagePack                                                               */
 /* ------------------------------------------------------------------------ */
@@ -125,6 +126,9 @@ static const cli_format msgpack_format = {
     NULL,
 };
 
+#endif
+
+#ifndef SDX_NO_CBOR
 /* ------------------------------------------------------------------------ */
 /* CBOR                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -178,6 +182,9 @@ static const cli_format cbor_format = {
     NULL,
 };
 
+#endif
+
+#ifndef SDX_NO_BSON
 /* ------------------------------------------------------------------------ */
 /* BSON                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -274,6 +281,9 @@ static const cli_format bson_format = {
     bson_sniff,
 };
 
+#endif
+
+#ifndef SDX_NO_UBJSON
 /* ------------------------------------------------------------------------ */
 /* UBJSON and BJData                                                         */
 /* ------------------------------------------------------------------------ */
@@ -363,6 +373,9 @@ static const cli_format bjdata_format = {
     NULL,
 };
 
+#endif
+
+#ifndef SDX_NO_BINN
 /* ------------------------------------------------------------------------ */
 /* Binn                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -411,18 +424,30 @@ static const cli_format binn_format = {
     NULL,
 };
 
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 /* ------------------------------------------------------------------------ */
 
 const cli_format *const cli_formats[] = {
     &json_format,
+#ifndef SDX_NO_MSGPACK
     &msgpack_format,
+#endif
+#ifndef SDX_NO_CBOR
     &cbor_format,
+#endif
+#ifndef SDX_NO_BSON
     &bson_format,
+#endif
+#ifndef SDX_NO_UBJSON
     &ubjson_format,
     &bjdata_format,
+#endif
+#ifndef SDX_NO_BINN
     &binn_format,
+#endif
     NULL,
 };
 

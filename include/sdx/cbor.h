@@ -65,7 +65,9 @@
 #ifndef SDX_CBOR_H
 #define SDX_CBOR_H
 
+#ifndef SDX_NO_STDIO
 #include <stdio.h>
+#endif
 #include <string.h>
 
 #include "buf.h"
@@ -649,8 +651,10 @@ SDX_API sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
 /* Create a reader over a stream; `chunk` is the read size (0 = 64 KiB). */
 SDX_API sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
                                                     const sdx_cbor_read_opts *opts);
+#ifndef SDX_NO_STDIO
 /* Create a reader over a FILE* (read with fread; not closed). */
 SDX_API sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opts);
+#endif
 /* Free a reader (NULL is a no-op). */
 SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
 

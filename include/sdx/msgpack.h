@@ -50,7 +50,9 @@
 #ifndef SDX_MSGPACK_H
 #define SDX_MSGPACK_H
 
+#ifndef SDX_NO_STDIO
 #include <stdio.h>
+#endif
 #include <string.h>
 
 #include "buf.h"
@@ -512,9 +514,11 @@ SDX_API sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
 SDX_API sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx,
                                                           size_t chunk,
                                                           const sdx_msgpack_read_opts *opts);
+#ifndef SDX_NO_STDIO
 /* Create a reader over a FILE* (read with fread; not closed). */
 SDX_API sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f,
                                                         const sdx_msgpack_read_opts *opts);
+#endif
 /* Free a reader (NULL is a no-op). */
 SDX_API void sdx_msgpack_reader_free(sdx_msgpack_reader *r);
 

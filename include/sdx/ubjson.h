@@ -111,7 +111,9 @@
 #ifndef SDX_UBJSON_H
 #define SDX_UBJSON_H
 
+#ifndef SDX_NO_STDIO
 #include <stdio.h>
+#endif
 
 #include "buf.h"
 #include "common.h"
@@ -619,8 +621,10 @@ SDX_API sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
  * Returns NULL when allocating fails. */
 SDX_API sdx_ubjson_reader *sdx_ubjson_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
                                                         const sdx_ubjson_read_opts *opts);
+#ifndef SDX_NO_STDIO
 /* Create a reader over a FILE* (read with fread; not closed). */
 SDX_API sdx_ubjson_reader *sdx_ubjson_reader_new_file(FILE *f, const sdx_ubjson_read_opts *opts);
+#endif
 /* Free a reader (NULL is a no-op). */
 SDX_API void sdx_ubjson_reader_free(sdx_ubjson_reader *r);
 

@@ -177,9 +177,11 @@ sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t 
     return r;
 }
 
+#ifndef SDX_NO_STDIO
 sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opts) {
     return sdx_cbor_reader_new_stream(sdx_file_read, f, 0, opts);
 }
+#endif
 
 void sdx_cbor_reader_free(sdx_cbor_reader *r) {
     if (!r) return;

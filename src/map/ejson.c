@@ -380,6 +380,11 @@ static sdx_err put_dbpointer(sdx_map_from_json *m, const walk *w, sdx_sink out, 
 static sdx_err put_code_w_scope(sdx_map_from_json *m, const walk *w, sdx_sink out, const sdx_event *code,
                                 const entry *scope) {
     if (m->scope_level >= SDX_BSON_MAX_SCOPE_NESTING) return sdx_map_from_json_fail(m, SDX_ERR_DEPTH);
+#ifdef SDX_NO_BSON
+    /* the scope is a BSON document, and the BSON writer was left out */
+    (void)w, (void)out, (void)code, (void)scope;
+    return sdx_map_from_json_fail(m, SDX_ERR_UNSUPPORTED);
+#else
     sdx_buf sb;
     sdx_buf_init(&sb, &m->alloc);
     sdx_bson_writer bw;
@@ -410,6 +415,7 @@ static sdx_err put_code_w_scope(sdx_map_from_json *m, const walk *w, sdx_sink ou
     }
     sdx_buf_destroy(&sb);
     return m->err;
+#endif
 }
 
 /* wrapper()'s two ways to end after dealing with the map: a malformed

@@ -657,6 +657,10 @@ static sdx_err ejson_code_w_scope(sdx_map_to_json *m, const sdx_event *v) {
     uint32_t total = n >= 8 ? sdx_load_le32(p) : 0, len = n >= 8 ? sdx_load_le32(p + 4) : 0;
     if (n < 14 || total != n || len < 1 || len > n - 8 - 5 || p[8 + len - 1] != 0)
         return fail(m, SDX_ERR_INVALID_ARG);
+#ifdef SDX_NO_BSON
+    /* the scope is a BSON document, and the BSON reader was left out */
+    return fail(m, SDX_ERR_UNSUPPORTED);
+#else
     sdx_bson_read_opts ro = {0, 0, 0, &m->alloc};
     sdx_bson_reader *r = sdx_bson_reader_new(p + 8 + len, n - 8 - len, &ro);
     if (!r) return fail(m, SDX_ERR_NOMEM);
@@ -670,6 +674,7 @@ static sdx_err ejson_code_w_scope(sdx_map_to_json *m, const sdx_event *v) {
     sdx_bson_reader_free(r);
     if (e) return fail(m, e == SDX_ERR_NOMEM ? e : SDX_ERR_INVALID_ARG);
     return end_wrapper(m);
+#endif
 }
 
 /* A value tagged SDX_TAG_BSON (the table of bson.h) by MongoDB Extended

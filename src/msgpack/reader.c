@@ -140,9 +140,11 @@ sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx, s
     return r;
 }
 
+#ifndef SDX_NO_STDIO
 sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f, const sdx_msgpack_read_opts *opts) {
     return sdx_msgpack_reader_new_stream(sdx_file_read, f, 0, opts);
 }
+#endif
 
 void sdx_msgpack_reader_free(sdx_msgpack_reader *r) {
     if (!r) return;

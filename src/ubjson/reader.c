@@ -146,9 +146,11 @@ sdx_ubjson_reader *sdx_ubjson_reader_new_stream(sdx_read_fn read, void *ctx, siz
     return r;
 }
 
+#ifndef SDX_NO_STDIO
 sdx_ubjson_reader *sdx_ubjson_reader_new_file(FILE *f, const sdx_ubjson_read_opts *opts) {
     return sdx_ubjson_reader_new_stream(sdx_file_read, f, 0, opts);
 }
+#endif
 
 void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {
     if (!r) return;
