@@ -23,7 +23,7 @@ static const char convert_help[] =
     "  --seq                    a sequence of values: newline-delimited JSON,\n"
     "                           back-to-back binary values; each is converted on\n"
     "                           its own (without it, the input is one value)\n"
-    "  --indent N               JSON output indented by N spaces (1-16); default minified\n"
+    "  --indent N               JSON indented by N spaces (0-16; default 0: minified)\n"
     "  --pretty                 the same as --indent 2\n"
     "  -h, --help               this help\n"
     "\n" CLI_HELP_MAPPINGS;

@@ -41,7 +41,7 @@ static const char gen_help[] =
     "  --seq                    write a sequence of values (newline-delimited JSON,\n"
     "                           back-to-back binary values)\n"
     "  --count N                with --seq: N values, with seeds S, S+1, ... (default 1)\n"
-    "  --indent N               JSON output indented by N spaces (1-16)\n"
+    "  --indent N               JSON indented by N spaces (0-16; 0: minified)\n"
     "  --pretty                 the same as --indent 2\n"
     "  -h, --help               this help\n"
     "\n"

@@ -39,7 +39,7 @@ static void print_help(FILE *f) {
     fputs("\n"
           "\n"
           "Options:\n"
-          "  -h, --help                this help; 'sdx COMMAND --help' for a command's\n"
+          "  -h, --help                this help; 'sdx COMMAND --help' for a command's own\n"
           "  --version                 the version of sdx\n"
           "  --formats                 the same as 'sdx formats'\n"
           "\n"
