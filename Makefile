@@ -4,8 +4,11 @@
 # and
 #   make fuzz    every fuzz target (tests/fuzz) for FUZZ_SECONDS each (60)
 # Both install what they need (Debian packages) themselves.
+#   make amalgamation   the library as one header and one source file,
+#                build/amalgamation/sdx.h and sdx.c (scripts/amalgamate.py;
+#                tested by tests/amalgamation/check.sh)
 
-.PHONY: all bench test check fuzz clean
+.PHONY: all bench test check fuzz amalgamation clean
 
 FUZZ_SECONDS ?= 60
 
@@ -25,6 +28,11 @@ check:
 # libFuzzer with ASan and UBSan, every target for FUZZ_SECONDS (scripts/fuzz.sh).
 fuzz:
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# sdx.h and sdx.c: compile sdx.c alone (cc -c sdx.c, sdx.h beside it) and
+# include "sdx.h"; tests/amalgamation/check.sh tests them.
+amalgamation:
+	python3 scripts/amalgamate.py --out build/amalgamation
 
 clean:
 	rm -rf build
