@@ -82,6 +82,11 @@ SOURCE_DIRS = [
     ("binn", "SDX_NO_BINN"),
 ]
 
+# Files of a format's directory that its switch does not leave out: the
+# mapping layer (src/map) needs them whichever formats are in (CMakeLists.txt
+# keeps them the same way).
+ALWAYS_IN = frozenset(["msgpack/timestamp.c", "bson/decimal128.c"])
+
 # src/simd: (file, the macro it needs, target features of its region).
 SIMD_FILES = [
     ("dispatch.c", None, None),
@@ -296,11 +301,16 @@ class Project:
         return path.startswith(os.path.join(self.include, ""))
 
     def version(self):
-        with open(os.path.join(self.root, "CMakeLists.txt"), encoding="utf-8") as f:
-            m = re.search(r"project\s*\(\s*sdx\b[^)]*?\bVERSION\s+([0-9][0-9.]*)", f.read())
-        if not m:
-            raise AmalgamationError("no project(sdx VERSION x.y.z) in CMakeLists.txt")
-        return m.group(1)
+        """The version, from the one place it is written (include/sdx/common.h)."""
+        with open(os.path.join(self.include, "sdx", "common.h"), encoding="utf-8") as f:
+            text = f.read()
+        parts = []
+        for part in ("MAJOR", "MINOR", "PATCH"):
+            m = re.search(r"^#define SDX_VERSION_%s ([0-9]+)$" % part, text, re.M)
+            if not m:
+                raise AmalgamationError("no SDX_VERSION_%s in include/sdx/common.h" % part)
+            parts.append(m.group(1))
+        return ".".join(parts)
 
     def sources(self):
         """[(path, format macro, kernel macro, target features)] in order."""
@@ -316,7 +326,9 @@ class Project:
             full = os.path.join(self.src, d)
             for n in sorted(os.listdir(full)):
                 if n.endswith(".c"):
-                    out.append((os.path.join(full, n), fmt, None, None))
+                    # the mapping layer's pieces of a format stay in (as in CMakeLists.txt)
+                    keep = "%s/%s" % (d, n) in ALWAYS_IN
+                    out.append((os.path.join(full, n), None if keep else fmt, None, None))
         simd = os.path.join(self.src, "simd")
         listed = {n for n, _, _ in SIMD_FILES}
         extra = sorted(n for n in os.listdir(simd) if n.endswith(".c") and n not in listed)

@@ -516,7 +516,7 @@ static bool scope_ok(sdx_bson_reader *r, size_t at, size_t n) {
             continue;
         }
         u8 t = r->h.data[pos];
-        size_t klen;
+        size_t klen = 0; /* set by cstring() when ok (gcc -O1 cannot tell) */
         if (t == 0) ok = fail(r, SDX_ERR_SYNTAX, pos, "terminator before the document's end");
         else if (!known_type(t)) ok = fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
         else ok = cstring(r, pos + 1, end - pos - 1, &klen, "key not terminated within its document");

@@ -7,8 +7,9 @@
 #      in a directory that holds only sdx.h and sdx.c (clang is skipped,
 #      with a message, when clang-19 is not installed); with gcc also once
 #      (at -O0) with each of -DSDX_NO_MSGPACK, -DSDX_NO_CBOR, -DSDX_NO_BSON,
-#      -DSDX_NO_UBJSON and -DSDX_NO_BINN (compiled, not linked: the
-#      symbols such an object leaves undefined are listed, as a note);
+#      -DSDX_NO_UBJSON, -DSDX_NO_BINN and -DSDX_NO_STDIO, and with all five
+#      format switches (JSON only), each object leaving no sdx_ symbol
+#      undefined;
 #   3. compiles a file that includes only "sdx.h" as C11 (gcc, clang) and as
 #      C++11 (g++, clang++), warnings as errors;
 #   4. on x86, checks that in each compiled sdx.c only the functions of
@@ -79,13 +80,19 @@ for cc in "${compilers[@]}"; do
         failed "$cc -c sdx.c"; head -40 "$tmp/log"
     fi
 done
-for fmt in MSGPACK CBOR BSON UBJSON BINN; do
-    if (cd "$dist" && gcc "${cflags[@]/-O2/-O0}" -DSDX_NO_$fmt -c sdx.c -o "$tmp/no-$fmt.o") 2>"$tmp/log"; then
-        # the library's own symbols the object needs but does not define
-        undef=$(nm -u "$tmp/no-$fmt.o" | awk '{print $NF}' | grep '^sdx_' | sort -u | tr '\n' ' ')
-        echo "ok: gcc -c -DSDX_NO_$fmt sdx.c${undef:+ (note: leaves undefined: $undef)}"
+for sw in MSGPACK CBOR BSON UBJSON BINN STDIO "MSGPACK CBOR BSON UBJSON BINN"; do
+    defs=$(printf -- '-DSDX_NO_%s ' $sw)
+    name=$(echo "$sw" | tr ' ' '-')
+    # shellcheck disable=SC2086
+    if (cd "$dist" && gcc "${cflags[@]/-O2/-O0}" $defs -c sdx.c -o "$tmp/no-$name.o") 2>"$tmp/log"; then
+        # the library's own symbols the object needs but does not define:
+        # none, or a program using what is left would not link
+        undef=$(nm -u "$tmp/no-$name.o" | awk '{print $NF}' | grep '^sdx_' | sort -u | tr '\n' ' ')
+        if [ -z "$undef" ]; then echo "ok: gcc -c ${defs}sdx.c (links alone)"; else
+            failed "gcc -c ${defs}sdx.c leaves undefined: $undef"
+        fi
     else
-        failed "gcc -c -DSDX_NO_$fmt sdx.c"; head -40 "$tmp/log"
+        failed "gcc -c ${defs}sdx.c"; head -40 "$tmp/log"
     fi
 done
 
