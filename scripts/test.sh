@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run every test: the release build, the same tests built with
+# Run every test: the release build, packaging (install, find_package,
+# pkg-config, the amalgamation, a JSON-only build), the same tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer, the same tests built with
 # clang-19, every fuzz target for 30 s (scripts/fuzz.sh), the aarch64 build
 # (NEON kernels) under qemu, the benchmark suite's own tests (C and Rust), a
@@ -9,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-ensure_debian_packages cmake gcc make pkg-config python3 python3-venv libjansson-dev ||
+ensure_debian_packages cmake gcc g++ make pkg-config python3 python3-venv libjansson-dev ||
     { echo "cannot install build tools" >&2; exit 1; }
 # clang for the clang build (step 2b) and the public headers' check
 ensure_debian_packages clang-19 || echo "warning: clang-19 missing; the clang build and the public_headers test fail" >&2
@@ -49,6 +50,27 @@ if build_tree build/release -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON -DSD
     run_ctest release build/release
 else
     failed=$((failed + 1)); configs+=("release: BUILD FAILED")
+fi
+
+# 1b. Packaging (tests/packaging/check.sh): install the release build into a
+#     temporary prefix and build an outside program with find_package,
+#     pkg-config and the amalgamation; a JSON-only build with its tests.
+echo "== packaging"
+if [ -f build/release/CMakeCache.txt ]; then
+    out=$(bash tests/packaging/check.sh build/release 2>&1)
+    rc=$?
+    echo "$out" | grep -vE "^ok: " | tail -60
+    line=$(echo "$out" | grep -E "^PACKAGING SUMMARY: [0-9]+ passed, [0-9]+ failed" | tail -1)
+    if [ -n "$line" ]; then
+        p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+        f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failed.*/\1/')
+        passed=$((passed + p)); failed=$((failed + f))
+    else
+        failed=$((failed + 1))
+    fi
+    [ $rc -eq 0 ] && [ -n "$line" ] && configs+=("packaging: ok") || configs+=("packaging: FAILED")
+else
+    failed=$((failed + 1)); configs+=("packaging: no release build")
 fi
 
 # The corpus every later step uses: what the release build resolved
