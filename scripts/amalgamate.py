@@ -181,6 +181,20 @@ TOKEN_RE = re.compile(r"""
 IDENT_RE = re.compile(r"[A-Za-z_]\w*\Z")
 
 
+def group_end(toks, i, opening, closing):
+    """Index of the token that closes the group opened at toks[i] (nested
+    groups of the same kind counted), or None if it is not closed."""
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j] == opening:
+            depth += 1
+        elif toks[j] == closing:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
 def is_ident(t):
     return isinstance(t, str) and IDENT_RE.match(t) is not None
 
@@ -557,15 +571,11 @@ class Scanner:
 
     @staticmethod
     def _match(toks, i):
-        depth = 0
-        for j in range(i, len(toks)):
-            if toks[j] == "{":
-                depth += 1
-            elif toks[j] == "}":
-                depth -= 1
-                if depth == 0:
-                    return j
-        raise AmalgamationError("unbalanced braces")
+        """Index of the brace that closes the one at toks[i]."""
+        j = group_end(toks, i, "{", "}")
+        if j is None:
+            raise AmalgamationError("unbalanced braces")
+        return j
 
     def _declare(self, cur, fn_macros, result):
         top = [t for t in cur if isinstance(t, str)]
@@ -705,15 +715,8 @@ class Scanner:
     @staticmethod
     def _skip_group(part, k):
         """Index after the parenthesized group starting at part[k]."""
-        depth = 0
-        for j in range(k, len(part)):
-            if part[j] == "(":
-                depth += 1
-            elif part[j] == ")":
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-        return len(part)
+        j = group_end(part, k, "(", ")")
+        return len(part) if j is None else j + 1
 
 
 # ---------------------------------------------------------------------------

@@ -44,6 +44,21 @@ run_ctest() {
     [ $rc -eq 0 ] && configs+=("$name: ok") || configs+=("$name: FAILED")
 }
 
+# add_summary OUTPUT PREFIX: add the counts of OUTPUT's last line "PREFIX
+# SUMMARY: N passed, M failed" to the totals; returns 1 (and counts one
+# failure) when there is no such line.
+add_summary() {
+    local line p f
+    line=$(echo "$1" | grep -E "^$2 SUMMARY: [0-9]+ passed, [0-9]+ failed" | tail -1)
+    if [ -z "$line" ]; then
+        failed=$((failed + 1))
+        return 1
+    fi
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+    f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failed.*/\1/')
+    passed=$((passed + p)); failed=$((failed + f))
+}
+
 # 1. Release build (with the benchmark harness's tests; peers are built in 5).
 if build_tree build/release -DCMAKE_BUILD_TYPE=Release -DSDX_BUILD_TESTS=ON -DSDX_BUILD_BENCH=ON \
     -DSDX_BENCH_PEERS=OFF; then
@@ -60,15 +75,7 @@ if [ -f build/release/CMakeCache.txt ]; then
     out=$(bash tests/packaging/check.sh build/release 2>&1)
     rc=$?
     echo "$out" | grep -vE "^ok: " | tail -60
-    line=$(echo "$out" | grep -E "^PACKAGING SUMMARY: [0-9]+ passed, [0-9]+ failed" | tail -1)
-    if [ -n "$line" ]; then
-        p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
-        f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failed.*/\1/')
-        passed=$((passed + p)); failed=$((failed + f))
-    else
-        failed=$((failed + 1))
-    fi
-    [ $rc -eq 0 ] && [ -n "$line" ] && configs+=("packaging: ok") || configs+=("packaging: FAILED")
+    add_summary "$out" PACKAGING && [ $rc -eq 0 ] && configs+=("packaging: ok") || configs+=("packaging: FAILED")
 else
     failed=$((failed + 1)); configs+=("packaging: no release build")
 fi
@@ -110,16 +117,12 @@ echo "== fuzz (30 s per target)"
 out=$(scripts/fuzz.sh 30 2>&1)
 rc=$?
 echo "$out" | grep -E "^fuzz_|^FUZZ SUMMARY|^----|^hex:|^base64:|^replay:|^  |^ [0-9a-f][0-9a-f] " | head -200
-line=$(echo "$out" | grep -E "^FUZZ SUMMARY: [0-9]+ passed, [0-9]+ failed" | tail -1)
-if [ -n "$line" ]; then
-    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
-    f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failed.*/\1/')
-    passed=$((passed + p)); failed=$((failed + f))
+if add_summary "$out" FUZZ; then
+    [ $rc -eq 0 ] && configs+=("fuzz: ok") || configs+=("fuzz: FAILED")
 else
     echo "$out" | tail -30
-    failed=$((failed + 1))
+    configs+=("fuzz: FAILED")
 fi
-[ $rc -eq 0 ] && [ -n "$line" ] && configs+=("fuzz: ok") || configs+=("fuzz: FAILED")
 
 # 3. aarch64 with NEON kernels, under qemu (skipped without a cross compiler).
 echo "== aarch64 (NEON) under qemu"
