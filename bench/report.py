@@ -102,6 +102,56 @@ def times_bound(doc, r):
     return "%.1fx" % (net_ns(r) / net_ns(b))
 
 
+def mem_per_byte(r):
+    """Peak heap bytes per input byte (Tree rows counted by run.py), or None."""
+    if r.get("peak_bytes") is None or not r.get("bytes"):
+        return None
+    return r["peak_bytes"] / r["bytes"]
+
+
+def mem_text(r):
+    m = mem_per_byte(r)
+    return "" if m is None else "%.2f" % m
+
+
+def memory_summary(doc):
+    """{format: {dataset: (sdx B/B, smallest other B/B, its library)}} for
+    the Tree cells where sdx and another library were counted."""
+    out = {}
+    for fmt in FORMATS:
+        row = {}
+        for d in doc["datasets"]:
+            rs = [r for r in doc["results"] if r["dataset"] == d["id"] and r["format"] == fmt and r["test"] == "tree"
+                  and not is_bound(r) and mem_per_byte(r) is not None]
+            sdx = [r for r in rs if r["library"] == "sdx"]
+            others = [r for r in rs if r["library"] != "sdx"]
+            if sdx and others:
+                best = min(others, key=mem_per_byte)
+                row[d["id"]] = (mem_per_byte(sdx[0]), mem_per_byte(best), best["library"])
+        if row:
+            out[fmt] = row
+    return out
+
+
+def memory_cell_text(c, markdown=True):
+    sdx, best, lib = c
+    txt = "%.2f" % (sdx / best)
+    if markdown and sdx <= best * 1.10:
+        txt = "**%s**" % txt
+    return "%s (%.2f vs %.2f B/B, %s)" % (txt, sdx, best, lib)
+
+
+def memory_md(doc):
+    ds_ids = [d["id"] for d in doc["datasets"]]
+    s = memory_summary(doc)
+    if not s:
+        return ""
+    lines = ["| format | " + " | ".join(ds_ids) + " |", "|---|" + "---:|" * len(ds_ids)]
+    for fmt, row in s.items():
+        lines.append("| %s | %s |" % (fmt, " | ".join(memory_cell_text(row[ds]) if ds in row else "" for ds in ds_ids)))
+    return "\n".join(lines)
+
+
 def failure_text(r):
     msg = r.get("message", "")
     if r.get("limit"):
@@ -114,9 +164,10 @@ def table_md(doc, dataset, test):
     if not ok and not bad:
         return ""
     empty = empty_sizes(doc)
+    mem = test == "tree"
     lines = ["| # | library | format | lang | median | min | MB/s | time − hash | 95% interval | × bound "
-             "| code size (− empty) | check |",
-             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             + ("| peak memory B/B " if mem else "") + "| code size (− empty) | check |",
+             "|---:|---|---|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if mem else "") + "---:|---|"]
     rank = 0
     for r in ok:
         p = program(doc, r["program"])
@@ -129,17 +180,18 @@ def table_md(doc, dataset, test):
             rank += 1
             num = str(rank)
             name = "**sdx**" if r["library"] == "sdx" else r["library"]
-        lines.append("| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s | %s%s | %s |" % (
             num, name, r["format"], r["language"] if not is_bound(r) else "", fmt_time(r["median_ns"]),
-            fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)), interval_pct(r), times_bound(doc, r), size_txt,
+            fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)), interval_pct(r), times_bound(doc, r),
+            mem_text(r) + " | " if mem else "", size_txt,
             "bound" if is_bound(r) else "ok, maps without order" if r.get("unordered") else "ok"))
     for r in bad:
         msg = failure_text(r).replace("|", "/").replace("\n", " ")
         if len(msg) > 240:
             msg = msg[:237] + "..."
         name = "**sdx**" if r["library"] == "sdx" else label(r)
-        lines.append("| – | %s | %s | %s | | | | | | | | **%s**: %s |" % (
-            name, r["format"], r["language"], r["status"].upper(), msg))
+        lines.append("| – | %s | %s | %s | | | | | | | %s| **%s**: %s |" % (
+            name, r["format"], r["language"], "| " if mem else "", r["status"].upper(), msg))
     return "\n".join(lines)
 
 
@@ -403,6 +455,14 @@ def markdown(doc, chart_names, history_charts):
            "state ([bench/README.md](../README.md#reproducibility)); `results.json` gives that share per "
            "cell (`slowed_share`).", "",
            summary_md(doc)]
+    mem = memory_md(doc)
+    if mem:
+        out += ["", "## Memory: sdx's Tree peak / the smallest other library's", "",
+                "Every Tree program runs once more, untimed, with a counting allocator preloaded "
+                "(`bench/harness/memcount.c`): the most heap bytes live at once while it parses the input "
+                "into its document, walks it and frees it, per byte of input (B/B), in a fresh process. "
+                "The ratio is sdx's over the smallest other library's; at most 1.10 (bold) meets issue 17's "
+                "target.", "", mem]
     if history_charts:
         out += ["", "Over the recorded runs (`bench/results/history.json`), per format and test:", ""]
         out += ["![%s](charts/%s)" % (name[8:-4], name) for name in history_charts]
@@ -473,16 +533,18 @@ def text_tables(doc):
             if not ok and not bad:
                 continue
             out.append("\n== %s — %s" % (d["name"], test))
-            out.append("%-3s %-30s %-8s %-5s %10s %10s %8s %10s %16s %8s" % (
-                "#", "library", "format", "lang", "median", "min", "MB/s", "time-hash", "95% interval", "x bound"))
+            mem = test == "tree"
+            out.append("%-3s %-30s %-8s %-5s %10s %10s %8s %10s %16s %8s%s" % (
+                "#", "library", "format", "lang", "median", "min", "MB/s", "time-hash", "95% interval", "x bound",
+                "  peak B/B" if mem else ""))
             rank = 0
             for r in ok:
                 if not is_bound(r):
                     rank += 1
-                out.append("%-3s %-30s %-8s %-5s %10s %10s %8.0f %10s %16s %8s" % (
+                out.append("%-3s %-30s %-8s %-5s %10s %10s %8.0f %10s %16s %8s%s" % (
                     "" if is_bound(r) else rank, label(r), r["format"], "" if is_bound(r) else r["language"],
                     fmt_time(r["median_ns"]), fmt_time(r["min_ns"]), mbps(r), fmt_time(net_ns(r)),
-                    interval_pct(r), times_bound(doc, r)))
+                    interval_pct(r), times_bound(doc, r), " %9s" % mem_text(r) if mem else ""))
             for r in bad:
                 out.append("-   %-30s %-8s %-5s %s: %s" % (label(r), r["format"], r["language"], r["status"].upper(),
                                                          failure_text(r)[:160]))
@@ -492,6 +554,12 @@ def text_tables(doc):
         for (fmt, test), row in s.items():
             cells = ["%s %s" % (ds, cell_text(c, markdown=False)) for ds, c in row.items()]
             out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
+    m = memory_summary(doc)
+    if m:
+        out.append("\n== Memory: sdx's Tree peak / the smallest other's (peak heap bytes per input byte)")
+        for fmt, row in m.items():
+            cells = ["%s %s" % (ds, memory_cell_text(c, markdown=False)) for ds, c in row.items()]
+            out.append("%-8s %-12s %s" % (fmt, "tree", "; ".join(cells)))
     return "\n".join(out)
 
 

@@ -367,6 +367,34 @@ def measure(runnable, datasets, tool, opts_for, limits, only_sdx_cells=False, la
     return results, cell_info
 
 
+def measure_memory(results, datasets, runnable, lib):
+    """Add "peak_bytes" to every verified Tree result: the most heap bytes
+    live at once while the program parses, walks and frees the document,
+    from one more untimed run with libbenchmem.so preloaded
+    (harness/memcount.c; the timed runs never have it)."""
+    todo = [r for r in results if r["test"] == "tree" and r["status"] == "ok" and r["library"] not in BOUNDS]
+    if not todo:
+        return
+    if not os.path.exists(lib):
+        log("memory: %s is missing; not measured" % lib)
+        return
+    paths = {p["program"]: p["path"] for p in runnable}
+    by_id = {ds["id"]: ds for ds in datasets}
+    env = dict(os.environ, LD_PRELOAD=lib)
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in todo:
+            ds = by_id[r["dataset"]]
+            rc, out, err = run([paths[r["program"]], "--tree", ds["spec"], "--input", ds["files"][r["format"]],
+                                "--dataset", ds["id"], "--once", os.path.join(tmp, "out")], timeout=300, env=env)
+            v = rounds.parse_json_line(out.strip().splitlines()[-1] if out.strip() else "") or {}
+            if rc == 0 and isinstance(v.get("peak_bytes"), int):
+                r["peak_bytes"] = v["peak_bytes"]
+            else:
+                log("memory: %s on %s: no count (%s)" % (r["program"], ds["id"], err.strip()[-200:] or rc))
+    log("memory: %d Tree programs counted in %.0f s" % (len(todo), time.monotonic() - t0))
+
+
 def tool_version(cmd):
     rc, out, err = run(cmd)
     text = (out or err).strip().splitlines()
@@ -571,6 +599,7 @@ def main():
         return 1 if failed else 0
 
     results, cells = measure(runnable, datasets, tool, opts_for, limits)
+    measure_memory(results, datasets, runnable, os.path.join(args.build, "bench", "programs", "libbenchmem.so"))
     doc = dict(doc_base, results=results, cells=cells, elapsed_s=round(time.time() - started, 1))
     doc["summary"] = [dict(dataset=k[0], format=k[1], test=k[2], **v) for k, v in summary_cells(results).items()]
     report.write_all(doc, out_dir)

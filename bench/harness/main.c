@@ -37,8 +37,16 @@
  * --clock wall uses CLOCK_MONOTONIC. The hashing the test does is part of
  * its time; its cost alone — the output bytes for Write and Serialize, the
  * reference tree for Tree and Incremental — is what HASH_NS measures.
+ *
+ * Memory: started with LD_PRELOAD=libbenchmem.so (memcount.c; run.py does
+ * this in a separate, untimed run), the program finds that library's
+ * counters and its --once line also gives "peak_bytes": the most heap bytes
+ * live at once during the run it verifies (the first, in a fresh process),
+ * beyond those live before it — for a Tree test, the library's document and
+ * whatever the parse needed beside it.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -338,8 +346,22 @@ int main(int argc, char **argv) {
         if (!s.doc) return fail_library(dataset, "the library could not load the input");
     }
 
-    /* One run: the result the suite verifies. */
+    /* One run: the result the suite verifies (and its memory, when
+     * libbenchmem.so is preloaded). */
+    void *self = dlopen(NULL, RTLD_LAZY);
+    void (*mem_reset)(void) = NULL;
+    size_t (*mem_peak)(void) = NULL;
+    if (self) { /* dlsym gives object pointers: copied into function pointers */
+        void *f = dlsym(self, "bench_mem_reset"), *g = dlsym(self, "bench_mem_peak");
+        if (f && g && sizeof f == sizeof mem_reset) {
+            memcpy(&mem_reset, &f, sizeof f);
+            memcpy(&mem_peak, &g, sizeof g);
+        }
+    }
+    if (mem_reset && mem_peak) mem_reset();
     run_once(&s, emit_keep);
+    size_t peak_bytes = mem_reset && mem_peak ? mem_peak() : 0;
+    if (self) dlclose(self);
     if (s.failed) return fail_library(dataset, "the library reported an error");
     size_t bytes = writes_bytes() ? s.kept_len : s.input_len;
     int rc = 0;
@@ -351,8 +373,10 @@ int main(int argc, char **argv) {
         if (fclose(f) != 0) return fail(dataset, "cannot write the --once output");
         print_identity(dataset);
         printf(",\"status\":\"%s\",\"tree_hash\":\"%016" PRIx64 "\",\"result_hash\":\"%016" PRIx64
-               "\",\"bytes\":%zu}\n",
+               "\",\"bytes\":%zu",
                serving ? "ready" : "ok", tree_hash, s.result, bytes);
+        if (mem_reset && mem_peak) printf(",\"peak_bytes\":%zu", peak_bytes);
+        printf("}\n");
         fflush(stdout);
         if (serving) rc = serve(&s, s.result);
     } else {

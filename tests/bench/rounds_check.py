@@ -107,6 +107,24 @@ def test_rounds(programs, work):
         "median_ns", 0), "min <= lo <= median <= hi")
     check(0 < r.get("hash_ns", 0) < r.get("median_ns", 0), "the hashing alone costs less than the test")
     check(verified.count("sdx-json-tree") == 1, "only the first process of a program is verified")
+    check("peak_bytes" not in ready, "no memory count without libbenchmem.so")
+    # memory: one more run with the counting allocator preloaded
+    lib = os.path.join(programs, "libbenchmem.so")
+    if os.path.exists(lib):
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import run as runner  # noqa: E402
+        mres = [{"program": "sdx-json-tree", "library": "sdx", "format": "json", "test": "tree", "status": "ok",
+                 "dataset": "gen2"},
+                {"program": "sdx-msgpack-tree", "library": "sdx", "format": "json", "test": "tree",
+                 "status": "error", "dataset": "gen2"}]
+        runner.measure_memory(mres, [{"id": "gen2", "spec": "gen:2", "files": {"json": data}}], progs, lib)
+        size = os.path.getsize(data)
+        peak = mres[0].get("peak_bytes")
+        check(isinstance(peak, int) and size <= peak <= 64 * size,
+              "sdx-json-tree's peak heap bytes, between 1 and 64 per input byte: %s for %d" % (peak, size))
+        check("peak_bytes" not in mres[1], "a program that did not verify is not counted")
+    else:
+        print("memory count: no libbenchmem.so in %s (sanitizer build); not tested" % programs)
     # the MessagePack reader fed JSON: the library's own message, no rounds
     m = got.get("sdx-msgpack-tree", {})
     check(m.get("status") == "error" and " at byte " in m.get("message", "") and "rounds_ns" not in m,
@@ -153,6 +171,10 @@ def test_report(got, wgot, work):
                 rounds_ns=[2 * x for x in sdx_w["rounds_ns"]], median_ns=2 * sdx_w["median_ns"],
                 min_ns=2 * sdx_w["min_ns"], lo_ns=2 * sdx_w["lo_ns"], hi_ns=2 * sdx_w["hi_ns"])
     results.append(peer)
+    # memory of the Tree rows: sdx 3 bytes per input byte, a peer 2
+    sdx_t = next(r for r in results if r["program"] == "sdx-json-tree")
+    sdx_t["peak_bytes"] = 3000
+    results.append(dict(sdx_t, program="small-json-tree", library="small", peak_bytes=2000))
     results.append({"program": "bad-json-write", "library": "bad", "language": "C", "format": "json",
                     "test": "write", "dataset": "gen2", "status": "verify failed", "message": "decoded differs",
                     "limit": "stores every number as a double"})
@@ -180,6 +202,9 @@ def test_report(got, wgot, work):
     check("*memcpy of the output*" in md and "× bound" in md, "the bound row and the × bound column")
     check("stores every number as a double" in md, "a failing row states the library's documented limit")
     check("| 1.0 | test |" in md, "the libraries' versions and origins")
+    check("## Memory" in md and "1.50 (3.00 vs 2.00 B/B, small)" in md and "| 3.00 |" in md,
+          "the memory column and summary: sdx's peak / the smallest other's")
+    check("1.50 (3.00 vs 2.00 B/B, small)" in report.text_tables(doc), "the memory summary in the text report")
     with open(os.path.join(out, "charts", "gen2-write.svg")) as f:
         svg = f.read()
     check(svg.count('stroke="black" stroke-width="1"/>') == 2 and "bound: memcpy of the output" in svg,

@@ -461,8 +461,14 @@ pub fn run(adapter: &Adapter) -> i32 {
         }
     }
 
-    // One run: the result the suite verifies.
+    // One run: the result the suite verifies (and its memory, when
+    // libbenchmem.so is preloaded).
+    let mem = MemCounter::find();
+    if let Some(m) = &mem {
+        (m.reset)();
+    }
     s.run_once(true);
+    let peak = mem.as_ref().map(|m| (m.peak)());
     if let Some(e) = s.failure.take() {
         eprintln!("library error: {e}");
         return fail_library(adapter, dataset, "the library reported an error", &e);
@@ -476,12 +482,13 @@ pub fn run(adapter: &Adapter) -> i32 {
         return fail(adapter, dataset, &io_message(&e));
     }
     println!(
-        "{},\"status\":\"{}\",\"tree_hash\":\"{:016x}\",\"result_hash\":\"{:016x}\",\"bytes\":{}}}",
+        "{},\"status\":\"{}\",\"tree_hash\":\"{:016x}\",\"result_hash\":\"{:016x}\",\"bytes\":{}{}}}",
         identity(adapter, dataset),
         if serving { "ready" } else { "ok" },
         th,
         s.result,
-        bytes
+        bytes,
+        peak.map(|p| format!(",\"peak_bytes\":{p}")).unwrap_or_default()
     );
     let _ = std::io::stdout().flush();
     if serving {
@@ -489,6 +496,35 @@ pub fn run(adapter: &Adapter) -> i32 {
         return serve(&mut s, expect, clock);
     }
     0
+}
+
+/// The counters of libbenchmem.so (bench/harness/memcount.c), when run.py
+/// has preloaded it into this process (as the C harness, main.c).
+struct MemCounter {
+    reset: extern "C" fn(),
+    peak: extern "C" fn() -> usize,
+}
+
+impl MemCounter {
+    fn find() -> Option<MemCounter> {
+        // SAFETY: dlopen(NULL) is the process's global scope; the symbols,
+        // when there, are memcount.c's functions of exactly these types.
+        unsafe {
+            let me = libc::dlopen(std::ptr::null(), libc::RTLD_LAZY);
+            if me.is_null() {
+                return None;
+            }
+            let r = libc::dlsym(me, c"bench_mem_reset".as_ptr());
+            let p = libc::dlsym(me, c"bench_mem_peak".as_ptr());
+            if r.is_null() || p.is_null() {
+                return None;
+            }
+            Some(MemCounter {
+                reset: std::mem::transmute::<*mut libc::c_void, extern "C" fn()>(r),
+                peak: std::mem::transmute::<*mut libc::c_void, extern "C" fn() -> usize>(p),
+            })
+        }
+    }
 }
 
 /// `fn main` of a benchmark program.
