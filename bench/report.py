@@ -135,7 +135,10 @@ def memory_summary(doc):
 
 def memory_cell_text(c, markdown=True):
     sdx, best, lib = c
-    txt = "%.2f" % (sdx / best)
+    if best == 0:  # a library whose tree borrows everything from the input
+        txt = "0.00" if sdx == 0 else "–"
+    else:
+        txt = "%.2f" % (sdx / best)
     if markdown and sdx <= best * 1.10:
         txt = "**%s**" % txt
     return "%s (%.2f vs %.2f B/B, %s)" % (txt, sdx, best, lib)

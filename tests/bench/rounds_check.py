@@ -205,6 +205,10 @@ def test_report(got, wgot, work):
     check("## Memory" in md and "1.50 (3.00 vs 2.00 B/B, small)" in md and "| 3.00 |" in md,
           "the memory column and summary: sdx's peak / the smallest other's")
     check("1.50 (3.00 vs 2.00 B/B, small)" in report.text_tables(doc), "the memory summary in the text report")
+    # a library that allocates nothing (its tree borrows the input): no ratio
+    zero = dict(doc, results=results + [dict(sdx_t, program="none-json-tree", library="none", peak_bytes=0)])
+    check("– (3.00 vs 0.00 B/B, none)" in report.text_tables(zero) and "– (3.00 vs 0.00 B/B, none)" in
+          report.markdown(zero, {}, []), "the memory summary against a library that allocates nothing")
     with open(os.path.join(out, "charts", "gen2-write.svg")) as f:
         svg = f.read()
     check(svg.count('stroke="black" stroke-width="1"/>') == 2 and "bound: memcpy of the output" in svg,
