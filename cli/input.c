@@ -184,6 +184,21 @@ static uint64_t input_size(const cli_input *in, bool at_end) {
     return UINT64_MAX;
 }
 
+/* Whether the look-ahead reads as JSON text: no control bytes but tab,
+ * newline and carriage return, and after whitespace (and a UTF-8 BOM)
+ * nothing, or a byte a JSON value starts with. Binary data is rarely like
+ * that (lengths, counts and numbers put control bytes in almost every
+ * document), while text that JSON rejects, "1 2" or a lone newline, is
+ * better reported as bad JSON than read silently as a MessagePack integer
+ * or a Binn blob. */
+static bool looks_like_json(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r') || p[i] == 0x7f) return false;
+    size_t i = n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+    return i == n || strchr("{[\"-0123456789tfn", p[i]) != NULL;
+}
+
 static int detect(cli_input *in, const cli_read_opts *opts) {
     bool at_end;
     int rc = fill_peek(in, &at_end);
@@ -199,6 +214,11 @@ static int detect(cli_input *in, const cli_read_opts *opts) {
             in->guessed = false;
             return 0;
         }
+    }
+    if (looks_like_json(in->peek, in->peek_len)) {
+        in->fmt = cli_format_by_name("json");
+        in->guessed = false;
+        return 0;
     }
     for (int i = 0; cli_formats[i]; i++) {
         const cli_format *f = cli_formats[i];

@@ -642,6 +642,23 @@ def group_errors(args):
     junk = write("junk", b"\xc1\xc1\xc1 not anything")
     rc, out, err = run("convert", junk, "-t", "json")
     check(rc == 1 and "error:" in err, "undetectable input: %d %r" % (rc, err))
+    # Text is JSON: invalid JSON text is reported as such, not read as
+    # another format (a newline is a MessagePack integer, "1 2" a Binn blob).
+    for text, want in ((b"\n", "<stdin>:2:1: error: unexpected end of input"),
+                       (b"1 2\n", "<stdin>:1:3: error: unexpected content after the value"),
+                       (b"\xef\xbb\xbf  tru\n", "<stdin>:1:9: error: invalid literal")):
+        rc, out, err = run("convert", stdin=text)
+        check(rc == 1 and want in err, "text %r is read as JSON: %d %r" % (text, rc, err))
+    rc, out, err = run("convert", "--seq", stdin=b"1\n2\n")
+    check(rc == 0 and out == b"1\n2\n", "newline-delimited numbers from a pipe: %d %r %r" % (rc, out, err))
+    # A printable UBJSON document is taken for JSON; -f reads it.
+    rc, out, err = run("convert", stdin=b"[TF]")
+    check(rc == 1 and "<stdin>:1:2: error:" in err, "printable UBJSON is read as JSON: %d %r" % (rc, err))
+    rc, out, err = run("convert", "-f", "ubjson", stdin=b"[TF]")
+    check(rc == 0 and out == b"[true,false]\n", "-f ubjson reads it: %d %r %r" % (rc, out, err))
+    # Binary input still goes to the format that reads it.
+    rc, out, err = run("convert", stdin=b"\x92\x01\x02")
+    check(rc == 0 and out == b"[1,2]\n", "MessagePack detected: %d %r %r" % (rc, out, err))
 
     # Unrepresentable values and their mappings.
     rc, out, err = run("convert", "-f", "json", "-t", "json", stdin=b'[1, 123456789012345678901234567890]')
