@@ -36,12 +36,13 @@
  * looked at, so instead each string (and comment) is validated on its own.
  *
  * Memory. The value array is allocated once from an estimate of the slot
- * count (input length / 8, or the exact bound len / 2 + 2 for small inputs)
- * and grows geometrically, never beyond that bound. Strings without escapes
- * point into the input. Strings with escapes are unescaped into one block,
- * allocated at the first escape and sized by the rest of the input (the
- * unescaped text of every string from there on is never longer than its
- * source); in place for sdx_json_parse_insitu and SDX_JSON_READ_COPY_INPUT
+ * count (the first 4 KiB's, scaled, or the exact bound len / 2 + 2 for
+ * small inputs) and grows geometrically, never beyond that bound. Strings without escapes
+ * point into the input. Strings with escapes are unescaped into blocks of
+ * 64 KiB and more, a new one when a string does not fit in what is left of
+ * the last (with what it has so far moved over), so that their memory
+ * follows the escaped strings rather than the input's size; in place for
+ * sdx_json_parse_insitu and SDX_JSON_READ_COPY_INPUT
  * (which copies the input into the document first and then parses the copy
  * in place).
  */
@@ -67,6 +68,8 @@ typedef struct parser {
     const char *end;  /* text + len */
     char *wtext;      /* text, writable (insitu or copy), else NULL */
     char *sbuf;       /* next free byte of the unescape block; NULL until needed */
+    char *send;       /* the end of the unescape block */
+    size_t sblocks;   /* bytes of the unescape blocks so far */
     const sdx_simd_kernels *k;
     sdx_doc *doc;
     uint32_t flags;        /* sdx_json_read_flag */
@@ -246,6 +249,41 @@ static SDX_NOINLINE void lex_error(parser *ps, const sdx_json_lexerr *e) {
     else set_error(ps, e->code, e->at, e->msg);
 }
 
+/* The smallest unescape block: strings with escapes are unescaped into
+ * blocks of at least this size, each one allocated when a string does not
+ * fit in what is left of the last. */
+#define UNESCAPE_BLOCK 65536
+
+/* Room for `want` more bytes after dst in the unescape block, for the
+ * string being unescaped from start: when the block has not, a new one,
+ * with the string so far moved into it. Its size is the largest of
+ * UNESCAPE_BLOCK, all the blocks so far (so that they grow geometrically:
+ * a few blocks, whatever the strings) and twice the string so far and
+ * `want`, but never more than the string can still need: its bytes so far
+ * and `rest`, what is left of the input (after the first block that is
+ * also what every string from here on needs at most). False (with the
+ * error set) on failure. */
+static SDX_NOINLINE bool unescape_room(parser *ps, char **start, char **dst, size_t want, size_t rest,
+                                       const char *at) {
+    if (*dst && (size_t)(ps->send - *dst) >= want) return true;
+    const size_t have = (size_t)(*dst - *start);
+    size_t size = have > (SIZE_MAX - want) / 2 ? SIZE_MAX : 2 * have + want;
+    if (size < UNESCAPE_BLOCK) size = UNESCAPE_BLOCK;
+    if (size < ps->sblocks) size = ps->sblocks;
+    if (size > have + rest + want) size = have + rest + want;
+    char *b = sdx_doc_block_alloc(ps->doc, size);
+    if (!b) {
+        set_error(ps, SDX_ERR_NOMEM, at, "out of memory");
+        return false;
+    }
+    if (have) memcpy(b, *start, have);
+    ps->sblocks += size;
+    *start = b;
+    *dst = b + have;
+    ps->send = b + size;
+    return true;
+}
+
 /* The string body at s stopped at s[n] (or n == lim - s) on something other
  * than its closing quote: an escape to decode, a control character, or the
  * end. On success fills *out and returns the byte after the closing quote;
@@ -272,20 +310,16 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
         start = ps->wtext + (s - ps->text);
         dst = start + n;
     } else {
-        if (!ps->sbuf) {
-            /* all the unescaped text from here on fits in what is left */
-            ps->sbuf = sdx_doc_block_alloc(ps->doc, (size_t)(lim - s));
-            if (!ps->sbuf) {
-                set_error(ps, SDX_ERR_NOMEM, s, "out of memory");
-                return NULL;
-            }
-        }
+        /* the plain part and one escape's bytes (at most 4: the unescaped
+         * text is never longer than its source) */
         start = dst = ps->sbuf;
+        if (!unescape_room(ps, &start, &dst, n + 4, (size_t)(lim - src), s)) return NULL;
         memcpy(dst, s, n);
         dst += n;
     }
     for (;;) {
         sdx_json_lexerr e;
+        if (!in_place && !unescape_room(ps, &start, &dst, 4, (size_t)(lim - src), src)) break;
         src = sdx_json_unescape_one(src, lim, &dst, &e);
         if (!src) {
             lex_error(ps, &e);
@@ -297,11 +331,24 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
             m = ps->k->json_string_scan(src, avail);
             if (ps->utf8_per_string && !check_utf8(ps, src, m)) break;
             memmove(dst, src, m);
+            dst += m;
         } else {
-            m = ps->k->json_escape_copy(dst, src, avail, 0);
+            /* copied into the room the block has, and on into a new block
+             * when it runs out before the string's next stop */
+            m = 0;
+            bool room = true;
+            for (;;) {
+                const size_t left = (size_t)(ps->send - dst);
+                const size_t take = avail - m < left ? avail - m : left;
+                const size_t got = ps->k->json_escape_copy(dst, src + m, take, 0);
+                dst += got;
+                m += got;
+                if (got < take || m == avail) break;
+                if (!(room = unescape_room(ps, &start, &dst, 1, avail - m, src + m))) break;
+            }
+            if (!room) break;
             if (ps->utf8_per_string && !check_utf8(ps, src, m)) break;
         }
-        dst += m;
         src += m;
         if (m == avail) {
             error_at_lim_in_text(ps);
@@ -471,16 +518,24 @@ static SDX_NOINLINE const char *read_other_value(parser *ps, const char *p, sdx_
  * brackets, a key's two quotes), the root scalar one. */
 static size_t max_slots(size_t len) { return len / 2 + 2; }
 
-/* The first guess, so that the array rarely has to grow (growing copies it
- * into fresh pages): the exact bound for small inputs; else a ratio below
- * what real documents need, chosen by whether the text looks indented
- * (minified documents take 8 to 20 bytes per value, indented ones twice
- * that). The memory is virtual until used. */
+/* The first guess: the exact bound for small inputs; else the slots of
+ * the first 4 KiB scaled to the whole text, with a quarter more, so that
+ * the array rarely has to grow (growing copies it) and yet holds not much
+ * more than the document needs. A text's slots are about its commas,
+ * colons and opening brackets (one slot after each, and the root): those
+ * of the sample are counted, the ones inside strings too, which only adds
+ * to the margin. */
+#define SLOT_SAMPLE 4096
 static size_t initial_slots(const char *text, size_t len) {
-    if (len <= 4096) return max_slots(len);
-    size_t ws = 0;
-    for (size_t i = 0; i < 256; i++) ws += sdx_json_is_ws((unsigned char)text[i]);
-    return (ws >= 32 ? len / 12 : len / 5) + 64;
+    if (len <= SLOT_SAMPLE) return max_slots(len);
+    size_t marks = 1;
+    for (size_t i = 0; i < SLOT_SAMPLE; i++) {
+        const unsigned char c = (unsigned char)text[i];
+        marks += c == ',' || c == ':' || c == '[' || c == '{';
+    }
+    const size_t est = (len / SLOT_SAMPLE + 1) * marks;
+    const size_t want = est + est / 4 + 64;
+    return want < max_slots(len) ? want : max_slots(len);
 }
 
 /* Grow the value array so that `need` more slots fit after `used`; updates
@@ -489,7 +544,14 @@ static SDX_NOINLINE bool grow_vals(parser *ps, size_t used, size_t need, const c
     sdx_doc *doc = ps->doc;
     const size_t limit = max_slots((size_t)(ps->end - ps->text));
     size_t cap = doc->vals_cap;
-    size_t want = cap + cap / 2 + 64;
+    /* the slots so far and, for the rest of the text, the slots per byte
+     * so far with a quarter more (the first guess came from the text's
+     * start alone), but at least an eighth more than now */
+    const double so_far = (double)(at - ps->text) + 1, left = (double)(ps->end - at);
+    const double est = (double)(used + need) + 1.25 * (double)used * (left / so_far) + 64;
+    size_t want = cap + cap / 8 + 64;
+    if (est >= (double)limit) want = limit;
+    else if ((size_t)est > want) want = (size_t)est;
     if (want > limit) want = limit;
     if (want < used + need) want = used + need; /* cannot happen within the bound */
     if (want > SIZE_MAX / sizeof(sdx_val)) {

@@ -363,6 +363,108 @@ TEST(depth_limit) {
 
 /* Every allocation the parser makes can fail: a clean SDX_ERR_NOMEM with no
  * leak, in every mode. */
+/* A growing byte string for the test below. */
+typedef struct bytes {
+    char *p;
+    size_t len, cap;
+} bytes;
+
+static void put(bytes *b, const char *s, size_t n) {
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) abort();
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+/* Escaped strings unescaped into blocks (64 KiB and more, a new one when a
+ * string does not fit in what is left): thousands of short ones filling
+ * several blocks, strings of every size around a block's, and strings of
+ * hundreds of KiB with plain runs longer than a block between escapes —
+ * each compared with its text, parsed from memory, with per-string UTF-8
+ * checks (STOP_AFTER_VALUE) and with allocations failing one by one. */
+TEST(escaped_strings_in_blocks) {
+    bytes text = {0}, want = {0};
+    size_t count = 0, *ends = NULL, cap = 0;
+    uint64_t seed = 7;
+    put(&text, "[", 1);
+    for (int i = 0; i < 5044; i++) {
+        size_t target = i < 5000 ? 1 + (size_t)(i % 97) : i < 5040 ? 65536 - 20 + (size_t)(i - 5000)
+                                                                    : 150000 + (size_t)(i - 5040) * 37000;
+        if (count) put(&text, ",", 1);
+        put(&text, "\"", 1);
+        size_t got = 0;
+        while (got < target) {
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            unsigned r = (unsigned)(seed >> 33);
+            switch (r % 8) {
+            case 0: put(&text, "\\n", 2), put(&want, "\n", 1), got += 1; break;
+            case 1: put(&text, "\\\"", 2), put(&want, "\"", 1), got += 1; break;
+            case 2: put(&text, "\\u00e9", 6), put(&want, "\xC3\xA9", 2), got += 2; break;
+            case 3: put(&text, "\\ud83d\\ude00", 12), put(&want, "\xF0\x9F\x98\x80", 4), got += 4; break;
+            case 4: put(&text, "\xC3\xA9", 2), put(&want, "\xC3\xA9", 2), got += 2; break;
+            default: { /* a plain run: now and then longer than a block */
+                size_t n = r % 64 == 5 && i >= 5040 ? 70000 + r % 1000 : 1 + r % 40;
+                for (size_t k = 0; k < n; k++) {
+                    char c = (char)('a' + (k + r) % 26);
+                    put(&text, &c, 1), put(&want, &c, 1);
+                }
+                got += n;
+            }
+            }
+        }
+        put(&text, "\"", 1);
+        if (count == cap) {
+            cap = cap ? 2 * cap : 1024;
+            ends = realloc(ends, cap * sizeof *ends);
+            if (!ends) abort();
+        }
+        ends[count++] = want.len;
+    }
+    put(&text, "]", 1);
+    for (int mode = 0; mode < 2; mode++) {
+        sdx_json_read_opts o = {mode ? SDX_JSON_READ_STOP_AFTER_VALUE : 0u, 0, NULL};
+        sdx_error e;
+        sdx_doc *d = sdx_json_parse(text.p, text.len, &o, &e);
+        if (!CHECK(d != NULL)) {
+            fprintf(stderr, "  error %d at %zu: %s\n", (int)e.code, e.offset, e.msg);
+            break;
+        }
+        int bad = 0;
+        for (size_t i = 0; i < count && !bad; i++) {
+            size_t len, from = i ? ends[i - 1] : 0;
+            const char *str = sdx_node_str(sdx_node_index(sdx_doc_root(d), i), &len);
+            bad = !CHECK_MEM(str, len, want.p + from, ends[i] - from);
+        }
+        sdx_doc_free(d);
+    }
+    for (long fail_at = 1;; fail_at++) {
+        counting_alloc ca;
+        counting_alloc_init(&ca, fail_at);
+        sdx_json_read_opts o = {0, 0, &ca.iface};
+        sdx_error e;
+        sdx_doc *d = sdx_json_parse(text.p, text.len, &o, &e);
+        if (d) {
+            /* the blocks grow geometrically: a few allocations, and not
+             * much more than the unescaped bytes (besides the value array) */
+            size_t array = (size_t)(text.len / 5 + 64) * sizeof(sdx_val);
+            if (!CHECK(ca.calls <= 16 && ca.peak_bytes <= array + 2 * want.len + 2 * 65536))
+                fprintf(stderr, "  %ld allocations, peak %zu bytes\n", ca.calls, ca.peak_bytes);
+            sdx_doc_free(d);
+            CHECK_EQ_INT(ca.live, 0);
+            break;
+        }
+        CHECK_EQ_INT(e.code, SDX_ERR_NOMEM);
+        CHECK_EQ_INT(ca.live, 0);
+        if (!CHECK(fail_at < 200)) break;
+    }
+    free(text.p);
+    free(want.p);
+    free(ends);
+}
+
 TEST(allocation_failures) {
     static const char text[] = "{\"a\":[1,2,\"x\\ny\",{\"b\":[[],{}]}],\"c\":\"\\u00e9\"}";
     for (int mode = 0; mode < 3; mode++) {
@@ -401,6 +503,7 @@ int main(int argc, char **argv) {
                                   {"option_stop_after_value", option_stop_after_value},
                                   {"syntax_errors", syntax_errors},
                                   {"depth_limit", depth_limit},
+                                  {"escaped_strings_in_blocks", escaped_strings_in_blocks},
                                   {"allocation_failures", allocation_failures},
                                   {0}});
 }
