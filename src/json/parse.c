@@ -319,7 +319,9 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
     }
     for (;;) {
         sdx_json_lexerr e;
-        if (!in_place && !unescape_room(ps, &start, &dst, 4, (size_t)(lim - src), src)) break;
+        if (!in_place && (size_t)(ps->send - dst) < 4 &&
+            !unescape_room(ps, &start, &dst, 4, (size_t)(lim - src), src))
+            break;
         src = sdx_json_unescape_one(src, lim, &dst, &e);
         if (!src) {
             lex_error(ps, &e);
