@@ -115,8 +115,9 @@ def mem_text(r):
 
 
 def memory_summary(doc):
-    """{format: {dataset: (sdx B/B, smallest other B/B, its library)}} for
-    the Tree cells where sdx and another library were counted."""
+    """{(format, "tree"): {dataset: (sdx B/B, smallest other B/B, its
+    library)}} for the Tree cells where sdx and another library were
+    counted."""
     out = {}
     for fmt in FORMATS:
         row = {}
@@ -129,7 +130,7 @@ def memory_summary(doc):
                 best = min(others, key=mem_per_byte)
                 row[d["id"]] = (mem_per_byte(sdx[0]), mem_per_byte(best), best["library"])
         if row:
-            out[fmt] = row
+            out[(fmt, "tree")] = row
     return out
 
 
@@ -145,14 +146,7 @@ def memory_cell_text(c, markdown=True):
 
 
 def memory_md(doc):
-    ds_ids = [d["id"] for d in doc["datasets"]]
-    s = memory_summary(doc)
-    if not s:
-        return ""
-    lines = ["| format | " + " | ".join(ds_ids) + " |", "|---|" + "---:|" * len(ds_ids)]
-    for fmt, row in s.items():
-        lines.append("| %s | %s |" % (fmt, " | ".join(memory_cell_text(row[ds]) if ds in row else "" for ds in ds_ids)))
-    return "\n".join(lines)
+    return cells_md(doc, memory_summary(doc), memory_cell_text)
 
 
 def failure_text(r):
@@ -237,16 +231,21 @@ def cell_text(c, markdown=True):
     return "%s vs %s" % (txt, c["vs"])
 
 
-def summary_md(doc):
+def cells_md(doc, rows, text):
+    """A table of summary cells: a row per (format, test), a column per data
+    set, each cell written by text(cell)."""
     ds_ids = [d["id"] for d in doc["datasets"]]
-    s = summary(doc)
-    if not s:
+    if not rows:
         return ""
     lines = ["| format | test | " + " | ".join(ds_ids) + " |", "|---|---|" + "---:|" * len(ds_ids)]
-    for (fmt, test), row in s.items():
-        cells = [cell_text(row[ds]) if ds in row else "" for ds in ds_ids]
+    for (fmt, test), row in rows.items():
+        cells = [text(row[ds]) if ds in row else "" for ds in ds_ids]
         lines.append("| %s | %s | %s |" % (fmt, test, " | ".join(cells)))
     return "\n".join(lines)
+
+
+def summary_md(doc):
+    return cells_md(doc, summary(doc), cell_text)
 
 
 def chart_svg(doc, dataset, test):
@@ -560,9 +559,9 @@ def text_tables(doc):
     m = memory_summary(doc)
     if m:
         out.append("\n== Memory: sdx's Tree peak / the smallest other's (peak heap bytes per input byte)")
-        for fmt, row in m.items():
+        for (fmt, test), row in m.items():
             cells = ["%s %s" % (ds, memory_cell_text(c, markdown=False)) for ds, c in row.items()]
-            out.append("%-8s %-12s %s" % (fmt, "tree", "; ".join(cells)))
+            out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
     return "\n".join(out)
 
 

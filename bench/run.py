@@ -372,8 +372,8 @@ def measure_memory(results, datasets, runnable, lib):
     live at once while the program parses, walks and frees the document,
     from one more untimed run with libbenchmem.so preloaded
     (harness/memcount.c; the timed runs never have it)."""
-    todo = [r for r in results if r["test"] == "tree" and r["status"] == "ok" and r["library"] not in BOUNDS]
-    if not todo:
+    counted = [r for r in results if r["test"] == "tree" and r["status"] == "ok" and r["library"] not in BOUNDS]
+    if not counted:
         return
     if not os.path.exists(lib):
         log("memory: %s is missing; not measured" % lib)
@@ -383,7 +383,7 @@ def measure_memory(results, datasets, runnable, lib):
     env = dict(os.environ, LD_PRELOAD=lib)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
-        for r in todo:
+        for r in counted:
             ds = by_id[r["dataset"]]
             rc, out, err = run([paths[r["program"]], "--tree", ds["spec"], "--input", ds["files"][r["format"]],
                                 "--dataset", ds["id"], "--once", os.path.join(tmp, "out")], timeout=300, env=env)
@@ -392,7 +392,7 @@ def measure_memory(results, datasets, runnable, lib):
                 r["peak_bytes"] = v["peak_bytes"]
             else:
                 log("memory: %s on %s: no count (%s)" % (r["program"], ds["id"], err.strip()[-200:] or rc))
-    log("memory: %d Tree programs counted in %.0f s" % (len(todo), time.monotonic() - t0))
+    log("memory: %d Tree programs counted in %.0f s" % (len(counted), time.monotonic() - t0))
 
 
 def tool_version(cmd):

@@ -195,6 +195,17 @@ def group_end(toks, i, opening, closing):
     return None
 
 
+def with_depth(lines, depth=0):
+    """(line, depth) for each line: how many #if/#ifdef/#ifndef are open
+    after it (an #endif line counts as closed)."""
+    for ln in lines:
+        if ln.directive in ("if", "ifdef", "ifndef"):
+            depth += 1
+        elif ln.directive == "endif":
+            depth -= 1
+        yield ln, depth
+
+
 def is_ident(t):
     return isinstance(t, str) and IDENT_RE.match(t) is not None
 
@@ -254,14 +265,9 @@ class SourceFile:
         g = dirs[0].arg.split()[0] if dirs[0].arg.split() else None
         if not g or dirs[1].arg.split()[:1] != [g]:
             return None
-        depth = 0
-        for k, d in enumerate(dirs):
-            if d.directive in ("if", "ifdef", "ifndef"):
-                depth += 1
-            elif d.directive == "endif":
-                depth -= 1
-                if depth == 0:
-                    return g if k == len(dirs) - 1 else None
+        for k, (d, depth) in enumerate(with_depth(dirs)):
+            if d.directive == "endif" and depth == 0:
+                return g if k == len(dirs) - 1 else None
         return None
 
 
@@ -760,13 +766,8 @@ class Writer:
         ones dropped). Includes in `hoisted` (line objects) were written
         already."""
         # the include guard's #ifndef does not make what it holds conditional
-        depth = -1 if f.guard is not None else 0
-        for ln in f.lines:
+        for ln, depth in with_depth(f.lines, -1 if f.guard is not None else 0):
             d = ln.directive
-            if d in ("if", "ifdef", "ifndef"):
-                depth += 1
-            elif d == "endif":
-                depth -= 1
             if d != "include":
                 self.emit(ln.raw)
                 continue
@@ -817,14 +818,8 @@ class Writer:
         those of the unguarded headers it includes unconditionally; returns
         the include lines written (ids) so that copy() skips them."""
         done = set()
-        depth = 0
-        for ln in f.lines:
-            d = ln.directive
-            if d in ("if", "ifdef", "ifndef"):
-                depth += 1
-            elif d == "endif":
-                depth -= 1
-            elif d == "include" and depth == 0:
+        for ln, depth in with_depth(f.lines):
+            if ln.directive == "include" and depth == 0:
                 kind, name = parse_include(ln.arg)
                 if kind == "local":
                     h = self.p.resolve(name, f.path)
