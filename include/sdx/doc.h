@@ -63,8 +63,9 @@ typedef enum sdx_type {
 
 /* One value: 16 bytes. `tag` holds the type in bits 0-7, a tag kind in
  * bits 8-15 of tag slots (flags in value slots: SDX_VAL_FLOAT32,
- * SDX_VAL_FLOAT16) and a length in bits 16-63 (bytes of a string, binary or
- * raw number; elements of an array; entries of a map). The payload:
+ * SDX_VAL_FLOAT16, SDX_VAL_NOESC) and a length in bits 16-63 (bytes of a
+ * string, binary or raw number; elements of an array; entries of a map).
+ * The payload:
  *   BOOL: u (0 or 1)   INT: i   UINT: u   DOUBLE: d   NINT: u (= n for -1 - n)
  *   STR, BIN, RAW: s (not NUL-terminated; may be NULL when the length is 0)
  *   ARRAY, MAP: u = span, the number of slots of the container and all its
@@ -94,6 +95,11 @@ typedef struct sdx_val {
 /* Set on a DOUBLE that was read from a 16-bit float (see SDX_EVENT_FLOAT16),
  * in the same way. */
 #define SDX_VAL_FLOAT16 (UINT64_C(1) << 9)
+/* Set on a STR by the JSON parser when the string was read without an
+ * escape: its bytes are valid UTF-8 with no '"', '\\' or control character,
+ * so a JSON writer may copy them as they are (unless asked to escape '/' or
+ * non-ASCII text). Equality and key lookup ignore it. */
+#define SDX_VAL_NOESC (UINT64_C(1) << 10)
 #define SDX_VAL_LEN(val) ((val)->tag >> 16)
 /* The largest length a value can have (2^48 - 1). */
 #define SDX_VAL_LEN_MAX ((UINT64_C(1) << 48) - 1)

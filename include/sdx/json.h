@@ -173,10 +173,13 @@ SDX_API sdx_sink sdx_json_writer_sink(sdx_json_writer *w);
 
 /* Write the value `n` of a document (with its tags and everything inside
  * it): exactly what sdx_node_emit(n, sdx_json_writer_sink(w)) writes, with the
- * same errors, but faster — the document is walked with direct calls into
- * the writer instead of an event per value. SDX_ERR_NOT_FOUND for the nil
- * node, SDX_ERR_NOMEM if the walk's stack cannot grow, else the writer's
- * sticky error. */
+ * same errors, but faster — minified into a memory buffer, the document is
+ * written straight from its values; otherwise it is walked with direct
+ * calls into the writer instead of an event per value. (After an error the
+ * buffer holds the output before the refused value, and perhaps the first
+ * bytes of that value, as after any writer error.) SDX_ERR_NOT_FOUND for
+ * the nil node, SDX_ERR_NOMEM if the walk's stack cannot grow, else the
+ * writer's sticky error. */
 SDX_API sdx_err sdx_json_writer_node(sdx_json_writer *w, sdx_node n);
 
 /* End the document: checks that a value was written and every container is

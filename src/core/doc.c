@@ -192,7 +192,7 @@ sdx_node sdx_node_get(sdx_node n, const char *key, size_t len) {
     for (uint64_t left = SDX_VAL_LEN(n.val); left; left--) {
         const sdx_val *k = sdx_val_untag(p);
         const sdx_val *v = sdx_val_untag(sdx_val_next(k));
-        if (k->tag == want && (len == 0 || memcmp(k->v.s, key, len) == 0)) {
+        if ((k->tag & ~SDX_VAL_NOESC) == want && (len == 0 || memcmp(k->v.s, key, len) == 0)) {
             sdx_node r = {n.doc, v};
             return r;
         }
@@ -230,7 +230,7 @@ bool sdx_node_equal(sdx_node a, sdx_node b) {
     const sdx_val *p = a.val, *q = b.val, *end = sdx_val_next(a.val);
     if (sdx_val_next(b.val) - q != end - p) return false;
     for (; p < end; p++, q++) {
-        if (p->tag != q->tag) return false;
+        if ((p->tag ^ q->tag) & ~SDX_VAL_NOESC) return false;
         switch (SDX_VAL_TYPE(p)) {
         case SDX_TYPE_NONE:
         case SDX_TYPE_NULL: break;

@@ -396,7 +396,7 @@ static SDX_ALWAYS_INLINE const char *read_string(parser *ps, const char *p, cons
     }
     if (SDX_LIKELY(n < avail && s[n] == '"')) {
         if (SDX_UNLIKELY(ps->utf8_per_string) && !check_utf8(ps, s, n)) return NULL;
-        out->tag = SDX_TYPE_STR | (uint64_t)n << 16;
+        out->tag = SDX_TYPE_STR | SDX_VAL_NOESC | (uint64_t)n << 16;
         out->v.s = s;
         return s + n + 1;
     }

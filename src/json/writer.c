@@ -667,7 +667,220 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_json_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_json_writer_node(sdx_json_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case: minified output (the writer
+ * on its fast path), a growable memory buffer, and a value made only of
+ * untagged null, bool, int, uint, finite double (or any double with
+ * SDX_JSON_WRITE_NAN_AS_NULL), string, array and map with string keys.
+ * The value array is read in order, as walk_node reads it, but the JSON is
+ * written straight into the buffer: a comma before every element but the
+ * first, a bracket at each container's end, no per-value call and no
+ * writer state until the end. Anything else (a tag, binary, raw number
+ * text, an integer below INT64_MIN, a key that is not a string, a double
+ * that is not finite, a string the writer refuses) rewinds the buffer to
+ * where the value began, leaves the writer as it was and returns 0:
+ * walk_node then writes the value with the writer's calls, with exactly
+ * their output and errors. Strings take the writer's own string code. */
+#define NODE_FAST_DEPTH 32
+#define NODE_FAST_ROOM 40 /* a comma, a scalar (SDX_DTOA_RESERVE) and a bracket */
+
+struct node_fast_frame {
+    const sdx_val *end; /* the slot after the container's last descendant */
+    uint8_t map;
+};
+
+/* Room for `need` more bytes at p in a memory buffer: where the grown
+ * buffer continues, or NULL when it cannot grow. */
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+/* Copy n bytes: up to 16 as sdx_hot_copy_ascii copies them, more in
+ * 16-byte pieces, the last one ending at n (overlapping the one before).
+ * Inline copies, as a call to memcpy costs more than a short string, and
+ * some memcpy implementations are slow to start on a few hundred bytes. */
+static SDX_ALWAYS_INLINE void node_fast_copy(char *p, const char *s, size_t n) {
+    if (n <= 16) {
+        sdx_hot_copy_ascii(p, s, n, 0);
+        return;
+    }
+    char t[16];
+    for (size_t i = 0; i + 16 < n; i += 16) {
+        memcpy(t, s + i, 16);
+        memcpy(p + i, t, 16);
+    }
+    memcpy(t, s + n - 16, 16);
+    memcpy(p + n - 16, t, 16);
+}
+
+/* The string s[0, n) at p, quoted, followed by `tail` (1 or 2 bytes: '"'
+ * or '":'); room for node_fast_room_for(n, raw) bytes at p is reserved.
+ * `raw`: the string needs no escape and no check (SDX_VAL_NOESC, and
+ * neither '/' nor non-ASCII text is escaped), so it is copied as it is.
+ * NULL with the writer's error set when the string is refused. */
+static SDX_ALWAYS_INLINE char *node_fast_string(sdx_json_writer *w, char *p, const char *s,
+                                                size_t n, int raw, const char *tail,
+                                                size_t tlen) {
+    *p++ = '"';
+    if (raw) {
+        node_fast_copy(p, s, n);
+        p += n;
+    } else {
+        /* room for two bytes after the body: the tail is stored as two */
+        p = n <= STRING_PIECE ? string_fast(w, p, s, n, 2) : string_body(w, p, s, n, 2, 0);
+        if (!p) return NULL;
+    }
+    memcpy(p, tail, 2);
+    return p + tlen;
+}
+
+/* The room node_fast_string needs: a comma, the quotes, the tail, and the
+ * string (the first piece of a string the kernels write piece by piece). */
+static SDX_ALWAYS_INLINE size_t node_fast_room_for(size_t n, int raw) {
+    return (raw || n < STRING_PIECE ? n : STRING_PIECE) + 4;
+}
+
+/* 1: written; 0: nothing written, walk_node's to do; -1: the writer's error. */
+static int node_fast(sdx_json_writer *w, sdx_node n) {
+    unsigned pos = w->pos;
+    sdx_json_frame *wf = w->top;
+    sdx_buf *b = w->out;
+    if (!((w->fast & VALUE_POS) >> pos & 1) || (pos != POS_VALUE && wf->left == 0) ||
+        b->mode != SDX_BUF_MEMORY || sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const int nan_null = (w->flags & SDX_JSON_WRITE_NAN_AS_NULL) != 0;
+    /* SDX_VAL_NOESC where it lets a string be copied as it is */
+    const uint64_t noesc = (w->esc_set & SDX_ESC_SLASH) || (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE)
+                               ? 0
+                               : SDX_VAL_NOESC;
+    struct node_fast_frame inline_frames[NODE_FAST_DEPTH], *frames = inline_frames;
+    sdx_stack st;
+    sdx_stack_init(&st, inline_frames, NODE_FAST_DEPTH, sizeof *frames,
+                   n.doc ? &n.doc->alloc : sdx_alloc_default());
+    size_t depth = 0;
+    const sdx_val *v = n.val, *end = sdx_val_next(n.val);
+    int rc = 0;
+    char *p = b->cur;
+    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+        goto out;
+    if (pos == POS_ARR_NEXT) *p++ = ',';
+    int first = 1; /* no element written yet in the innermost container */
+    for (;;) {
+        while (depth && v == frames[depth - 1].end) {
+            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+                goto out;
+            *p++ = frames[--depth].map ? '}' : ']';
+            first = 0;
+        }
+        if (v == end) break;
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+            goto out;
+        if (depth && frames[depth - 1].map) {
+            /* a key, then its value */
+            if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
+            size_t kn = (size_t)SDX_VAL_LEN(v);
+            int raw = (v->tag & noesc) != 0;
+            size_t room = node_fast_room_for(kn, raw);
+            if ((size_t)(b->end - p) < room && !(p = node_fast_room(b, p, room))) goto out;
+            *p = ',';
+            p += !first;
+            if (!(p = node_fast_string(w, p, v->v.s, kn, raw, "\":", 2))) goto refused;
+            v++;
+            if ((size_t)(b->end - p) < NODE_FAST_ROOM &&
+                !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+                goto out;
+        } else if (depth) {
+            *p = ',';
+            p += !first;
+        }
+        first = 0;
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: memcpy(p, "null", 4); p += 4; break;
+        case SDX_TYPE_BOOL:
+            if (v->v.u) {
+                memcpy(p, "true", 4);
+                p += 4;
+            } else {
+                memcpy(p, "false", 5);
+                p += 5;
+            }
+            break;
+        case SDX_TYPE_INT: p = sdx_i64_to_dec(p, v->v.i); break;
+        case SDX_TYPE_UINT: p = sdx_u64_to_dec(p, v->v.u); break;
+        case SDX_TYPE_DOUBLE:
+            if (SDX_UNLIKELY((v->v.u >> 52 & 0x7FF) == 0x7FF)) {
+                if (!nan_null) goto out;
+                memcpy(p, "null", 4);
+                p += 4;
+            } else {
+                p = sdx_dtoa_json(p, v->v.d);
+            }
+            break;
+        case SDX_TYPE_STR: {
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            int raw = (v->tag & noesc) != 0;
+            size_t room = node_fast_room_for(sn, raw);
+            if ((size_t)(b->end - p) < room && !(p = node_fast_room(b, p, room))) goto out;
+            if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\"", 1))) goto refused;
+            break;
+        }
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP: {
+            int map = SDX_VAL_TYPE(v) == SDX_TYPE_MAP;
+            if (SDX_VAL_LEN(v) == 0) { /* [] or {}: a span of one */
+                memcpy(p, map ? "{}" : "[]", 2);
+                p += 2;
+                break;
+            }
+            if (depth == st.cap) {
+                if (!sdx_stack_grow(&st)) goto out;
+                frames = st.items;
+            }
+            frames[depth].end = v + v->v.u;
+            frames[depth].map = (uint8_t)map;
+            depth++;
+            *p++ = map ? '{' : '[';
+            first = 1;
+            break;
+        }
+        default: goto out; /* a tag, BIN, RAW, NINT (or a corrupted slot) */
+        }
+        v++;
+    }
+    rc = 1;
+    goto out;
+refused:
+    /* a string the writer refuses (invalid UTF-8): unless the buffer failed,
+     * the writer is put back as it was, and walk_node writes everything
+     * again and fails at the same string, leaving what the writer's calls
+     * leave */
+    if (!b->err) {
+        w->err = SDX_OK;
+        w->fast = FAST_ON;
+    }
+out:
+    sdx_stack_free(&st);
+    if (rc == 1) {
+        b->cur = p;
+        if (pos != POS_VALUE) wf->left--; /* count_take, checked above */
+    } else if (!b->err) {
+        b->cur = b->start + start; /* walk_node writes it all again */
+    } else {
+        rc = -1; /* the buffer could not grow: the writer's error */
+        fail_buf(w);
+    }
+    return rc;
+}
+
+sdx_err sdx_json_writer_node(sdx_json_writer *w, sdx_node n) {
+    if (w->fast == FAST_ON && SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
+        int rc = node_fast(w, n);
+        if (rc > 0) return value_done(w);
+        if (rc < 0) return w->err;
+    }
+    return walk_node(w, n);
+}
 
 sdx_err sdx_json_writer_finish(sdx_json_writer *w) {
     if (!w->err) {

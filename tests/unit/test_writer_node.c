@@ -5,7 +5,8 @@
  * kind (valid and invalid for each format), float32/float16 doubles,
  * integers below INT64_MIN, raw numbers, binary data, keys that are not
  * strings and containers of every size, for the root and for nodes inside
- * it, with each writer's option flags.
+ * it, with each writer's option flags. After an error only the bytes
+ * before the refused value are compared (see same_bytes).
  */
 #include <stdio.h>
 
@@ -54,6 +55,21 @@ static const target targets[] = {
  * error, too: both make the same calls in the same order). */
 static long compared, failed_writes;
 
+/* The direct walk's output b against the event path's a: the same bytes;
+ * after an error (err), one a prefix of the other. The JSON writer's own
+ * walk, handing a refused string back to the writer's calls, has grown the
+ * buffer by then, so the refused value's first bytes (its comma, the part
+ * of a long string before a piece that needed room) may have been kept in
+ * one buffer and not in the other; the bytes before it are the same. */
+static int same_bytes(const sdx_buf *b, const sdx_buf *a, sdx_err err) {
+    size_t bn = sdx_buf_len(b), an = sdx_buf_len(a);
+    if (err) {
+        size_t m = bn < an ? bn : an;
+        return CHECK_MEM(sdx_buf_data(b), m, sdx_buf_data(a), m);
+    }
+    return CHECK_MEM(sdx_buf_data(b), bn, sdx_buf_data(a), an);
+}
+
 static void same_output(sdx_node n, const char *what) {
     for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
         for (int k = 0; k < 4; k++) {
@@ -64,8 +80,7 @@ static void same_output(sdx_node n, const char *what) {
             sdx_buf_init(&b, NULL);
             sdx_err ea = targets[t].write(n, flags, VIA_EMIT, &a);
             sdx_err eb = targets[t].write(n, flags, VIA_NODE, &b);
-            if (!CHECK_EQ_U64(ea, eb) || !CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), sdx_buf_data(&a),
-                                                     sdx_buf_len(&a)))
+            if (!CHECK_EQ_U64(ea, eb) || !same_bytes(&b, &a, ea))
                 fprintf(stderr, "  %s, flags %#x, %s\n", targets[t].name, (unsigned)flags, what);
             compared++;
             if (ea) failed_writes++;
@@ -162,7 +177,184 @@ TEST(nil_node) {
     }
 }
 
+/* The JSON writer's own walk of a document (minified, into a memory
+ * buffer) against the writer's calls, on what that walk must hand back to
+ * them or get exactly right: strings of every length around its inline
+ * limit and the kernels' piece size with a byte needing attention (an
+ * escape, '/', non-ASCII, invalid UTF-8) at the start, middle or end, as
+ * values and as keys; non-finite doubles; deep nesting; empty containers;
+ * and a node written as the root, as an array's later element, after a
+ * key, and twice in a sequence, with every string and number option. */
+static void json_walk_case(sdx_node n, const char *what) {
+    static const uint32_t flag_sets[] = {0, SDX_JSON_WRITE_ESCAPE_SLASH, SDX_JSON_WRITE_ESCAPE_UNICODE,
+                                         SDX_JSON_WRITE_REPLACE_INVALID_UTF8, SDX_JSON_WRITE_NAN_AS_NULL,
+                                         SDX_JSON_WRITE_SEQUENCE};
+    for (size_t f = 0; f < sizeof flag_sets / sizeof *flag_sets; f++) {
+        for (int ctx = 0; ctx < 4; ctx++) {
+            sdx_buf out[2];
+            sdx_err err[2];
+            for (int via = 0; via < 2; via++) {
+                sdx_buf_init(&out[via], NULL);
+                sdx_json_write_opts o;
+                memset(&o, 0, sizeof o);
+                o.flags = flag_sets[f] | (ctx == 3 ? SDX_JSON_WRITE_SEQUENCE : 0);
+                sdx_json_writer w;
+                sdx_json_writer_init(&w, &out[via], &o);
+                if (ctx == 1) {
+                    sdx_json_writer_begin_array(&w, 3);
+                    sdx_json_writer_int(&w, 1);
+                } else if (ctx == 2) {
+                    sdx_json_writer_begin_map(&w, 1);
+                    sdx_json_writer_key(&w, "k", 1);
+                }
+                for (int rep = 0; rep < (ctx == 1 || ctx == 3 ? 2 : 1); rep++)
+                    via == VIA_EMIT ? sdx_node_emit(n, sdx_json_writer_sink(&w)) : sdx_json_writer_node(&w, n);
+                if (ctx == 1 || ctx == 2) sdx_json_writer_end(&w);
+                err[via] = sdx_json_writer_finish(&w);
+            }
+            if (!CHECK_EQ_U64(err[VIA_NODE], err[VIA_EMIT]) ||
+                !same_bytes(&out[VIA_NODE], &out[VIA_EMIT], err[VIA_EMIT]))
+                fprintf(stderr, "  json, flags %#x, context %d, %s\n", (unsigned)flag_sets[f], ctx, what);
+            compared++;
+            sdx_buf_destroy(&out[0]);
+            sdx_buf_destroy(&out[1]);
+        }
+    }
+}
+
+/* A document from an mdoc (which keeps strings as given, valid or not). */
+static sdx_doc *mdoc_doc(sdx_mdoc *md) {
+    sdx_err e;
+    sdx_doc *d = sdx_mdoc_to_doc(md, &e);
+    sdx_mdoc_free(md);
+    CHECK(d != NULL);
+    return d;
+}
+
+TEST(json_walk) {
+    static const char *const specials[] = {"\"", "\\", "/", "\x01", "\x1f", "\x7f", "\xc3\xa9",
+                                           "\xf0\x9f\x98\x80", "\xff", "\xc3"};
+    static const size_t lengths[] = {0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 4095, 4096, 4097, 9000};
+    char *text = malloc(9100);
+    CHECK(text != NULL);
+    if (!text) return;
+    for (size_t li = 0; li < sizeof lengths / sizeof *lengths; li++) {
+        size_t len = lengths[li];
+        for (size_t si = 0; si <= sizeof specials / sizeof *specials; si++) {
+            for (int at = 0; at < 3; at++) {
+                memset(text, 'a', len);
+                size_t n = len;
+                if (si < sizeof specials / sizeof *specials) {
+                    size_t sl = strlen(specials[si]);
+                    if (len < sl) continue;
+                    size_t i = at == 0 ? 0 : at == 1 ? (len - sl) / 2 : len - sl;
+                    memcpy(text + i, specials[si], sl);
+                } else if (at) {
+                    continue;
+                }
+                /* ["x", s, {s: s}] and s alone */
+                sdx_mdoc *md = sdx_mdoc_new(NULL);
+                sdx_mval *arr = sdx_mdoc_array(md), *map = sdx_mdoc_map(md);
+                sdx_mval_append(arr, sdx_mdoc_strz(md, "x"));
+                sdx_mval_append(arr, sdx_mdoc_str(md, text, n));
+                sdx_mval_put(map, sdx_mdoc_str(md, text, n), sdx_mdoc_str(md, text, n));
+                sdx_mval_append(arr, map);
+                sdx_mdoc_set_root(md, arr);
+                sdx_doc *d = mdoc_doc(md);
+                char what[96];
+                snprintf(what, sizeof what, "string of %zu bytes, special %zu at %d", len, si, at);
+                if (d) {
+                    json_walk_case(sdx_doc_root(d), what);
+                    json_walk_case(sdx_node_index(sdx_doc_root(d), 1), what);
+                    sdx_doc_free(d);
+                }
+            }
+        }
+    }
+    free(text);
+
+    /* strings the JSON parser marks SDX_VAL_NOESC (read without an escape),
+     * copied as they are unless '/' or non-ASCII text is to be escaped,
+     * beside ones it does not mark; short and long, as values and keys */
+    {
+        char json[12000];
+        size_t k = 0;
+        k += (size_t)snprintf(json + k, sizeof json - k, "{\"a/b\":\"x/y\",\"\u00e9\":\"caf\u00e9\","
+                                                         "\"k\\n\":[\"\xc3\xa9t\xc3\xa9\",\"tab\\t\",\"\",\"");
+        for (int i = 0; i < 9000; i++) json[k++] = (char)(i % 100 == 99 ? '/' : 'a' + i % 26);
+        k += (size_t)snprintf(json + k, sizeof json - k, "\",\"\xe2\x82\xac%s\"]}", "0123456789abcdef/");
+        sdx_error perr;
+        sdx_doc *pd = sdx_json_parse(json, k, NULL, &perr);
+        CHECK(pd != NULL);
+        if (pd) {
+            sdx_node r = sdx_doc_root(pd);
+            CHECK((sdx_node_key_at(r, 0).val->tag & SDX_VAL_NOESC) != 0);
+            CHECK((sdx_node_key_at(r, 2).val->tag & SDX_VAL_NOESC) == 0);
+            json_walk_case(r, "parsed JSON");
+            /* the flag is not part of a string's value */
+            sdx_mdoc *m = sdx_mdoc_from_node(r, NULL);
+            sdx_err me;
+            sdx_doc *md2 = m ? sdx_mdoc_to_doc(m, &me) : NULL;
+            sdx_mdoc_free(m);
+            CHECK(md2 != NULL);
+            if (md2) {
+                CHECK(sdx_node_equal(r, sdx_doc_root(md2)));
+                CHECK(sdx_node_exists(sdx_node_getz(sdx_doc_root(md2), "a/b")));
+                sdx_doc_free(md2);
+            }
+            CHECK(sdx_node_exists(sdx_node_getz(r, "a/b")));
+            sdx_doc_free(pd);
+        }
+    }
+
+    /* numbers, empty containers and nesting deeper than the walk's inline stack */
+    static const double doubles[] = {0.0, -0.0, 0.1, -1.5e300, 5e-324, 1e21, 123456789.125};
+    sdx_mdoc *md = sdx_mdoc_new(NULL);
+    sdx_mval *root = sdx_mdoc_map(md), *nums = sdx_mdoc_array(md);
+    for (size_t i = 0; i < sizeof doubles / sizeof *doubles; i++) sdx_mval_append(nums, sdx_mdoc_double(md, doubles[i]));
+    sdx_mval_append(nums, sdx_mdoc_int(md, INT64_MIN));
+    sdx_mval_append(nums, sdx_mdoc_uint(md, UINT64_MAX));
+    sdx_mval_append(nums, sdx_mdoc_bool(md, true));
+    sdx_mval_append(nums, sdx_mdoc_bool(md, false));
+    sdx_mval_append(nums, sdx_mdoc_null(md));
+    sdx_mval_set(root, "nums", 4, nums);
+    sdx_mval_set(root, "empty array", 11, sdx_mdoc_array(md));
+    sdx_mval_set(root, "empty map", 9, sdx_mdoc_map(md));
+    sdx_mval *inner = sdx_mdoc_strz(md, "deep");
+    for (int i = 0; i < 100; i++) {
+        sdx_mval *c = i % 2 ? sdx_mdoc_array(md) : sdx_mdoc_map(md);
+        if (i % 2) sdx_mval_append(c, inner);
+        else sdx_mval_set(c, "d", 1, inner);
+        if (i % 3 == 0 && i % 2) sdx_mval_append(c, sdx_mdoc_array(md));
+        inner = c;
+    }
+    sdx_mval_set(root, "nested", 6, inner);
+    sdx_mdoc_set_root(md, root);
+    sdx_doc *d = mdoc_doc(md);
+    if (d) {
+        json_walk_case(sdx_doc_root(d), "numbers and nesting");
+        sdx_doc_free(d);
+    }
+    /* non-finite doubles: refused, or null with SDX_JSON_WRITE_NAN_AS_NULL */
+    static const double nonfinite[] = {1.0 / 0.0, -1.0 / 0.0, 0.0 / 0.0};
+    for (size_t i = 0; i < 3; i++) {
+        md = sdx_mdoc_new(NULL);
+        sdx_mval *a = sdx_mdoc_array(md);
+        sdx_mval_append(a, sdx_mdoc_int(md, 1));
+        sdx_mval_append(a, sdx_mdoc_double(md, nonfinite[i]));
+        sdx_mdoc_set_root(md, a);
+        d = mdoc_doc(md);
+        if (d) {
+            json_walk_case(sdx_doc_root(d), "non-finite double");
+            sdx_doc_free(d);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
-                    (test_case[]){{"random_documents", random_documents}, {"nil_node", nil_node}, {0}});
+                    (test_case[]){{"random_documents", random_documents},
+                                  {"nil_node", nil_node},
+                                  {"json_walk", json_walk},
+                                  {0}});
 }
