@@ -689,7 +689,110 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_msgpack_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case: a memory buffer, float64
+ * doubles (no SDX_MSGPACK_WRITE_FLOAT32 or _FLOAT32_EXACT), and a value made
+ * only of untagged null, bool, int, uint, double not read from a float32 or
+ * float16, str, bin, array and map (of fewer than 2^32 elements or bytes).
+ * MessagePack's containers carry their counts and need no end, so every
+ * value slot, in order, gives its own bytes: one pass over the value array
+ * with no stack, no per-value call and no writer state until the end.
+ * Anything else (a tag, raw number text, an integer below INT64_MIN, a
+ * string that is not UTF-8) rewinds the buffer to where the value began,
+ * leaves the writer as it was and returns 0: walk_node then writes the
+ * value with the writer's calls, with exactly their output and errors.
+ * Strings are copied and checked as sdx_msgpack_writer_string does; one
+ * the JSON parser marked SDX_VAL_NOESC is valid UTF-8 already. Returns 1
+ * when written, -1 with the writer's error when the buffer cannot grow. */
+#define NODE_FAST_ROOM 40 /* a header and up to 31 bytes (short_str's room) */
+
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
+    sdx_buf *b = w->out;
+    if (w->err || w->top->left == 0 || b->mode != SDX_BUF_MEMORY ||
+        (w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)) ||
+        sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const uint64_t mask = w->ascii_mask;
+    const sdx_val *v = n.val, *end = sdx_val_next(n.val);
+    char *p = b->cur;
+    for (; v < end; v++) {
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+            goto back;
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: *p++ = (char)0xc0; break;
+        case SDX_TYPE_BOOL: *p++ = (char)(v->v.u ? 0xc3 : 0xc2); break;
+        case SDX_TYPE_INT: p = sdx_mp_w_int(p, v->v.i); break;
+        case SDX_TYPE_UINT: p = sdx_mp_w_uint(p, v->v.u); break;
+        case SDX_TYPE_DOUBLE:
+            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto back;
+            p = sdx_mp_w_f64(p, v->v.d);
+            break;
+        case SDX_TYPE_STR: {
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            const char *s = v->v.s;
+            uint64_t m = v->tag & SDX_VAL_NOESC ? 0 : mask;
+            if (sn <= 31) {
+                uint64_t high;
+                p = short_str(p, s, sn, m, &high);
+                if (SDX_UNLIKELY(high) && !sdx_utf8_valid_dfa(s, sn)) goto back;
+                break;
+            }
+            if (sn > 0xffffffffu) goto back;
+            if ((size_t)(b->end - p) < sn + 5 && !(p = node_fast_room(b, p, sn + 5))) goto back;
+            char *body = (char *)enc_str_header((u8 *)p, sn);
+            int ok;
+            if (sn <= FUSED_STRING)
+                ok = !copy_high(body, s, sn) || !m || sdx_utf8_non_ascii_ok(w->utf8_valid, body, sn);
+            else {
+                memcpy(body, s, sn);
+                ok = !m || sdx_utf8_ok(w->utf8_valid, body, sn);
+            }
+            if (!ok) goto back;
+            p = body + sn;
+            break;
+        }
+        case SDX_TYPE_BIN: {
+            size_t bn = (size_t)SDX_VAL_LEN(v);
+            if (bn > 0xffffffffu) goto back;
+            if ((size_t)(b->end - p) < bn + 5 && !(p = node_fast_room(b, p, bn + 5))) goto back;
+            char *body = (char *)enc_sized_header((u8 *)p, bn, 0xc4);
+            if (bn) memcpy(body, v->v.s, bn);
+            p = body + bn;
+            break;
+        }
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP:
+            if (SDX_VAL_LEN(v) > 0xffffffffu) goto back;
+            p = sdx_mp_w_container(p, SDX_VAL_LEN(v), SDX_VAL_TYPE(v) == SDX_TYPE_MAP);
+            break;
+        default: goto back; /* a tag, RAW, NINT (or a corrupted slot) */
+        }
+    }
+    b->cur = p;
+    w->top->left--;
+    return 1;
+back:
+    if (b->err) {
+        fail_buf(w);
+        return -1;
+    }
+    b->cur = b->start + start; /* walk_node writes it all again */
+    return 0;
+}
+
+sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
+        int rc = node_fast(w, n);
+        if (rc > 0) return SDX_OK;
+        if (rc < 0) return w->err;
+    }
+    return walk_node(w, n);
+}
 
 sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     if (!w->err) {

@@ -178,7 +178,8 @@ TEST(nil_node) {
 }
 
 /* The JSON writer's own walk of a document (minified, into a memory
- * buffer) against the writer's calls, on what that walk must hand back to
+ * buffer) against the writer's calls (and every other format's walk, with
+ * same_output, on the same strings), on what that walk must hand back to
  * them or get exactly right: strings of every length around its inline
  * limit and the kernels' piece size with a byte needing attention (an
  * escape, '/', non-ASCII, invalid UTF-8) at the start, middle or end, as
@@ -266,6 +267,7 @@ TEST(json_walk) {
                 if (d) {
                     json_walk_case(sdx_doc_root(d), what);
                     json_walk_case(sdx_node_index(sdx_doc_root(d), 1), what);
+                    same_output(sdx_doc_root(d), what); /* every format's walk */
                     sdx_doc_free(d);
                 }
             }
@@ -291,6 +293,7 @@ TEST(json_walk) {
             CHECK((sdx_node_key_at(r, 0).val->tag & SDX_VAL_NOESC) != 0);
             CHECK((sdx_node_key_at(r, 2).val->tag & SDX_VAL_NOESC) == 0);
             json_walk_case(r, "parsed JSON");
+            same_output(r, "parsed JSON");
             /* the flag is not part of a string's value */
             sdx_mdoc *m = sdx_mdoc_from_node(r, NULL);
             sdx_err me;
