@@ -762,8 +762,13 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
     int rc = 0;
     char *p = b->cur;
-    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
-        goto out;
+    /* the whole output at once, where it can be told: a document's root as
+     * long as the text it was parsed from (which minified JSON output of a
+     * JSON input does not exceed by much), instead of growing in steps */
+    size_t want = NODE_FAST_ROOM;
+    if (n.doc && n.val == n.doc->vals && sdx_doc_consumed(n.doc) < SIZE_MAX / 2)
+        want += (size_t)sdx_doc_consumed(n.doc);
+    if ((size_t)(b->end - p) < want && !(p = node_fast_room(b, p, want))) goto out;
     if (pos == POS_ARR_NEXT) *p++ = ',';
     int first = 1; /* no element written yet in the innermost container */
     for (;;) {
