@@ -22,6 +22,7 @@
 #include "core/backpatch.h"
 #include "core/endian.h"
 #include "core/utf8.h"
+#include "num/itoa.h"
 #include "sdx/bson.h"
 #include "simd/simd.h"
 
@@ -527,7 +528,205 @@ sdx_err sdx_bson_writer_put(sdx_bson_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_bson_writer_binary(w, 0, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_bson_writer_node(sdx_bson_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case: a root document (a map,
+ * where a root may start) into a memory buffer, made only of untagged
+ * null, bool, int, double, string, binary, array and map with string keys,
+ * uint above INT64_MAX with SDX_BSON_WRITE_BIG_DOUBLE (as a double), and
+ * int64s and datetimes (an INT with that BSON tag). Elements are written
+ * straight into the buffer: the type byte (filled in once the value is
+ * seen), the key or the array index, the value; a document's length is
+ * patched in at its end. No per-value call and no writer state until the
+ * end. Anything else (another tag, raw number text, an integer outside
+ * int64, a key with a NUL, text that is not UTF-8, a size over BSON's
+ * limit) rewinds the buffer to where the document began and returns 0:
+ * walk_node then writes it with the writer's calls, with exactly their
+ * output and errors. Returns 1 when written, -1 with the writer's error
+ * when the buffer cannot grow. */
+#define NODE_FAST_DEPTH 32
+#define NODE_FAST_ROOM 48 /* a type byte, an index key, a scalar, a NUL */
+
+struct node_fast_frame {
+    const sdx_val *end; /* the slot after the document's last descendant */
+    size_t start;       /* its length's offset in the buffer */
+    uint64_t index;     /* an array's next index */
+    uint8_t array;
+};
+
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+/* Whether s[0, n) may be written as BSON text: valid UTF-8 unless the
+ * writer does not check it or the JSON parser found it so (NOESC). */
+static SDX_ALWAYS_INLINE int node_fast_text_ok(const sdx_bson_writer *w, const sdx_val *v) {
+    return (v->tag & SDX_VAL_NOESC) || utf8_ok(w, v->v.s, (size_t)SDX_VAL_LEN(v));
+}
+
+static int node_fast(sdx_bson_writer *w, sdx_node n) {
+    sdx_buf *b = w->out;
+    if (w->err || w->depth != 0 || (w->roots && !(w->flags & SDX_BSON_WRITE_SEQUENCE)) ||
+        b->mode != SDX_BUF_MEMORY || SDX_VAL_TYPE(n.val) != SDX_TYPE_MAP ||
+        sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const int big_double = (w->flags & SDX_BSON_WRITE_BIG_DOUBLE) != 0;
+    struct node_fast_frame inline_frames[NODE_FAST_DEPTH], *frames = inline_frames;
+    sdx_stack st;
+    sdx_stack_init(&st, inline_frames, NODE_FAST_DEPTH, sizeof *frames,
+                   n.doc ? &n.doc->alloc : sdx_alloc_default());
+    int rc = 0;
+    const sdx_val *v = n.val + 1, *end = sdx_val_next(n.val);
+    char *p = b->cur;
+    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+        goto out;
+    frames[0].end = end;
+    frames[0].start = start;
+    frames[0].array = 0;
+    size_t depth = 1;
+    p += 4; /* the root's length, patched at its end */
+    for (;;) {
+        while (v == frames[depth - 1].end) {
+            /* the terminator, then the length */
+            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+                goto out;
+            *p++ = 0;
+            struct node_fast_frame *f = &frames[--depth];
+            size_t len = (size_t)(p - b->start) - f->start;
+            if (len > SDX_BSON_MAX_SIZE) goto out;
+            sdx_store_le32(b->start + f->start, (uint32_t)len);
+            if (depth == 0) goto done;
+        }
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+            goto out;
+        struct node_fast_frame *f = &frames[depth - 1];
+        char *type_at = p++;
+        if (f->array) {
+            p = sdx_u64_to_dec(p, f->index++);
+            *p++ = 0;
+        } else {
+            /* the key: a string without NUL, then its value (no tag between) */
+            if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
+            size_t kn = (size_t)SDX_VAL_LEN(v);
+            if (kn >= SDX_BSON_MAX_SIZE) goto out;
+            if ((size_t)(b->end - p) < kn + NODE_FAST_ROOM) {
+                size_t at = (size_t)(type_at - b->start);
+                if (!(p = node_fast_room(b, p, kn + NODE_FAST_ROOM))) goto out;
+                type_at = b->start + at;
+            }
+            int k = key_scan(v->v.s, kn);
+            if ((k & KEY_NUL) || ((k & KEY_HIGH) && !node_fast_text_ok(w, v))) goto out;
+            if (kn) memcpy(p, v->v.s, kn);
+            p[kn] = 0;
+            p += kn + 1;
+            v++;
+        }
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: *type_at = SDX_BSON_NULL; break;
+        case SDX_TYPE_BOOL:
+            *type_at = SDX_BSON_BOOL;
+            *p++ = (char)(v->v.u != 0);
+            break;
+        case SDX_TYPE_UINT:
+            /* above INT64_MAX: SDX_ERR_RANGE without the option */
+            if (!big_double || v->v.u <= INT64_MAX) goto out;
+            *type_at = SDX_BSON_DOUBLE;
+            {
+                double d = (double)v->v.u;
+                uint64_t bits;
+                memcpy(&bits, &d, 8);
+                sdx_store_le64(p, bits);
+            }
+            p += 8;
+            break;
+        case SDX_TYPE_INT:
+            if (v->v.i >= INT32_MIN && v->v.i <= INT32_MAX) {
+                *type_at = SDX_BSON_INT32;
+                sdx_store_le32(p, (uint32_t)(int32_t)v->v.i);
+                p += 4;
+            } else {
+                *type_at = SDX_BSON_INT64;
+                sdx_store_le64(p, (uint64_t)v->v.i);
+                p += 8;
+            }
+            break;
+        case SDX_TYPE_DOUBLE:
+            *type_at = SDX_BSON_DOUBLE;
+            sdx_store_le64(p, v->v.u);
+            p += 8;
+            break;
+        case SDX_TYPE_STR:
+        case SDX_TYPE_BIN: {
+            int str = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            if (sn > SDX_BSON_MAX_SIZE - 16 || (str && !node_fast_text_ok(w, v))) goto out;
+            if ((size_t)(b->end - p) < sn + 6) {
+                size_t at = (size_t)(type_at - b->start);
+                if (!(p = node_fast_room(b, p, sn + 6))) goto out;
+                type_at = b->start + at;
+            }
+            *type_at = str ? SDX_BSON_STRING : SDX_BSON_BINARY;
+            sdx_store_le32(p, (uint32_t)sn + (uint32_t)str); /* a string's counts its NUL */
+            p += 4;
+            if (!str) *p++ = 0; /* binary subtype 0, generic */
+            if (sn) memcpy(p, v->v.s, sn);
+            p += sn;
+            if (str) *p++ = 0;
+            break;
+        }
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP: {
+            int array = SDX_VAL_TYPE(v) == SDX_TYPE_ARRAY;
+            *type_at = array ? SDX_BSON_ARRAY : SDX_BSON_DOCUMENT;
+            if (depth == st.cap) {
+                if (!sdx_stack_grow(&st)) goto out;
+                frames = st.items;
+            }
+            struct node_fast_frame *g = &frames[depth++];
+            g->end = v + v->v.u;
+            g->start = (size_t)(p - b->start);
+            g->index = 0;
+            g->array = (uint8_t)array;
+            p += 4; /* its length, patched at its end */
+            break;
+        }
+        case SDX_TYPE__TAG:
+            /* an int64 or a UTC datetime (BSON's parser tags each int64 so
+             * that it stays one): one BSON tag on an INT, 8 bytes */
+            if ((v->tag >> 8 & 0xff) != SDX_TAG_BSON || SDX_VAL_TYPE(v + 1) != SDX_TYPE_INT ||
+                (v->v.u != SDX_BSON_INT64 && v->v.u != SDX_BSON_DATETIME))
+                goto out;
+            *type_at = (char)v->v.u;
+            v++;
+            sdx_store_le64(p, (uint64_t)v->v.i);
+            p += 8;
+            break;
+        default: goto out; /* another tag, RAW, NINT (or a corrupted slot) */
+        }
+        v++;
+    }
+done:
+    rc = 1;
+out:
+    sdx_stack_free(&st);
+    if (rc == 1) {
+        b->cur = p;
+        w->roots++;
+    } else if (!b->err) {
+        b->cur = b->start + start; /* walk_node writes it all again */
+    } else {
+        rc = -1; /* the buffer could not grow: the writer's error */
+        fail(w, b->err ? b->err : SDX_ERR_NOMEM);
+    }
+    return rc;
+}
+
+sdx_err sdx_bson_writer_node(sdx_bson_writer *w, sdx_node n) {
+    int rc = node_fast(w, n);
+    if (rc > 0) return SDX_OK;
+    if (rc < 0) return w->err;
+    return walk_node(w, n);
+}
 
 static sdx_err sink_put(void *ctx, const sdx_event *ev) {
     return sdx_bson_writer_put((sdx_bson_writer *)ctx, ev);

@@ -270,6 +270,22 @@ TEST(json_walk) {
                     same_output(sdx_doc_root(d), what); /* every format's walk */
                     sdx_doc_free(d);
                 }
+                /* {"k": [s]} and {s: 1}: root maps (BSON's walk takes only
+                 * those), with s as a value and as a key */
+                for (int as_key = 0; as_key < 2; as_key++) {
+                    md = sdx_mdoc_new(NULL);
+                    map = sdx_mdoc_map(md);
+                    arr = sdx_mdoc_array(md);
+                    sdx_mval_append(arr, sdx_mdoc_str(md, text, n));
+                    if (as_key) sdx_mval_put(map, sdx_mdoc_str(md, text, n), sdx_mdoc_int(md, 1));
+                    else sdx_mval_set(map, "k", 1, arr);
+                    sdx_mdoc_set_root(md, map);
+                    d = mdoc_doc(md);
+                    if (d) {
+                        same_output(sdx_doc_root(d), what);
+                        sdx_doc_free(d);
+                    }
+                }
             }
         }
     }
@@ -316,6 +332,17 @@ TEST(json_walk) {
     sdx_mval *root = sdx_mdoc_map(md), *nums = sdx_mdoc_array(md);
     for (size_t i = 0; i < sizeof doubles / sizeof *doubles; i++) sdx_mval_append(nums, sdx_mdoc_double(md, doubles[i]));
     sdx_mval_append(nums, sdx_mdoc_int(md, INT64_MIN));
+    sdx_mval_append(nums, sdx_mdoc_int(md, 0));
+    sdx_mval_append(nums, sdx_mdoc_int(md, -1));
+    sdx_mval_append(nums, sdx_mdoc_int(md, INT32_MAX));
+    sdx_mval_append(nums, sdx_mdoc_int(md, (int64_t)INT32_MAX + 1));
+    sdx_mval_append(nums, sdx_mdoc_bin(md, "\0\1", 2));
+    /* BSON's int64 (as its parser tags every one), datetime, and tags the
+     * walks hand back to the writer's calls */
+    sdx_mval_append(nums, sdx_mval_set_tag(sdx_mdoc_int(md, 5), SDX_TAG_BSON, SDX_BSON_INT64));
+    sdx_mval_append(nums, sdx_mval_set_tag(sdx_mdoc_int(md, -7), SDX_TAG_BSON, SDX_BSON_DATETIME));
+    sdx_mval_append(nums, sdx_mval_set_tag(sdx_mdoc_int(md, 9), SDX_TAG_BSON, SDX_BSON_INT32));
+    sdx_mval_set(root, "ts", 2, sdx_mval_set_tag(sdx_mdoc_int(md, 3), SDX_TAG_BSON, SDX_BSON_DATETIME));
     sdx_mval_append(nums, sdx_mdoc_uint(md, UINT64_MAX));
     sdx_mval_append(nums, sdx_mdoc_bool(md, true));
     sdx_mval_append(nums, sdx_mdoc_bool(md, false));
@@ -336,6 +363,18 @@ TEST(json_walk) {
     sdx_doc *d = mdoc_doc(md);
     if (d) {
         json_walk_case(sdx_doc_root(d), "numbers and nesting");
+        same_output(sdx_doc_root(d), "numbers and nesting");
+        sdx_doc_free(d);
+    }
+    /* BSON's tagged int64 and datetime in a small root map */
+    md = sdx_mdoc_new(NULL);
+    root = sdx_mdoc_map(md);
+    sdx_mval_set(root, "i", 1, sdx_mval_set_tag(sdx_mdoc_int(md, 5), SDX_TAG_BSON, SDX_BSON_INT64));
+    sdx_mval_set(root, "t", 1, sdx_mval_set_tag(sdx_mdoc_int(md, 3), SDX_TAG_BSON, SDX_BSON_DATETIME));
+    sdx_mdoc_set_root(md, root);
+    d = mdoc_doc(md);
+    if (d) {
+        same_output(sdx_doc_root(d), "BSON int64 and datetime");
         sdx_doc_free(d);
     }
     /* non-finite doubles: refused, or null with SDX_JSON_WRITE_NAN_AS_NULL */
