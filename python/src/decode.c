@@ -288,12 +288,8 @@ static PyObject *dec_tag(dec_ctx *c, uint8_t tk, uint64_t tag, PyObject *v) {
             } else if (PyFloat_CheckExact(v)) {
                 double x = PyFloat_AS_DOUBLE(v);
                 if (isfinite(x) && x > -7e10 && x < 3e11) {
-                    double us = nearbyint(x * 1e6);
-                    int64_t t = (int64_t)us, s = t / 1000000, u = t % 1000000;
-                    if (u < 0) {
-                        u += 1000000;
-                        s--;
-                    }
+                    int64_t s, u;
+                    sp_epoch_split(x, &s, &u);
                     r = datetime_utc(s, u);
                 }
             }
@@ -506,6 +502,8 @@ static void reader_free(sp_format f, void *r) {
 }
 
 PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) {
+    /* an empty sequence holds no value (some readers call it an error) */
+    if (o->seq && len == 0) return PyList_New(0);
     dec_ctx c;
     dec_init(&c, f, o);
     void *r = reader_open(f, data, len, NULL, NULL, 0, o, o->seq, &c.src);
@@ -540,6 +538,7 @@ typedef struct {
     size_t chunk;
     void *reader;
     int done;
+    uint64_t total;         /* bytes read from fp */
     dec_ctx c;
 } sp_iter;
 
@@ -577,6 +576,7 @@ static size_t iter_read(void *ctx, void *buf, size_t cap) {
     if (n > cap) n = cap;
     memcpy(buf, PyBytes_AS_STRING(it->pending) + it->pending_pos, n);
     it->pending_pos += (Py_ssize_t)n;
+    it->total += n;
     return n;
 }
 
@@ -654,6 +654,7 @@ PyObject *sp_iter_new(PyObject *fp, sp_format f, Py_ssize_t chunk, const sp_opts
     it->chunk = (size_t)chunk;
     it->reader = NULL;
     it->done = 0;
+    it->total = 0;
     dec_init(&it->c, f, o);
     PyObject_GC_Track(it);
     return (PyObject *)it;
@@ -684,6 +685,10 @@ static PyObject *iter_next(sp_iter *it) {
     case SDX_FORMAT_BJDATA: v = ubjson_next_value(c, r); break;
     case SDX_FORMAT_BINN: v = binn_next_value(c, r); break;
     default: break;
+    }
+    if (!v && it->total == 0 && !it->c.pending_exc && PyErr_ExceptionMatches(sp.DecodeError)) {
+        /* an empty file is an empty sequence (some readers call it an error) */
+        PyErr_Clear();
     }
     if (!v) {
         /* the end, or an error (sticky in the reader): no more values */

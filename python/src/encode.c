@@ -893,8 +893,25 @@ static int cbor_special(enc_ctx *c, sdx_cbor_writer *w, PyObject *o, int depth, 
     case CLS_DATETIME: {
         int64_t sec, usec;
         if (dt_epoch(o, &sec, &usec) < 0) return -1;
+        /* tag 1 on the seconds, an int or (with microseconds) a float when
+         * that float reads back as the same microsecond; otherwise (far
+         * from 1970) tag 0 on the RFC 3339 text, which is exact */
+        double x = (double)sec + (double)usec / 1e6;
+        int64_t bs, bu;
+        sp_epoch_split(x, &bs, &bu);
+        if (usec && (bs != sec || bu != usec)) {
+            PyObject *t = dt_iso(o);
+            if (!t) return -1;
+            Py_ssize_t n;
+            const char *s = PyUnicode_AsUTF8AndSize(t, &n);
+            e = sdx_cbor_writer_tag(w, SDX_CBOR_TAG_DATETIME_STRING);
+            if (!e && s) e = sdx_cbor_writer_string(w, s, (size_t)n);
+            Py_DECREF(t);
+            if (!s) return -1;
+            return e ? enc_fail(c, e, o) : 0;
+        }
         e = sdx_cbor_writer_tag(w, SDX_CBOR_TAG_DATETIME_EPOCH);
-        if (!e) e = usec ? sdx_cbor_writer_double(w, (double)sec + (double)usec / 1e6) : sdx_cbor_writer_int(w, sec);
+        if (!e) e = usec ? sdx_cbor_writer_double(w, x) : sdx_cbor_writer_int(w, sec);
         return e ? enc_fail(c, e, o) : 0;
     }
     case CLS_UUID: {

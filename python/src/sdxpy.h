@@ -9,6 +9,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <datetime.h>
+#include <math.h>
 
 #include "sdx.h"
 
@@ -53,6 +54,20 @@ PyObject *sp_tagged_new(int kind, PyObject *tag, PyObject *value); /* steals val
 PyObject *sp_tagged_new_u64(int kind, uint64_t tag, PyObject *value); /* steals value */
 int sp_tagged_init_type(PyObject *module);
 const char *sp_tag_kind_name(int kind);
+
+/* Seconds since the epoch as a float (CBOR tag 1) to whole seconds and
+ * microseconds, rounded as datetime.fromtimestamp rounds: the fraction
+ * (exact) times 10^6, to nearest, ties to even. */
+static inline void sp_epoch_split(double x, int64_t *sec, int64_t *usec) {
+    double whole = floor(x);
+    double us = nearbyint((x - whole) * 1e6);
+    *sec = (int64_t)whole;
+    *usec = (int64_t)us;
+    if (*usec >= 1000000) {
+        *usec -= 1000000;
+        (*sec)++;
+    }
+}
 
 /* Format names. */
 int sp_format_from_arg(PyObject *arg, sp_format *f, int allow_none);

@@ -1,0 +1,35 @@
+"""pytest configuration of the Python package's tests: hypothesis profiles
+(SDX_PYTEST_QUICK=1, set for the sanitizers' run, and CI=true run fewer
+examples) and the corpus directory."""
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+QUICK = os.environ.get("SDX_PYTEST_QUICK") == "1"
+CI = os.environ.get("CI") == "true"
+
+settings.register_profile("quick", max_examples=30, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("ci", max_examples=150, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("full", max_examples=400, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile("quick" if QUICK else "ci" if CI else "full")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def corpus_dir():
+    d = os.environ.get("SDX_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
+    return d if os.path.isdir(d) else None
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    d = corpus_dir()
+    if d is None:
+        pytest.fail("no corpus: set SDX_CORPUS or provide ../shared/corpus")
+    files = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+    assert files, d
+    return {f: open(os.path.join(d, f), "rb").read() for f in files}
