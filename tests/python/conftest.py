@@ -33,3 +33,15 @@ def corpus():
     files = sorted(f for f in os.listdir(d) if f.endswith(".json"))
     assert files, d
     return {f: open(os.path.join(d, f), "rb").read() for f in files}
+
+
+def pytest_configure(config):
+    """With SDX_EXPECT_MODULE set (tests/python/run.sh), the extension under
+    test must come from there: the sanitizers' build, or the virtualenv the
+    package was just installed into."""
+    want = os.environ.get("SDX_EXPECT_MODULE")
+    if want:
+        import sdx._sdx
+        path = os.path.realpath(sdx._sdx.__file__)
+        if not path.startswith(os.path.realpath(want)):
+            raise pytest.UsageError("sdx._sdx is %s, not from %s" % (path, want))
