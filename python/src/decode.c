@@ -104,8 +104,42 @@ static inline int is_ascii(const char *p, size_t n) {
     return (a & UINT64_C(0x8080808080808080)) == 0;
 }
 
+/* A str from n bytes of UTF-8 that the reader has checked: the
+ * characters counted and the widest found from the lead bytes, then
+ * decoded into a str of that width. Unchecked input (utf8="replace")
+ * takes Python's decoder. */
 static PyObject *dec_str_slow(dec_ctx *c, const char *p, size_t n) {
-    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, c->utf8_replace ? "replace" : "strict");
+    if (c->utf8_replace) return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
+    const unsigned char *s = (const unsigned char *)p, *end = s + n;
+    size_t chars = 0;
+    unsigned widest = 0; /* 0: up to U+00FF, 1: up to U+FFFF, 2: beyond */
+    for (const unsigned char *q = s; q < end; q++) {
+        unsigned b = *q;
+        chars += (b & 0xc0) != 0x80;
+        if (b >= 0xc4) widest |= b >= 0xf0 ? 2 : 1;
+    }
+    Py_UCS4 maxchar = widest & 2 ? 0x10ffff : widest ? 0xffff : 0xff;
+    PyObject *u = PyUnicode_New((Py_ssize_t)chars, maxchar);
+    if (!u) return NULL;
+    int kind = PyUnicode_KIND(u);
+    void *data = PyUnicode_DATA(u);
+    size_t i = 0;
+    for (const unsigned char *q = s; q < end; i++) {
+        Py_UCS4 ch = *q;
+        if (ch < 0x80) q += 1;
+        else if (ch < 0xe0) {
+            ch = (ch & 0x1f) << 6 | (q[1] & 0x3f);
+            q += 2;
+        } else if (ch < 0xf0) {
+            ch = (ch & 0x0f) << 12 | (Py_UCS4)(q[1] & 0x3f) << 6 | (q[2] & 0x3f);
+            q += 3;
+        } else {
+            ch = (ch & 0x07) << 18 | (Py_UCS4)(q[1] & 0x3f) << 12 | (Py_UCS4)(q[2] & 0x3f) << 6 | (q[3] & 0x3f);
+            q += 4;
+        }
+        PyUnicode_WRITE(kind, data, i, ch);
+    }
+    return u;
 }
 
 static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
@@ -118,12 +152,14 @@ static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
 }
 
 /* The key cache: recent short ASCII keys (most documents repeat their
- * keys), each str made once and its hash computed once. */
+ * keys), each str made once and its hash computed once. An entry keeps
+ * the key's hash and length, so that a miss rarely touches the str. */
 #define KEY_CACHE_SIZE 2048
 #define KEY_CACHE_MAX_LEN 64
 
 typedef struct {
     uint64_t h;
+    size_t n;
     PyObject *s;
 } key_entry;
 
@@ -133,19 +169,37 @@ void sp_key_cache_clear(void) {
     for (size_t i = 0; i < KEY_CACHE_SIZE; i++) Py_CLEAR(key_cache[i].s);
 }
 
+static inline uint64_t load8(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint32_t load4(const char *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* A hash of the n bytes at p (n <= 64): whole words, then the last 8 (or
+ * 4 + 4, or 3 single bytes) overlapping, with no byte read outside. */
 static inline uint64_t key_hash(const char *p, size_t n) {
     uint64_t h = (uint64_t)n * UINT64_C(0x9e3779b97f4a7c15), w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-        h ^= h >> 32;
-    }
-    if (i < n) {
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            h = (h ^ load8(p + i)) * UINT64_C(0xff51afd7ed558ccd);
+            h ^= h >> 32;
+        }
+        w = load8(p + n - 8);
+    } else if (n >= 4) {
+        w = (uint64_t)load4(p) << 32 | load4(p + n - 4);
+    } else if (n > 0) {
+        w = (uint64_t)(unsigned char)p[0] << 16 | (uint64_t)(unsigned char)p[n / 2] << 8 | (unsigned char)p[n - 1];
+    } else {
         w = 0;
-        memcpy(&w, p + i, n - i);
-        h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
     }
+    h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
     return h ^ (h >> 29);
 }
 
@@ -153,8 +207,7 @@ static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
     if (n > KEY_CACHE_MAX_LEN) return dec_str(c, p, n);
     uint64_t h = key_hash(p, n);
     key_entry *e = &key_cache[h & (KEY_CACHE_SIZE - 1)];
-    if (e->s && e->h == h && (size_t)PyUnicode_GET_LENGTH(e->s) == n && memcmp(PyUnicode_DATA(e->s), p, n) == 0)
-        return Py_NewRef(e->s);
+    if (e->h == h && e->n == n && e->s && memcmp(PyUnicode_DATA(e->s), p, n) == 0) return Py_NewRef(e->s);
     if (!is_ascii(p, n)) return dec_str_slow(c, p, n);
     PyObject *s = PyUnicode_New((Py_ssize_t)n, 127);
     if (!s) return NULL;
@@ -165,6 +218,7 @@ static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
     }
     Py_XSETREF(e->s, Py_NewRef(s));
     e->h = h;
+    e->n = n;
     return s;
 }
 
@@ -501,6 +555,12 @@ static void reader_free(sp_format f, void *r) {
     }
 }
 
+/* Inputs from this size on are read with the garbage collector paused:
+ * the containers a document is made of cannot form cycles, and each of
+ * them would otherwise count towards a collection that walks them all
+ * (about a tenth of the time of a large document). */
+#define GC_PAUSE_FROM 4096
+
 PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) {
     /* an empty sequence holds no value (some readers call it an error) */
     if (o->seq && len == 0) return PyList_New(0);
@@ -508,6 +568,7 @@ PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) 
     dec_init(&c, f, o);
     void *r = reader_open(f, data, len, NULL, NULL, 0, o, o->seq, &c.src);
     if (!r) return PyErr_NoMemory();
+    int gc_was_on = len >= GC_PAUSE_FROM ? PyGC_Disable() : 0;
     PyObject *v = NULL;
     switch (f) {
     case SDX_FORMAT_JSON: v = json_all(&c, r, o->seq); break;
@@ -519,6 +580,7 @@ PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) 
     case SDX_FORMAT_BINN: v = binn_all(&c, r, o->seq); break;
     default: break;
     }
+    if (gc_was_on) PyGC_Enable();
     reader_free(f, r);
     dec_destroy(&c);
     return v;

@@ -52,14 +52,16 @@ static int ENC(bytes)(enc_ctx *c, ENC_WT *w, PyObject *o) {
     return e ? enc_fail(c, e, o) : 0;
 }
 
-/* The elements of a list or tuple (no begin, no end). */
-static int ENC(seq_body)(enc_ctx *c, ENC_WT *w, PyObject *o, int depth) {
+/* The first n elements of a list or tuple (no begin, no end); a list
+ * that shrinks on the way (default= may change it) stops early and the
+ * caller reports it. */
+static int ENC(seq_body)(enc_ctx *c, ENC_WT *w, PyObject *o, Py_ssize_t n, int depth) {
     Py_ssize_t i;
     if (PyList_Check(o)) {
-        for (i = 0; i < PyList_GET_SIZE(o); i++)
+        for (i = 0; i < n && i < PyList_GET_SIZE(o); i++)
             if (ENC(value)(c, w, PyList_GET_ITEM(o, i), depth)) return -1;
     } else {
-        for (i = 0; i < PyTuple_GET_SIZE(o); i++)
+        for (i = 0; i < n; i++)
             if (ENC(value)(c, w, PyTuple_GET_ITEM(o, i), depth)) return -1;
     }
     return 0;
@@ -71,7 +73,7 @@ static int ENC(seq)(enc_ctx *c, ENC_WT *w, PyObject *o, int depth) {
     sdx_err e = W_BEGIN_ARRAY(w, (uint64_t)n);
     if (e) return enc_fail(c, e, o);
     Py_INCREF(o);
-    int rc = ENC(seq_body)(c, w, o, depth + 1);
+    int rc = ENC(seq_body)(c, w, o, n, depth + 1);
     if (!rc && (PyList_Check(o) ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)) != n) rc = enc_changed(c, o);
     if (!rc && (e = W_END(w)) != SDX_OK) rc = enc_fail(c, e, o);
     Py_DECREF(o);
@@ -127,9 +129,10 @@ static Py_ssize_t ENC(dict_body)(enc_ctx *c, ENC_WT *w, PyObject *o, int depth) 
         Py_DECREF(keys);
         return count;
     }
-    Py_ssize_t pos = 0;
+    Py_ssize_t pos = 0, n = PyDict_GET_SIZE(o);
     PyObject *k, *v;
     while (PyDict_Next(o, &pos, &k, &v)) {
+        if (count == n) return enc_changed(c, o); /* it grew on the way */
         if (ENC(entry)(c, w, k, v, depth)) return -1;
         count++;
     }

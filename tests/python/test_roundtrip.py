@@ -266,3 +266,19 @@ def test_deep_nesting():
     for _ in range(999):
         d = {"k": d}
     assert depth(sdx.loads(sdx.dumps(d, "bson"), "bson")) == 999
+
+
+def test_string_widths():
+    """Strings of every width CPython stores (ASCII, Latin-1, UCS-2, UCS-4)
+    read back equal to Python's own decoding, hence in its canonical form
+    (a str in a wider form than needed would compare unequal)."""
+    points = [0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xFF, 0x100, 0x7FF, 0x800, 0xFFF, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
+              0x10000, 0x1F600, 0x10FFFF]
+    for a in points:
+        for b in points:
+            s = "x" + chr(a) * 3 + chr(b) + "y"
+            for fmt in ("json", "msgpack", "cbor", "ubjson", "binn"):
+                got = sdx.loads(sdx.dumps([s, {s: s}], fmt), fmt)
+                assert got == [s, {s: s}] and hash(got[0]) == hash(s), (fmt, hex(a), hex(b))
+                assert got[0].encode() == s.encode() and __import__("sys").getsizeof(got[0]) == \
+                    __import__("sys").getsizeof(s.encode().decode())
