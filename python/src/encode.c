@@ -1242,9 +1242,68 @@ static int shared_buf_ready, shared_buf_busy;
 /* Above this the shared buffer's storage is released after the call. */
 #define SHARED_BUF_KEEP ((size_t)1 << 20)
 
+/* Large outputs are written straight into a bytes object instead: the
+ * buffer's storage is the character array of one, grown with
+ * PyObject_Realloc (in place or by remapping, for large sizes) and shrunk
+ * to the output's length at the end, so the output is never copied. The
+ * previous output's size (per format) predicts which path a call takes and
+ * the first size to allocate. */
+#define BYTES_OUT_FROM ((size_t)32 << 10)
+static size_t last_len[SDX_FORMAT__COUNT];
+
+typedef struct {
+    PyBytesObject *obj; /* the one live storage, or NULL */
+} bytes_alloc_ctx;
+
+static void *bytes_malloc(void *ctx, size_t size) {
+    bytes_alloc_ctx *a = ctx;
+    if (a->obj || size > (size_t)PY_SSIZE_T_MAX - sizeof(PyBytesObject)) return NULL;
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size);
+    if (!b) {
+        PyErr_Clear(); /* reported as SDX_ERR_NOMEM */
+        return NULL;
+    }
+    a->obj = (PyBytesObject *)b;
+    return PyBytes_AS_STRING(b);
+}
+
+static void *bytes_realloc(void *ctx, void *p, size_t old, size_t size) {
+    bytes_alloc_ctx *a = ctx;
+    (void)old;
+    if (!a->obj || p != PyBytes_AS_STRING(a->obj) || size > (size_t)PY_SSIZE_T_MAX - sizeof(PyBytesObject))
+        return NULL;
+    PyObject *b = (PyObject *)a->obj;
+    if (_PyBytes_Resize(&b, (Py_ssize_t)size) < 0) {
+        /* the old object is gone: forget it (the buffer's free is then a
+         * no-op) and report NOMEM */
+        PyErr_Clear();
+        a->obj = NULL;
+        return NULL;
+    }
+    a->obj = (PyBytesObject *)b;
+    return PyBytes_AS_STRING(b);
+}
+
+static void bytes_free(void *ctx, void *p) {
+    bytes_alloc_ctx *a = ctx;
+    if (a->obj && p == PyBytes_AS_STRING(a->obj)) Py_CLEAR(a->obj);
+}
+
 PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
     sdx_buf local, *b;
-    if (!shared_buf_busy) {
+    bytes_alloc_ctx actx = {NULL};
+    sdx_alloc balloc = {bytes_malloc, bytes_realloc, bytes_free, &actx};
+    int to_bytes = last_len[f] >= BYTES_OUT_FROM;
+    if (to_bytes) {
+        b = &local;
+        sdx_buf_init(b, &balloc);
+        /* room for a little more than last time, allocated now */
+        size_t hint = last_len[f] + last_len[f] / 8;
+        if (!sdx_buf_reserve(b, hint)) {
+            sdx_buf_destroy(b);
+            return PyErr_NoMemory();
+        }
+    } else if (!shared_buf_busy) {
         b = &shared_buf;
         shared_buf_busy = 1;
         if (!shared_buf_ready) sdx_buf_init(b, NULL);
@@ -1315,9 +1374,20 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
     default: PyErr_SetString(PyExc_ValueError, "unknown format"); break;
     }
     PyObject *result = NULL;
+    size_t len = sdx_buf_len(b);
     if (rc == 0) {
-        if (e) enc_fail(&c, e, obj);
-        else result = PyBytes_FromStringAndSize(sdx_buf_data(b), (Py_ssize_t)sdx_buf_len(b));
+        if (e) {
+            enc_fail(&c, e, obj);
+        } else if (to_bytes && actx.obj && sdx_buf_data(b) == PyBytes_AS_STRING(actx.obj)) {
+            /* the output is the bytes object's content: shrink it to the
+             * length and hand it out (the buffer's free then does nothing) */
+            result = (PyObject *)actx.obj;
+            actx.obj = NULL;
+            if (_PyBytes_Resize(&result, (Py_ssize_t)len) < 0) result = NULL;
+        } else {
+            result = PyBytes_FromStringAndSize(sdx_buf_data(b), (Py_ssize_t)len);
+        }
+        if (result) last_len[f] = len;
     }
     if (b == &shared_buf) {
         if (sdx_buf_len(b) > SHARED_BUF_KEEP) {
