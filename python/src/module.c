@@ -41,6 +41,12 @@ int sp_format_from_arg(PyObject *arg, sp_format *f, int allow_none) {
         PyErr_Format(PyExc_TypeError, "format must be a str, not %.100s", Py_TYPE(arg)->tp_name);
         return -1;
     }
+    for (int i = SDX_FORMAT_JSON; i < SDX_FORMAT__COUNT; i++) {
+        if (arg == sp.fmt_names[i]) { /* a literal in the caller's code is interned */
+            *f = (sp_format)i;
+            return 0;
+        }
+    }
     const char *s = PyUnicode_AsUTF8(arg);
     if (!s) return -1;
     for (int i = SDX_FORMAT_JSON; i < SDX_FORMAT__COUNT; i++) {
@@ -351,16 +357,16 @@ static int str_is(PyObject *v, const char *s) {
     return t && strcmp(t, s) == 0;
 }
 
-/* Parse keyword options; `allowed` names the ones the function takes
- * (space-separated, with spaces around). Returns -1 with TypeError or
- * ValueError set. */
-static int parse_opts(PyObject *kwargs, const char *allowed, sp_opts *o) {
+static void opts_init(sp_opts *o) {
     memset(o, 0, sizeof *o);
     o->indent = -1;
-    if (!kwargs) return 0;
-    PyObject *k, *v;
-    Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs, &pos, &k, &v)) {
+}
+
+/* One keyword option k=v; `allowed` names the ones the function takes
+ * (space-separated, with spaces around). Returns -1 with TypeError or
+ * ValueError set. */
+static int parse_opt(PyObject *k, PyObject *v, const char *allowed, sp_opts *o) {
+    {
         const char *name = PyUnicode_AsUTF8(k);
         if (!name) return -1;
         char pat[64];
@@ -433,6 +439,38 @@ static int parse_opts(PyObject *kwargs, const char *allowed, sp_opts *o) {
     return 0;
 }
 
+/* Keyword options from a dict (NULL: none). */
+static int parse_opts(PyObject *kwargs, const char *allowed, sp_opts *o) {
+    opts_init(o);
+    if (!kwargs) return 0;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &k, &v))
+        if (parse_opt(k, v, allowed, o) < 0) return -1;
+    return 0;
+}
+
+/* Keyword options of a vectorcall (kwnames NULL: none); "fmt" goes to
+ * *fmt (an error if it was given positionally too). */
+static int parse_fast_opts(PyObject *kwnames, PyObject *const *values, const char *allowed, sp_opts *o,
+                           PyObject **fmt) {
+    opts_init(o);
+    if (!kwnames) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+        PyObject *k = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(k, "fmt") == 0) {
+            if (*fmt) {
+                PyErr_SetString(PyExc_TypeError, "fmt given twice");
+                return -1;
+            }
+            *fmt = values[i];
+            continue;
+        }
+        if (parse_opt(k, values[i], allowed, o) < 0) return -1;
+    }
+    return 0;
+}
+
 #define DUMPS_OPTS " default sort_keys indent non_str_keys keys nan bin tags root "
 #define LOADS_OPTS " seq utf8 allow_nan comments trailing_commas max_depth "
 #define ITER_OPTS " utf8 allow_nan comments trailing_commas max_depth "
@@ -441,28 +479,18 @@ static int parse_opts(PyObject *kwargs, const char *allowed, sp_opts *o) {
 /* Functions                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static PyObject *mod_dumps(PyObject *self, PyObject *args, PyObject *kwargs) {
+static PyObject *mod_dumps(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     (void)self;
-    PyObject *obj, *fmt = NULL;
-    if (!PyArg_ParseTuple(args, "O|O:dumps", &obj, &fmt)) return NULL;
-    PyObject *kw = NULL;
-    if (kwargs && (kw = PyDict_Copy(kwargs)) == NULL) return NULL;
-    if (kw && !fmt) {
-        fmt = PyDict_GetItemString(kw, "fmt");
-        if (fmt) {
-            Py_INCREF(fmt);
-            PyDict_DelItemString(kw, "fmt");
-        }
-    } else if (fmt)
-        Py_INCREF(fmt);
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "dumps(obj, fmt='json', **options) takes 1 or 2 positional arguments");
+        return NULL;
+    }
+    PyObject *fmt = nargs > 1 ? args[1] : NULL;
     sp_format f = SDX_FORMAT_JSON;
     sp_opts o;
-    PyObject *r = NULL;
-    if ((!fmt || sp_format_from_arg(fmt, &f, 0) == 0) && parse_opts(kw, DUMPS_OPTS, &o) == 0)
-        r = sp_dumps(obj, f, &o);
-    Py_XDECREF(fmt);
-    Py_XDECREF(kw);
-    return r;
+    if (parse_fast_opts(kwnames, args + nargs, DUMPS_OPTS, &o, &fmt) < 0) return NULL;
+    if (fmt && sp_format_from_arg(fmt, &f, 0) < 0) return NULL;
+    return sp_dumps(args[0], f, &o);
 }
 
 /* The bytes of a loads/convert argument: bytes, bytearray, memoryview (any
@@ -493,35 +521,26 @@ void sp_input_release(sp_input *in) {
     if (in->has_view) PyBuffer_Release(&in->view);
 }
 
-static PyObject *mod_loads(PyObject *self, PyObject *args, PyObject *kwargs) {
+static PyObject *mod_loads(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
     (void)self;
-    PyObject *obj, *fmt = NULL;
-    if (!PyArg_ParseTuple(args, "O|O:loads", &obj, &fmt)) return NULL;
-    PyObject *kw = NULL;
-    if (kwargs && (kw = PyDict_Copy(kwargs)) == NULL) return NULL;
-    if (kw && !fmt) {
-        fmt = PyDict_GetItemString(kw, "fmt");
-        if (fmt) {
-            Py_INCREF(fmt);
-            PyDict_DelItemString(kw, "fmt");
-        }
-    } else if (fmt)
-        Py_INCREF(fmt);
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "loads(data, fmt=None, **options) takes 1 or 2 positional arguments");
+        return NULL;
+    }
+    PyObject *fmt = nargs > 1 ? args[1] : NULL;
     sp_format f;
     sp_opts o;
-    PyObject *r = NULL;
     sp_input in;
-    if (sp_format_from_arg(fmt, &f, 1) == 0 && parse_opts(kw, LOADS_OPTS, &o) == 0 && sp_input_get(obj, &in) == 0) {
-        if (f == SDX_FORMAT_UNKNOWN) {
-            uint32_t flags = (o.seq ? SDX_DETECT_SEQUENCE : 0) | (o.utf8_replace ? SDX_DETECT_NO_UTF8_CHECK : 0);
-            if (sdx_detect_format(in.data, (size_t)in.len, (uint64_t)in.len, flags, &f, NULL) != SDX_OK)
-                PyErr_NoMemory();
-        }
-        if (f != SDX_FORMAT_UNKNOWN) r = sp_loads(f, in.data, (size_t)in.len, &o);
-        sp_input_release(&in);
+    if (parse_fast_opts(kwnames, args + nargs, LOADS_OPTS, &o, &fmt) < 0 || sp_format_from_arg(fmt, &f, 1) < 0 ||
+        sp_input_get(args[0], &in) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (f == SDX_FORMAT_UNKNOWN) {
+        uint32_t flags = (o.seq ? SDX_DETECT_SEQUENCE : 0) | (o.utf8_replace ? SDX_DETECT_NO_UTF8_CHECK : 0);
+        if (sdx_detect_format(in.data, (size_t)in.len, (uint64_t)in.len, flags, &f, NULL) != SDX_OK) PyErr_NoMemory();
     }
-    Py_XDECREF(fmt);
-    Py_XDECREF(kw);
+    if (f != SDX_FORMAT_UNKNOWN) r = sp_loads(f, in.data, (size_t)in.len, &o);
+    sp_input_release(&in);
     return r;
 }
 
@@ -575,9 +594,9 @@ static PyObject *mod_simd(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef methods[] = {
-    {"dumps", (PyCFunction)(void (*)(void))mod_dumps, METH_VARARGS | METH_KEYWORDS,
+    {"dumps", (PyCFunction)(void (*)(void))mod_dumps, METH_FASTCALL | METH_KEYWORDS,
      "dumps(obj, fmt='json', **options) -> bytes"},
-    {"loads", (PyCFunction)(void (*)(void))mod_loads, METH_VARARGS | METH_KEYWORDS,
+    {"loads", (PyCFunction)(void (*)(void))mod_loads, METH_FASTCALL | METH_KEYWORDS,
      "loads(data, fmt=None, **options) -> object"},
     {"iter_load", (PyCFunction)(void (*)(void))mod_iter_load, METH_VARARGS | METH_KEYWORDS,
      "iter_load(fp, fmt=None, chunk_size=65536, **options) -> iterator"},
@@ -642,6 +661,8 @@ PyMODINIT_FUNC PyInit__sdx(void) {
     INTERN(s_from_bytes, "from_bytes")
     INTERN(s_big, "big")
 #undef INTERN
+    for (int i = SDX_FORMAT_JSON; i < SDX_FORMAT__COUNT; i++)
+        if (!(sp.fmt_names[i] = PyUnicode_InternFromString(sdx_format_name((sdx_format)i)))) goto fail;
     if (PyModule_AddStringConstant(m, "__version__", SDX_VERSION_STRING) < 0) goto fail;
     {
         PyObject *fmts = Py_BuildValue("(sssssss)", "json", "msgpack", "cbor", "bson", "ubjson", "bjdata", "binn");

@@ -45,6 +45,7 @@ typedef struct {
     PyObject *utc;
     PyObject *s_bytes, *s_value, *s_int, *s_read, *s_write, *s_isoformat, *s_as_tuple;
     PyObject *s_utcoffset, *s_fromisoformat, *s_to_bytes, *s_from_bytes, *s_big;
+    PyObject *fmt_names[SDX_FORMAT__COUNT]; /* interned, by sdx_format */
 } sp_globals;
 
 extern sp_globals sp;
