@@ -1318,7 +1318,8 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
     sdx_err e = SDX_OK;
     switch (f) {
     case SDX_FORMAT_JSON: {
-        sdx_json_write_opts wo = {0, o->indent > 0 ? (uint32_t)o->indent : 0, NULL};
+        /* Python's str is Unicode: its UTF-8 needs no check */
+        sdx_json_write_opts wo = {SDX_JSON_WRITE_NO_UTF8_CHECK, o->indent > 0 ? (uint32_t)o->indent : 0, NULL};
         if (o->nan_null) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
         if (o->bin_base64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
         if (o->non_str_keys) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
