@@ -95,6 +95,8 @@ static int tagged_unsupported(enc_ctx *c, PyObject *o);
 static int enc_fail(enc_ctx *c, sdx_err e, PyObject *o) {
     if (PyErr_Occurred()) return -1;
     if (c->tagged && e == SDX_ERR_UNSUPPORTED) return tagged_unsupported(c, c->tagged);
+    if (c->tagged && e == SDX_ERR_UTF8)
+        return sp_encode_error(e, enc_offset(c), "%R holds text that is not UTF-8", c->tagged), -1;
     const char *fmt = sp_format_title(c->fmt);
     const char *type = Py_TYPE(o)->tp_name;
     uint64_t at = enc_offset(c);
@@ -543,9 +545,27 @@ static int json_key(enc_ctx *c, sdx_json_writer *w, PyObject *k, int depth);
 #define ENC_KEY(c, w, k, d) json_key(c, w, k, d)
 #include "enc_tmpl.h"
 
+/* Whether n bytes are valid UTF-8 (Python's decoder says). */
+static int is_utf8(const char *p, size_t n) {
+    PyObject *u = PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "strict");
+    if (!u) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(u);
+    return 1;
+}
+
 /* The JSON writer as a sink whose finish does not finish it: the mapping
  * layer writes one Tagged value into the document being written. */
-static sdx_err fwd_put(void *ctx, const sdx_event *ev) { return sdx_json_writer_put(ctx, ev); }
+/* The writer does not check UTF-8 (str is valid by construction), but
+ * what the mapping layer makes of a Tagged value's bytes (a BSON regex's
+ * pattern, ...) may not be valid: checked here. */
+static sdx_err fwd_put(void *ctx, const sdx_event *ev) {
+    if ((ev->kind == SDX_STR || ev->kind == SDX_KEY) && !is_utf8(ev->v.str.ptr, ev->v.str.len))
+        return SDX_ERR_UTF8;
+    return sdx_json_writer_put(ctx, ev);
+}
 static sdx_err fwd_finish(void *ctx) { return sdx_json_writer_error(ctx); }
 static const sdx_sink_vt fwd_vt = {fwd_put, fwd_finish};
 

@@ -196,6 +196,12 @@ def test_encode_errors():
         sdx.dumps([sdx.Tagged("msgpack", -1, b"\x00")], "msgpack")  # not a timestamp
     with pytest.raises(sdx.EncodeError):
         sdx.dumps({"o": sdx.Tagged("bson", 7, b"short")}, "bson")
+    # a regex's bytes that are not UTF-8 cannot become JSON text
+    assert sdx.dumps(sdx.Tagged("bson", 0x0B, b"ab\x00i\x00")) == \
+        b'{"$regularExpression":{"pattern":"ab","options":"i"}}'
+    with pytest.raises(sdx.EncodeError) as e:
+        sdx.dumps(sdx.Tagged("bson", 0x0B, b"a\xffb\x00i\x00"))
+    assert e.value.code == "utf8" and "not UTF-8" in str(e.value)
     with pytest.raises(sdx.EncodeError):
         sdx.dumps({"d": __import__("decimal").Decimal("1e99999")}, "bson")
     with pytest.raises(sdx.EncodeError):
