@@ -45,7 +45,7 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-cflags = ["-std=c11", "-O2", "-fvisibility=hidden", "-Wall", "-Wno-missing-field-initializers"]
+cflags = ["-std=c11", "-O3", "-fvisibility=hidden", "-Wall", "-Wno-missing-field-initializers"]
 cflags += shlex.split(os.environ.get("SDX_CFLAGS", ""))
 ldflags = shlex.split(os.environ.get("SDX_LDFLAGS", ""))
 src = os.path.join("src")

@@ -286,11 +286,15 @@ static PyObject *key_text(enc_ctx *c, PyObject *k) {
     return NULL;
 }
 
-/* The big-endian magnitude bytes of a nonnegative int. */
+/* The big-endian magnitude bytes of a nonnegative int:
+ * n.to_bytes((n.bit_length() + 7) // 8, "big"). */
 static PyObject *int_to_bytes(PyObject *n) {
-    size_t bits = _PyLong_NumBits(n);
-    if (bits == (size_t)-1 && PyErr_Occurred()) return NULL;
-    PyObject *len = PyLong_FromSize_t((bits + 7) / 8);
+    PyObject *bits = PyObject_CallMethod(n, "bit_length", NULL);
+    if (!bits) return NULL;
+    long long nbits = PyLong_AsLongLong(bits);
+    Py_DECREF(bits);
+    if (nbits < 0) return NULL;
+    PyObject *len = PyLong_FromLongLong((nbits + 7) / 8);
     if (!len) return NULL;
     PyObject *b = PyObject_CallMethodObjArgs(n, sp.s_to_bytes, len, sp.s_big, NULL);
     Py_DECREF(len);
