@@ -6,6 +6,8 @@
  */
 #include "sdxpy.h"
 
+#include <datetime.h>
+
 #include <math.h>
 
 /* What a value is, beyond the core types. */

@@ -4,6 +4,8 @@
  */
 #include "sdxpy.h"
 
+#include <datetime.h>
+
 #include <stdarg.h>
 #include <structmember.h>
 

@@ -8,7 +8,6 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <datetime.h>
 #include <math.h>
 
 #include "sdx.h"
