@@ -21,8 +21,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def corpus_dir():
+    """SDX_CORPUS (make test sets it), else ../shared/corpus, else the
+    bundled tests/corpus/corpus.tar.xz unpacked into build/."""
     d = os.environ.get("SDX_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
-    return d if os.path.isdir(d) else None
+    if os.path.isdir(d):
+        return d
+    tar = os.path.join(ROOT, "tests", "corpus", "corpus.tar.xz")
+    out = os.path.join(ROOT, "build", "pytest-corpus")
+    if not os.path.isdir(out) and os.path.exists(tar):
+        import tarfile
+        with tarfile.open(tar) as t:
+            t.extractall(out)
+    for base, _, files in os.walk(out):
+        if any(f.endswith(".json") for f in files):
+            return base
+    return None
 
 
 @pytest.fixture(scope="session")
