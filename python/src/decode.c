@@ -602,6 +602,7 @@ typedef struct {
     size_t chunk;
     void *reader;
     int done;
+    int busy;               /* inside __next__ (read() may run any code) */
     uint64_t total;         /* bytes read from fp */
     dec_ctx c;
 } sp_iter;
@@ -718,13 +719,29 @@ PyObject *sp_iter_new(PyObject *fp, sp_format f, Py_ssize_t chunk, const sp_opts
     it->chunk = (size_t)chunk;
     it->reader = NULL;
     it->done = 0;
+    it->busy = 0;
     it->total = 0;
     dec_init(&it->c, f, o);
     PyObject_GC_Track(it);
     return (PyObject *)it;
 }
 
+static PyObject *iter_next_locked(sp_iter *it);
+
+/* __next__: not re-entered from the file's read(), which would run the
+ * reader inside its own call. */
 static PyObject *iter_next(sp_iter *it) {
+    if (it->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "iter_load: next() called from the file's read()");
+        return NULL;
+    }
+    it->busy = 1;
+    PyObject *v = iter_next_locked(it);
+    it->busy = 0;
+    return v;
+}
+
+static PyObject *iter_next_locked(sp_iter *it) {
     if (it->done) return NULL;
     if (!it->reader) {
         if (it->fmt == SDX_FORMAT_UNKNOWN && iter_detect(it) < 0) {

@@ -339,3 +339,20 @@ def test_iter_load_read_errors():
     assert list(sdx.iter_load(Text('{"\u00e9": 1}\n[2]\n'), chunk_size=3)) == [{"\u00e9": 1}, [2]]
     assert list(sdx.iter_load(io.BytesIO(b""))) == []
     assert list(sdx.iter_load(io.BytesIO(b""), "bson")) == []
+
+
+def test_iter_load_reentered():
+    class Sneaky:
+        def __init__(self):
+            self.it = None
+            self.f = io.BytesIO(b"[1]\n[2]\n")
+
+        def read(self, n):
+            if self.it is not None:
+                next(self.it)
+            return self.f.read(n)
+    f = Sneaky()
+    it = sdx.iter_load(f, "json")
+    f.it = it
+    with pytest.raises(RuntimeError, match="read"):
+        next(it)
