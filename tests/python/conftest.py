@@ -3,21 +3,25 @@
 examples) and the corpus directory."""
 import os
 
-import pytest
-from hypothesis import HealthCheck, settings
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# hypothesis keeps what it stores (failed examples, caches) under build/,
+# not in the tree
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(ROOT, "build", "hypothesis"))
+
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
 
 QUICK = os.environ.get("SDX_PYTEST_QUICK") == "1"
 CI = os.environ.get("CI") == "true"
 
-settings.register_profile("quick", max_examples=30, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("ci", max_examples=150, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("full", max_examples=400, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+DB = DirectoryBasedExampleDatabase(os.path.join(ROOT, "build", "hypothesis"))
+COMMON = dict(deadline=None, database=DB,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("quick", max_examples=30, **COMMON)
+settings.register_profile("ci", max_examples=150, **COMMON)
+settings.register_profile("full", max_examples=400, **COMMON)
 settings.load_profile("quick" if QUICK else "ci" if CI else "full")
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def corpus_dir():
