@@ -397,9 +397,11 @@ static int parse_opt(PyObject *k, PyObject *v, const char *allowed, sp_opts *o) 
             }
         } else if (strcmp(name, "max_depth") == 0) {
             long n = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
-            if (n < 1 || n > 100000) {
+            /* the decoder recurses once per level: 10000 levels stay well
+             * inside a thread's default stack */
+            if (n < 1 || n > 10000) {
                 PyErr_Clear();
-                PyErr_SetString(PyExc_ValueError, "max_depth must be an int from 1 to 100000");
+                PyErr_SetString(PyExc_ValueError, "max_depth must be an int from 1 to 10000");
                 return -1;
             }
             o->max_depth = (uint32_t)n;
