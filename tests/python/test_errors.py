@@ -356,3 +356,25 @@ def test_iter_load_reentered():
     f.it = it
     with pytest.raises(RuntimeError, match="read"):
         next(it)
+
+
+@pytest.mark.skipif(__import__("os").environ.get("SDX_SANITIZED") == "1",
+                    reason="the sanitizers' frames are several times larger")
+def test_deepest_allowed_in_a_thread():
+    """max_depth's highest value fits a thread's default stack."""
+    import threading
+    got = []
+
+    def run():
+        x = sdx.loads(b"[" * 10000 + b"]" * 10000, max_depth=10000)
+        n = 0
+        while x:
+            x = x[0]
+            n += 1
+        got.append(n)
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert got == [9999]
+    with pytest.raises(ValueError):
+        sdx.loads(b"1", max_depth=10001)
