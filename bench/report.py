@@ -416,6 +416,16 @@ def missing_md(doc):
     return "| library | format | test | lang | why not run |\n|---|---|---|---|---|\n" + "\n".join(lines)
 
 
+def python_md(doc):
+    """The table of bench/python/bench.py (run.py --python), without its
+    title; None when there is none."""
+    if not doc.get("python"):
+        return None
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+    import bench as pybench  # noqa: E402
+    return pybench.report(doc["python"]).split("\n", 2)[2].strip()
+
+
 def markdown(doc, chart_names, history_charts):
     m = doc["machine"]
     c = doc["compilers"]
@@ -468,6 +478,9 @@ def markdown(doc, chart_names, history_charts):
     if history_charts:
         out += ["", "Over the recorded runs (`bench/results/history.json`), per format and test:", ""]
         out += ["![%s](charts/%s)" % (name[8:-4], name) for name in history_charts]
+    py = python_md(doc)
+    if py:
+        out += ["", "## The Python package", "", py]
     out += ["", "## Data sets", "",
             "| data set | spec | " + " | ".join(FORMATS) + " |", "|---|---|" + "---:|" * len(FORMATS)]
     for d in doc["datasets"]:

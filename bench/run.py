@@ -4,7 +4,7 @@ result, time what verified in interleaved rounds, report.
 
     python3 bench/run.py [--quick | --full] [--filter REGEX] [--out DIR]
                          [--rounds N] [--round-ms MS] [--clock cpu|wall]
-                         [--record] [--stability [--threshold 0.10]]
+                         [--record] [--stability [--threshold 0.10]] [--python]
 
 Default: generated data of sizes 2 (small) and 4 (large), the extended data
 set (gen:3, unsigned 64-bit integers and extreme values) and the corpus
@@ -13,6 +13,8 @@ documents, every format, every library; about ten minutes on two cores.
 --full: sizes 1 to 5, the extended set and the corpus, more and longer rounds.
 --record: also write the report into bench/results/ and append the summary
 to bench/results/history.json.
+--python: also bench/python/bench.py (the Python package against orjson,
+msgspec, ormsgpack, msgpack, cbor2, bson and py-ubjson), in the report.
 --stability: measure the cells where sdx has a program twice, one complete
 pass after the other, and fail if a summary ratio moves by more than
 --threshold between the passes.
@@ -476,6 +478,22 @@ def load_programs(args):
     return programs, tool
 
 
+def measure_python(args, out):
+    """bench/python/bench.py (in its own virtualenv): its results, or None
+    when it failed (reported, not fatal: the Python libraries come from
+    PyPI)."""
+    cmd = [sys.executable, os.path.join(ROOT, "bench", "python", "bench.py"), "--out", out]
+    if args.quick:
+        cmd.append("--quick")
+    env = dict(os.environ, SDX_CORPUS=args.corpus or "")
+    log("the Python package: " + " ".join(cmd))
+    if subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+        log("bench/python/bench.py failed; the report has no Python table")
+        return None
+    with open(os.path.join(out, "results.json")) as f:
+        return json.load(f)
+
+
 def summary_cells(results):
     """{(dataset, format, test): summary} of the sdx cells (stats.ratio_summary
     against the fastest other library, by median)."""
@@ -538,6 +556,9 @@ def main():
     ap.add_argument("--stability", action="store_true",
                     help="measure the sdx cells twice and fail if a ratio moves more than --threshold")
     ap.add_argument("--threshold", type=float, default=0.10, help="--stability's limit (default 0.10)")
+    ap.add_argument("--python", action="store_true",
+                    help="also measure the Python package against the Python libraries (bench/python/bench.py) "
+                         "and add its table to the report")
     args = ap.parse_args()
     n_rounds = args.rounds or (5 if args.quick and not args.stability else 61 if args.full else 31)
     round_ms = args.round_ms or (3.0 if args.quick and not args.stability else 20.0 if args.full else 10.0)
@@ -602,6 +623,8 @@ def main():
     measure_memory(results, datasets, runnable, os.path.join(args.build, "bench", "programs", "libbenchmem.so"))
     doc = dict(doc_base, results=results, cells=cells, elapsed_s=round(time.time() - started, 1))
     doc["summary"] = [dict(dataset=k[0], format=k[1], test=k[2], **v) for k, v in summary_cells(results).items()]
+    if args.python:
+        doc["python"] = measure_python(args, os.path.join(out_dir, "python"))
     report.write_all(doc, out_dir)
     if args.record:
         rec = os.path.join(ROOT, "bench", "results")

@@ -75,9 +75,6 @@ static const cli_format json_format = {
     json_writer_init,
     json_writer_sink,
     0,
-    NULL,
-    0,
-    NULL,
 };
 
 #ifndef SDX_NO_MSGPACK
@@ -121,9 +118,6 @@ static const cli_format msgpack_format = {
     msgpack_writer_init,
     msgpack_writer_sink,
     SDX_MAP_TARGET_MSGPACK_EXT,
-    NULL,
-    0,
-    NULL,
 };
 
 #endif
@@ -177,9 +171,6 @@ static const cli_format cbor_format = {
     cbor_writer_init,
     cbor_writer_sink,
     SDX_MAP_TARGET_CBOR,
-    "\xd9\xd9\xf7",
-    3,
-    NULL,
 };
 
 #endif
@@ -212,50 +203,6 @@ static sdx_err bson_writer_init(void *w, sdx_buf *out, const cli_write_opts *opt
 
 static sdx_sink bson_writer_sink(void *w) { return sdx_bson_writer_sink((sdx_bson_writer *)w); }
 
-/* BSON has no magic bytes; its leading int32 is the document's length.
- * Without --seq that length must be the input's size exactly, when the
- * size is known (or be
- * followed by another plausible length: a mongodump file read without
- * --seq, reported by the reader as bytes after the document); with --seq
- * the first document must be plausible: a length within the reader's
- * default bound and the input, and, when the whole document is in the
- * look-ahead, a document the reader accepts; when it is not, a first
- * element with a known type byte and a key that ends within the
- * look-ahead. JSON text cannot pass: its first four bytes read as a length
- * far beyond any text file (a length of 5 to 16 MiB needs bytes 2-4 to be
- * control characters or NUL). */
-static bool bson_sniff(const unsigned char *p, size_t n, uint64_t size, bool seq) {
-    if (n < 5) return false;
-    int32_t l = (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-    if (l < 5 || (uint64_t)l > size || (size_t)l > SDX_BSON_DEFAULT_MAX_DOCUMENT) return false;
-    size_t len = (size_t)l;
-    if (!seq && (uint64_t)l != size && !(size == UINT64_MAX && len > n)) {
-        /* (A pipe whose end is beyond the look-ahead, holding a document
-         * larger than the look-ahead, is judged as with --seq.)
-         * Back-to-back documents read without --seq: still BSON (the
-         * reader then reports the bytes after the first document) when the
-         * first is whole in the look-ahead and a plausible length follows. */
-        if (len + 4 > n) return false;
-        int32_t next = (int32_t)((uint32_t)p[len] | (uint32_t)p[len + 1] << 8 | (uint32_t)p[len + 2] << 16 |
-                                 (uint32_t)p[len + 3] << 24);
-        if (next < 5 || (uint64_t)next > size - (uint64_t)l) return false;
-    }
-    if (len <= n) {
-        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, len, NULL);
-        if (!r) return false;
-        sdx_event ev;
-        while (sdx_bson_reader_next(r, &ev)) {
-        }
-        bool ok = sdx_bson_reader_error(r, NULL) == SDX_OK;
-        sdx_bson_reader_free(r);
-        return ok;
-    }
-    unsigned t = p[4];
-    if (!((t >= SDX_BSON_DOUBLE && t <= SDX_BSON_DECIMAL128) || t == SDX_BSON_MINKEY || t == SDX_BSON_MAXKEY))
-        return false;
-    return memchr(p + 5, 0, n - 5) != NULL;
-}
-
 static const char *const bson_extensions[] = {"bson", NULL};
 
 /* Documents only: a root that is not a map is an error unless --root=wrap.
@@ -276,9 +223,6 @@ static const cli_format bson_format = {
     bson_writer_init,
     bson_writer_sink,
     SDX_MAP_TARGET_BSON,
-    NULL,
-    0,
-    bson_sniff,
 };
 
 #endif
@@ -347,9 +291,6 @@ static const cli_format ubjson_format = {
     ubjson_writer_init,
     ubjson_writer_sink,
     0,
-    NULL,
-    0,
-    NULL,
 };
 
 static const cli_format bjdata_format = {
@@ -368,9 +309,6 @@ static const cli_format bjdata_format = {
     bjdata_writer_init,
     ubjson_writer_sink,
     0,
-    NULL,
-    0,
-    NULL,
 };
 
 #endif
@@ -419,9 +357,6 @@ static const cli_format binn_format = {
     binn_writer_init,
     binn_writer_sink,
     SDX_MAP_TARGET_BINN,
-    NULL,
-    0,
-    NULL,
 };
 
 #endif

@@ -113,22 +113,9 @@ typedef struct cli_format {
      * direction (sdx_map_from_json) with them, e.g. numbers beyond 64 bits
      * to CBOR bignums. 0: JSON's events go to the writer unchanged. */
     unsigned map_target;
-    /* Bytes that mark an input of this format at its start (CBOR's
-     * self-described tag d9 d9 f7), preferred by content detection over
-     * trying every reader; NULL for none. */
-    const char *magic;
-    size_t magic_len;
-    /* For a format without magic bytes that can still be told by its
-     * content (BSON's leading length): whether the look-ahead p[0, n)
-     * starts an input of this format, given the input's size in bytes
-     * (UINT64_MAX when unknown, e.g. a pipe whose end is beyond the
-     * look-ahead) and whether a sequence is read. A format with a sniff is
-     * detected only by it, never by trying its reader on the look-ahead.
-     * NULL for none. */
-    bool (*sniff)(const unsigned char *p, size_t n, uint64_t size, bool seq);
 } cli_format;
 
-/* The formats, in the order detection tries them; NULL-terminated. */
+/* The formats, in the order the help lists them; NULL-terminated. */
 extern const cli_format *const cli_formats[];
 
 /* The format of a name (or an extension, e.g. "mp"), case-insensitive;

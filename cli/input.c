@@ -16,7 +16,7 @@
 #include "cli.h"
 
 /* Bytes of look-ahead the content detection reads. */
-#define PEEK_SIZE 16384
+#define PEEK_SIZE SDX_DETECT_PEEK
 
 /* The position window keeps at least this many recent bytes (and at most
  * twice as many). A reader holds less than one 64 KiB chunk beyond the
@@ -104,21 +104,6 @@ static size_t input_read(void *ctx, void *buf, size_t cap) {
     return n;
 }
 
-/* A read function over the look-ahead alone, for detection. */
-typedef struct mem_src {
-    const unsigned char *p;
-    size_t len, pos;
-} mem_src;
-
-static size_t mem_read(void *ctx, void *buf, size_t cap) {
-    mem_src *m = ctx;
-    size_t n = m->len - m->pos;
-    if (n > cap) n = cap;
-    memcpy(buf, m->p + m->pos, n);
-    m->pos += n;
-    return n;
-}
-
 /* Fill the look-ahead: up to PEEK_SIZE bytes; *at_end when that is all. */
 static int fill_peek(cli_input *in, bool *at_end) {
     in->peek = malloc(PEEK_SIZE);
@@ -142,37 +127,6 @@ static int fill_peek(cli_input *in, bool *at_end) {
     return 0;
 }
 
-/* How far format f reads the look-ahead as one value: SIZE_MAX when it
- * reads it without error (or runs out of look-ahead before the input ends),
- * else the offset of its error. */
-static int probe(cli_input *in, const cli_format *f, bool at_end, const cli_read_opts *opts, uint64_t *progress) {
-    mem_src m = {in->peek, in->peek_len, 0};
-    cli_read_opts one = *opts;
-    one.seq = false; /* a sequence fails after its first value: the progress tells */
-    void *r = f->reader_new(mem_read, &m, &one);
-    if (!r) {
-        cli_message("out of memory");
-        return CLI_EXIT_IO;
-    }
-    sdx_source src = f->reader_source(r);
-    sdx_event ev = {0}; /* fields a reader leaves alone stay zero */
-    while (sdx_source_next(src, &ev)) {
-    }
-    sdx_error e;
-    sdx_err code = sdx_source_error(src, &e);
-    f->reader_free(r);
-    if (code == SDX_ERR_NOMEM) {
-        cli_message("out of memory");
-        return CLI_EXIT_IO;
-    }
-    /* Cut by the end of the look-ahead: not a failure. Except a first item
-     * that claims more than the look-ahead (CBOR reads text such as "{" as
-     * the head of a string of 2^64 bytes): no progress at all. */
-    bool cut = !at_end && ((code == SDX_ERR_TRUNCATED && e.offset > 0) || e.offset + 32 >= in->peek_len);
-    *progress = code == SDX_OK || cut ? UINT64_MAX : (uint64_t)e.offset;
-    return 0;
-}
-
 /* The input's size in bytes: the look-ahead when it holds everything,
  * else a regular file's size from where reading began; UINT64_MAX when
  * unknown (a pipe). */
@@ -184,57 +138,23 @@ static uint64_t input_size(const cli_input *in, bool at_end) {
     return UINT64_MAX;
 }
 
-/* Whether the look-ahead reads as JSON text: no control bytes but tab,
- * newline and carriage return, and after whitespace (and a UTF-8 BOM)
- * nothing, or a byte a JSON value starts with. Binary data is rarely like
- * that (lengths, counts and numbers put control bytes in almost every
- * document), while text that JSON rejects, "1 2" or a lone newline, is
- * better reported as bad JSON than read silently as a MessagePack integer
- * or a Binn blob. */
-static bool looks_like_json(const unsigned char *p, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r') || p[i] == 0x7f) return false;
-    size_t i = n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf ? 3 : 0;
-    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
-    return i == n || strchr("{[\"-0123456789tfn", p[i]) != NULL;
-}
-
+/* The format from the content (sdx_detect_format, detect.h: the library's
+ * detection, which the Python package uses too). */
 static int detect(cli_input *in, const cli_read_opts *opts) {
     bool at_end;
     int rc = fill_peek(in, &at_end);
     if (rc) return rc;
-    const cli_format *best = NULL;
-    uint64_t best_progress = 0;
-    uint64_t size = input_size(in, at_end);
-    for (int i = 0; cli_formats[i]; i++) {
-        const cli_format *f = cli_formats[i];
-        if ((f->magic && in->peek_len >= f->magic_len && memcmp(in->peek, f->magic, f->magic_len) == 0) ||
-            (f->sniff && f->sniff(in->peek, in->peek_len, size, opts->seq))) {
-            in->fmt = f;
-            in->guessed = false;
-            return 0;
-        }
+    uint32_t flags = 0;
+    if (opts->seq) flags |= SDX_DETECT_SEQUENCE;
+    if (opts->map & CLI_MAP_UTF8_REPLACE) flags |= SDX_DETECT_NO_UTF8_CHECK;
+    sdx_format f;
+    bool guessed;
+    if (sdx_detect_format(in->peek, in->peek_len, input_size(in, at_end), flags, &f, &guessed) != SDX_OK) {
+        cli_message("out of memory");
+        return CLI_EXIT_IO;
     }
-    if (looks_like_json(in->peek, in->peek_len)) {
-        in->fmt = cli_format_by_name("json");
-        in->guessed = false;
-        return 0;
-    }
-    for (int i = 0; cli_formats[i]; i++) {
-        const cli_format *f = cli_formats[i];
-        /* formats with a sniff are told by it alone */
-        if (!cli_format_readable(f) || f->sniff) continue;
-        uint64_t progress;
-        rc = probe(in, f, at_end, opts, &progress);
-        if (rc) return rc;
-        if (!best || progress > best_progress) {
-            best = f;
-            best_progress = progress;
-        }
-        if (progress == UINT64_MAX) break;
-    }
-    in->fmt = best;
-    in->guessed = best_progress == 0;
+    in->fmt = cli_format_by_name(sdx_format_name(f));
+    in->guessed = guessed;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run every test: the release build, packaging (install, find_package,
-# pkg-config, the amalgamation, a JSON-only build), the same tests built with
+# pkg-config, the amalgamation, a JSON-only build), the Python package
+# (tests/python/run.sh: pytest, also with the sanitizers), the same tests built with
 # AddressSanitizer and UndefinedBehaviorSanitizer, the same tests built with
 # clang-19, every fuzz target for 30 s (scripts/fuzz.sh), the aarch64 build
 # (NEON kernels) under qemu, the benchmark suite's own tests (C and Rust), a
@@ -86,6 +87,21 @@ if [ -z "${SDX_CORPUS:-}" ] && [ -f build/release/CMakeCache.txt ]; then
     SDX_CORPUS=$(sed -n 's/^SDX_CORPUS_DIR:PATH=//p' build/release/CMakeCache.txt)
     export SDX_CORPUS
 fi
+
+# 1c. The Python package (python/, tests/python/run.sh): pip install
+#     ./python into a virtualenv, pytest (differential against json,
+#     msgpack, cbor2, pymongo's bson and py-ubjson with hypothesis, the
+#     corpus, every error path, reference counts and memory over a million
+#     calls), then the extension built with ASan and UBSan and pytest again.
+echo "== python package"
+if ! python3 -c "import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" \
+    2>/dev/null; then
+    ensure_debian_packages python3-dev || echo "warning: python3-dev missing; the Python package cannot build" >&2
+fi
+out=$(bash tests/python/run.sh 2>&1)
+rc=$?
+echo "$out" | grep -vE "^$" | tail -40
+add_summary "$out" PYTHON && [ $rc -eq 0 ] && configs+=("python: ok") || configs+=("python: FAILED")
 
 # 2. AddressSanitizer + UndefinedBehaviorSanitizer.
 if build_tree build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDX_SANITIZE=ON -DSDX_BUILD_TESTS=ON \

@@ -65,10 +65,17 @@ enum sdx_json_write_flag {
      * (MessagePack and CBOR allow any key) and write their JSON text as the
      * key string: 1 -> "1", -2.5 -> "-2.5", true -> "true", null -> "null".
      * Without it they are SDX_ERR_KEY; other kinds always are. */
-    SDX_JSON_WRITE_STRINGIFY_KEYS = 1u << 6
+    SDX_JSON_WRITE_STRINGIFY_KEYS = 1u << 6,
     /* (1u << 7 is reserved.) Tagged values — MessagePack ext types, CBOR
      * tags and simple values — get their JSON forms from the mapping layer
      * (map.h), not from a writer flag. */
+    /* Do not check that strings and keys are valid UTF-8: the caller
+     * guarantees they are (text from a reader that checked it, or from a
+     * language whose strings are Unicode: the Python package). Bytes
+     * above 0x7f are copied as they are; invalid UTF-8 then reaches the
+     * output unnoticed. Ignored with SDX_JSON_WRITE_ESCAPE_UNICODE, which
+     * decodes every character. */
+    SDX_JSON_WRITE_NO_UTF8_CHECK = 1u << 8
 };
 
 /* Writer options; a NULL pointer means all defaults (zeros). */

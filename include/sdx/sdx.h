@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "cbor.h"
 #include "common.h"
+#include "detect.h"
 #include "doc.h"
 #include "json.h"
 #include "map.h"

@@ -64,7 +64,7 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
     const uint32_t known = SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_ESCAPE_UNICODE |
                            SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_NAN_AS_NULL |
                            SDX_JSON_WRITE_BIN_BASE64 | SDX_JSON_WRITE_SEQUENCE |
-                           SDX_JSON_WRITE_STRINGIFY_KEYS;
+                           SDX_JSON_WRITE_STRINGIFY_KEYS | SDX_JSON_WRITE_NO_UTF8_CHECK;
     w->out = out;
     w->err = SDX_OK;
     w->flags = opts->flags;
@@ -81,7 +81,10 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
     const sdx_simd_kernels *kernels = sdx_simd_active();
     w->escape_copy = kernels->json_escape_copy;
     w->utf8_valid = kernels->utf8_valid_prefix;
-    w->esc_set = (uint8_t)(SDX_ESC_HIGH | (w->flags & SDX_JSON_WRITE_ESCAPE_SLASH ? SDX_ESC_SLASH : 0));
+    /* Bytes above 0x7f stop the escape scan to be checked as UTF-8, or
+     * escaped as \uXXXX; neither when the caller vouches for the text. */
+    const int check_high = !(w->flags & SDX_JSON_WRITE_NO_UTF8_CHECK) || (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE);
+    w->esc_set = (uint8_t)((check_high ? SDX_ESC_HIGH : 0) | (w->flags & SDX_JSON_WRITE_ESCAPE_SLASH ? SDX_ESC_SLASH : 0));
     w->fast = w->indent ? 0 : FAST_ON;
     if ((opts->flags & ~known) || opts->indent > 16) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;

@@ -37,6 +37,11 @@ static int ref_escape(sbuf *o, const char *sp, size_t n, uint32_t flags) {
             i++;
             continue;
         }
+        if ((flags & SDX_JSON_WRITE_NO_UTF8_CHECK) && !(flags & SDX_JSON_WRITE_ESCAPE_UNICODE)) {
+            sb_put(o, (const char *)s + i, 1); /* unchecked: as it is */
+            i++;
+            continue;
+        }
         size_t len = ref_seq_len(s + i, n - i);
         uint32_t cp;
         if (len) {
@@ -100,6 +105,9 @@ static const uint32_t string_flag_sets[] = {
     SDX_JSON_WRITE_ESCAPE_UNICODE,
     SDX_JSON_WRITE_REPLACE_INVALID_UTF8,
     SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_ESCAPE_UNICODE | SDX_JSON_WRITE_ESCAPE_SLASH,
+    SDX_JSON_WRITE_NO_UTF8_CHECK,
+    SDX_JSON_WRITE_NO_UTF8_CHECK | SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_REPLACE_INVALID_UTF8,
+    SDX_JSON_WRITE_NO_UTF8_CHECK | SDX_JSON_WRITE_ESCAPE_UNICODE,
 };
 #define N_FLAG_SETS (sizeof string_flag_sets / sizeof string_flag_sets[0])
 
@@ -533,6 +541,12 @@ TEST(escape_options_exact) {
                            SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_ESCAPE_UNICODE,
                            &out) == SDX_OK);
     CHECK_STR(out.p, out.len, "\"\\ufffd\\ufffd\\ufffd\"");
+    /* Unchecked: bytes above 0x7f as they are, valid or not; ASCII still
+     * escaped; with ESCAPE_UNICODE the flag is ignored. */
+    CHECK(write_one_string("a\xFF\n\xC3\xA9", 5, SDX_JSON_WRITE_NO_UTF8_CHECK, &out) == SDX_OK);
+    CHECK_STR(out.p, out.len, "\"a\xFF\\n\xC3\xA9\"");
+    CHECK(write_one_string("a\xFF", 2, SDX_JSON_WRITE_NO_UTF8_CHECK | SDX_JSON_WRITE_ESCAPE_UNICODE, &out) ==
+          SDX_ERR_UTF8);
     /* Invalid UTF-8 in a key. */
     sdx_buf b;
     sdx_buf_init(&b, NULL);

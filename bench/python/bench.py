@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""sdx's Python package against the libraries Python users pick: orjson and
+msgspec (JSON), ormsgpack, msgspec and msgpack (MessagePack), cbor2 (CBOR),
+pymongo's bson (BSON) and py-ubjson (UBJSON), loads and dumps, on the
+corpus documents and the suite's generated data.
+
+    python3 bench/python/bench.py [--quick] [--rounds N] [--round-ms MS]
+                                  [--filter REGEX] [--out DIR]
+
+Runs itself in a virtualenv (build/bench-python-venv, from
+bench/python/requirements.txt, with ./python installed into it). For each
+cell (data set, format, operation) every library's result is verified
+first (what it reads equals the document; what it writes reads back as the
+document), then the libraries take turns in rounds: each round gives every
+library one turn of about --round-ms of the thread's CPU time, in a new
+shuffled order (A B A B ..., so that the machine's slow phases fall on
+all alike). A cell's summary is the median over rounds of sdx's time over
+the other's in the same round, with a distribution-free 95 % interval
+(bench/stats.py, the suite's statistics). Writes DIR/REPORT.md and
+DIR/results.json (default build/bench-python).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+VENV = os.path.join(ROOT, "build", "bench-python-venv")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def ensure_venv():
+    """Re-run this script inside the virtualenv, with ./python installed."""
+    if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
+        return
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import pyvenv
+    py = pyvenv.ensure_venv(VENV, os.path.join(HERE, "requirements.txt"), sys.exit)
+    log("installing ./python into %s" % VENV)
+    r = subprocess.run([py, "-m", "pip", "install", "--disable-pip-version-check", "-q", "--no-build-isolation",
+                        "--force-reinstall", "--no-deps", os.path.join(ROOT, "python")])
+    if r.returncode != 0:
+        sys.exit("pip install ./python failed (a C compiler and Python's headers are needed)")
+    os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+
+
+def sdx_command():
+    """The sdx command (for the generated data): build/release/sdx, built if
+    missing."""
+    exe = os.path.join(ROOT, "build", "release", "sdx")
+    if not os.path.exists(exe):
+        b = os.path.join(ROOT, "build", "release")
+        subprocess.run(["cmake", "-S", ROOT, "-B", b, "-DCMAKE_BUILD_TYPE=Release"], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", b, "--target", "sdx"], check=True, stdout=subprocess.DEVNULL)
+    return exe
+
+
+def datasets(quick):
+    """name -> the document's JSON bytes: the corpus and the generated data."""
+    out = {}
+    corpus = os.environ.get("SDX_CORPUS") or os.path.join(os.path.dirname(ROOT), "shared", "corpus")
+    if os.path.isdir(corpus):
+        for f in sorted(os.listdir(corpus)):
+            if f.endswith(".json") and not (quick and f != "twitter.json"):
+                out[f[:-5]] = open(os.path.join(corpus, f), "rb").read()
+    else:
+        log("no corpus at %s (set SDX_CORPUS)" % corpus)
+    exe = sdx_command()
+    for size in ([2] if quick else [2, 4]):
+        r = subprocess.run([exe, "gen", "--size", str(size)], check=True, capture_output=True)
+        out["gen:%d" % size] = r.stdout
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The libraries
+# ---------------------------------------------------------------------------
+
+def libraries():
+    """format -> [(library, loads, dumps)]; sdx first."""
+    import bson
+    import cbor2
+    import msgpack
+    import msgspec
+    import orjson
+    import ormsgpack
+    import ubjson
+
+    import sdx
+
+    mj_dec, mj_enc = msgspec.json.Decoder(), msgspec.json.Encoder()
+    mm_dec, mm_enc = msgspec.msgpack.Decoder(), msgspec.msgpack.Encoder()
+    libs = {
+        "json": [
+            ("sdx", lambda b: sdx.loads(b, "json"), lambda o: sdx.dumps(o, "json")),
+            ("orjson", orjson.loads, orjson.dumps),
+            ("msgspec", mj_dec.decode, mj_enc.encode),
+            ("json", json.loads, lambda o: json.dumps(o, separators=(",", ":"), ensure_ascii=False).encode()),
+        ],
+        "msgpack": [
+            ("sdx", lambda b: sdx.loads(b, "msgpack"), lambda o: sdx.dumps(o, "msgpack")),
+            ("ormsgpack", ormsgpack.unpackb, ormsgpack.packb),
+            ("msgspec", mm_dec.decode, mm_enc.encode),
+            ("msgpack", lambda b: msgpack.unpackb(b, strict_map_key=False), msgpack.packb),
+        ],
+        "cbor": [
+            ("sdx", lambda b: sdx.loads(b, "cbor"), lambda o: sdx.dumps(o, "cbor")),
+            ("cbor2", cbor2.loads, cbor2.dumps),
+        ],
+        "bson": [
+            ("sdx", lambda b: sdx.loads(b, "bson"), lambda o: sdx.dumps(o, "bson")),
+            ("bson", bson.decode, bson.encode),
+        ],
+        "ubjson": [
+            ("sdx", lambda b: sdx.loads(b, "ubjson"), lambda o: sdx.dumps(o, "ubjson")),
+            ("py-ubjson", ubjson.loadb, ubjson.dumpb),
+        ],
+    }
+    return libs
+
+
+def versions():
+    import importlib.metadata as md
+    out = {}
+    for name in ("sdx", "orjson", "msgspec", "ormsgpack", "msgpack", "cbor2", "pymongo", "py-ubjson"):
+        try:
+            out[name] = md.version(name)
+        except md.PackageNotFoundError:
+            out[name] = "missing"
+    return out
+
+
+def plain(v):
+    """A document as the formats read it back (BSON's Int64 as int)."""
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    if type(v) is not int and isinstance(v, int) and not isinstance(v, bool):
+        return int(v)
+    return v
+
+
+def for_format(doc, fmt):
+    """The document as the format holds it: BSON's root is a map."""
+    if fmt == "bson" and not isinstance(doc, dict):
+        return {str(i): x for i, x in enumerate(doc)}
+    return doc
+
+
+# ---------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------
+
+def calibrate(fn, arg, round_ms):
+    """Iterations of fn(arg) that take about round_ms of CPU time."""
+    n = 1
+    while True:
+        t = time.thread_time_ns()
+        for _ in range(n):
+            fn(arg)
+        dt = time.thread_time_ns() - t
+        if dt >= round_ms * 1e6 / 4 or n >= 1 << 24:
+            return max(1, int(n * round_ms * 1e6 / max(dt, 1)))
+        n *= 2
+
+
+def turn(fn, arg, n):
+    """ns per call of fn(arg) over n calls (the thread's CPU time)."""
+    t = time.thread_time_ns()
+    for _ in range(n):
+        fn(arg)
+    return (time.thread_time_ns() - t) / n
+
+
+def measure_cell(progs, rounds, round_ms, rng):
+    """progs: [(name, fn, arg)]; returns name -> [ns per call per round]."""
+    iters = {name: calibrate(fn, arg, round_ms) for name, fn, arg in progs}
+    times = {name: [] for name, _, _ in progs}
+    for _ in range(rounds):
+        order = list(progs)
+        rng.shuffle(order)
+        for name, fn, arg in order:
+            times[name].append(turn(fn, arg, iters[name]))
+    return times
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="twitter and gen:2 only, few short rounds")
+    ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--round-ms", type=float, default=None)
+    ap.add_argument("--filter", default=None, help="only cells whose 'dataset format op' matches")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-python"))
+    args = ap.parse_args()
+    ensure_venv()
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import stats
+
+    rounds = args.rounds or (5 if args.quick else 15)
+    round_ms = args.round_ms or (20 if args.quick else 100)
+    libs = libraries()
+    data = datasets(args.quick)
+    rng = random.Random(1)
+    import sdx
+    results = []
+    failures = []
+    for ds, text in data.items():
+        doc = json.loads(text)
+        for fmt, progs in libs.items():
+            want = for_format(doc, fmt)
+            encoded = sdx.dumps(want, fmt)
+            for op in ("loads", "dumps"):
+                cell = "%s %s %s" % (ds, fmt, op)
+                if args.filter and not re.search(args.filter, cell):
+                    continue
+                runnable = []
+                for name, loads, dumps in progs:
+                    # verification before timing
+                    try:
+                        if op == "loads":
+                            ok = plain(loads(encoded)) == want
+                            fn, arg = loads, encoded
+                        else:
+                            out = dumps(want)
+                            ok = plain(sdx.loads(out, fmt)) == want
+                            fn, arg = dumps, want
+                    except Exception as e:  # a library that cannot do the cell
+                        ok = False
+                        failures.append("%s: %s: %s" % (cell, name, repr(e)[:200]))
+                    if ok:
+                        runnable.append((name, fn, arg))
+                    elif not any(f.startswith("%s: %s:" % (cell, name)) for f in failures):
+                        failures.append("%s: %s: result differs from the document" % (cell, name))
+                if not runnable or runnable[0][0] != "sdx":
+                    continue
+                log("%s: %s" % (cell, ", ".join(n for n, _, _ in runnable)))
+                times = measure_cell(runnable, rounds, round_ms, rng)
+                row = {"dataset": ds, "format": fmt, "op": op, "bytes": len(encoded),
+                       "times": {n: stats.median(t) for n, t in times.items()}, "vs": {}}
+                for name, _, _ in runnable[1:]:
+                    row["vs"][name] = stats.ratio_summary(times["sdx"], times[name])
+                results.append(row)
+    os.makedirs(args.out, exist_ok=True)
+    doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "python": sys.version.split()[0], "machine": platform.machine(), "cpu": cpu_name(),
+           "commit": commit(), "versions": versions(), "rounds": rounds, "round_ms": round_ms,
+           "results": results, "failures": failures}
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    md = report(doc)
+    with open(os.path.join(args.out, "REPORT.md"), "w") as f:
+        f.write(md)
+    print(md)
+
+
+def cpu_name():
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def commit():
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def fmt_ns(ns):
+    if ns >= 1e6:
+        return "%.2f ms" % (ns / 1e6)
+    if ns >= 1e3:
+        return "%.1f µs" % (ns / 1e3)
+    return "%.0f ns" % ns
+
+
+def report(doc):
+    lines = ["# sdx for Python against the Python libraries", "",
+             "Interleaved rounds (%d rounds of about %g ms CPU time per library), the thread's CPU clock; "
+             "each ratio is the median over rounds of sdx's time divided by the library's in the same round, "
+             "with its 95 %% interval: below 1 means sdx is faster." % (doc["rounds"], doc["round_ms"]), "",
+             "Python %s on %s (%s), commit %s; %s." % (
+                 doc["python"], doc["cpu"], doc["machine"], doc["commit"],
+                 ", ".join("%s %s" % kv for kv in doc["versions"].items())), "",
+             "| data | format | op | bytes | sdx | other: time, sdx/other [95 % interval] |",
+             "| --- | --- | --- | ---: | ---: | --- |"]
+    slower = []
+    for r in doc["results"]:
+        cells = []
+        for name, s in r["vs"].items():
+            if s is None:
+                continue
+            mark = "" if s["hi"] < 1 else " **(not faster)**"
+            if s["hi"] >= 1:
+                slower.append("%s %s %s vs %s: %.2f [%.2f, %.2f]" % (r["dataset"], r["format"], r["op"], name,
+                                                                  s["ratio"], s["lo"], s["hi"]))
+            cells.append("%s %s, %.2f [%.2f, %.2f]%s" % (name, fmt_ns(r["times"][name]), s["ratio"], s["lo"],
+                                                         s["hi"], mark))
+        lines.append("| %s | %s | %s | %d | %s | %s |" % (r["dataset"], r["format"], r["op"], r["bytes"],
+                                                          fmt_ns(r["times"]["sdx"]), "; ".join(cells)))
+    lines.append("")
+    if slower:
+        lines.append("Rows where sdx is not faster with 95 % confidence (interval reaching 1 or above):")
+        lines.append("")
+        lines += ["- " + s for s in slower]
+    else:
+        lines.append("sdx is faster than every other library on every row (every interval below 1).")
+    if doc["failures"]:
+        lines += ["", "Not measured (failed verification or unsupported):", ""]
+        lines += ["- " + f for f in doc["failures"]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,820 @@
+/*
+ * Decoding: Python objects straight from a pull reader's events
+ * (dec_tmpl.h, once per reader), the conversions of tagged values
+ * (datetimes, UUIDs, decimals, bignums, Tagged), sdx.loads and the
+ * iterator of sdx.iter_load over a file's read().
+ */
+#include "sdxpy.h"
+
+#include <datetime.h>
+
+#include <math.h>
+
+/* ------------------------------------------------------------------------ */
+/* The decoding context                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define DEC_INLINE_STACK 128
+
+typedef struct dec_ctx {
+    sp_format fmt;
+    sdx_source src;         /* the reader, for its error and offset */
+    int utf8_replace;       /* strings not checked by the reader: decode with U+FFFD */
+    int in_key;             /* building a map key: arrays as tuples */
+    PyObject *pending_exc;  /* an exception raised by the input's read() */
+    PyObject **stack;       /* the elements of the open arrays */
+    Py_ssize_t sp, cap;
+    PyObject *inline_stack[DEC_INLINE_STACK];
+} dec_ctx;
+
+static void dec_init(dec_ctx *c, sp_format f, const sp_opts *o) {
+    c->fmt = f;
+    c->utf8_replace = o->utf8_replace;
+    c->in_key = 0;
+    c->pending_exc = NULL;
+    c->stack = c->inline_stack;
+    c->sp = 0;
+    c->cap = DEC_INLINE_STACK;
+}
+
+static void dec_destroy(dec_ctx *c) {
+    while (c->sp > 0) Py_DECREF(c->stack[--c->sp]);
+    if (c->stack != c->inline_stack) PyMem_Free(c->stack);
+    c->stack = c->inline_stack;
+    c->cap = DEC_INLINE_STACK;
+    Py_CLEAR(c->pending_exc);
+}
+
+static int dec_grow(dec_ctx *c) {
+    Py_ssize_t cap = c->cap * 2;
+    PyObject **s;
+    if (c->stack == c->inline_stack) {
+        s = PyMem_Malloc((size_t)cap * sizeof *s);
+        if (s) memcpy(s, c->stack, (size_t)c->sp * sizeof *s);
+    } else {
+        s = PyMem_Realloc(c->stack, (size_t)cap * sizeof *s);
+    }
+    if (!s) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->stack = s;
+    c->cap = cap;
+    return 0;
+}
+
+/* Raise the reader's error (or the read() exception behind an I/O error). */
+static void dec_reader_fail(dec_ctx *c) {
+    if (PyErr_Occurred()) return;
+    sdx_error e;
+    sdx_err code = sdx_source_error(c->src, &e);
+    if (c->pending_exc) {
+        PyObject *exc = c->pending_exc;
+        c->pending_exc = NULL;
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+        return;
+    }
+    if (code == SDX_OK) {
+        sp_decode_error_msg(c->fmt, SDX_ERR_TRUNCATED, sdx_source_offset(c->src), "the input ends inside a value");
+        return;
+    }
+    sp_decode_error(c->fmt, &e);
+}
+
+/* A key that cannot go into a dict (unhashable): a DecodeError. */
+static void dec_key_error(dec_ctx *c, PyObject *k) {
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) return;
+    PyErr_Clear();
+    sp_decode_error_msg(c->fmt, SDX_ERR_KEY, sdx_source_offset(c->src), "a map key of type %.50s is not hashable",
+                        Py_TYPE(k)->tp_name);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strings and keys                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Whether n bytes at p are ASCII: 8 at a time. */
+static inline int is_ascii(const char *p, size_t n) {
+    uint64_t a = 0, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        a |= w;
+    }
+    for (; i < n; i++) a |= (unsigned char)p[i];
+    return (a & UINT64_C(0x8080808080808080)) == 0;
+}
+
+/* A str from n bytes of UTF-8 that the reader has checked: the
+ * characters counted and the widest found from the lead bytes, then
+ * decoded into a str of that width. Unchecked input (utf8="replace")
+ * takes Python's decoder. */
+static PyObject *dec_str_slow(dec_ctx *c, const char *p, size_t n) {
+    if (c->utf8_replace) return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
+    const unsigned char *s = (const unsigned char *)p, *end = s + n;
+    size_t chars = 0;
+    unsigned widest = 0; /* 0: up to U+00FF, 1: up to U+FFFF, 2: beyond */
+    for (const unsigned char *q = s; q < end; q++) {
+        unsigned b = *q;
+        chars += (b & 0xc0) != 0x80;
+        if (b >= 0xc4) widest |= b >= 0xf0 ? 2 : 1;
+    }
+    Py_UCS4 maxchar = widest & 2 ? 0x10ffff : widest ? 0xffff : 0xff;
+    PyObject *u = PyUnicode_New((Py_ssize_t)chars, maxchar);
+    if (!u) return NULL;
+    int kind = PyUnicode_KIND(u);
+    void *data = PyUnicode_DATA(u);
+    size_t i = 0;
+    for (const unsigned char *q = s; q < end; i++) {
+        Py_UCS4 ch = *q;
+        if (ch < 0x80) q += 1;
+        else if (ch < 0xe0) {
+            ch = (ch & 0x1f) << 6 | (q[1] & 0x3f);
+            q += 2;
+        } else if (ch < 0xf0) {
+            ch = (ch & 0x0f) << 12 | (Py_UCS4)(q[1] & 0x3f) << 6 | (q[2] & 0x3f);
+            q += 3;
+        } else {
+            ch = (ch & 0x07) << 18 | (Py_UCS4)(q[1] & 0x3f) << 12 | (Py_UCS4)(q[2] & 0x3f) << 6 | (q[3] & 0x3f);
+            q += 4;
+        }
+        PyUnicode_WRITE(kind, data, i, ch);
+    }
+    return u;
+}
+
+static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
+    if (is_ascii(p, n)) {
+        PyObject *s = PyUnicode_New((Py_ssize_t)n, 127);
+        if (s && n) memcpy(PyUnicode_DATA(s), p, n);
+        return s;
+    }
+    return dec_str_slow(c, p, n);
+}
+
+/* The key cache: recent short ASCII keys (most documents repeat their
+ * keys), each str made once and its hash computed once. An entry keeps
+ * the key's hash and length, so that a miss rarely touches the str. */
+#define KEY_CACHE_SIZE 2048
+#define KEY_CACHE_MAX_LEN 64
+
+typedef struct {
+    uint64_t h;
+    size_t n;
+    PyObject *s;
+} key_entry;
+
+static key_entry key_cache[KEY_CACHE_SIZE];
+
+void sp_key_cache_clear(void) {
+    for (size_t i = 0; i < KEY_CACHE_SIZE; i++) Py_CLEAR(key_cache[i].s);
+}
+
+static inline uint64_t load8(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint32_t load4(const char *p) {
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* A hash of the n bytes at p (n <= 64): whole words, then the last 8 (or
+ * 4 + 4, or 3 single bytes) overlapping, with no byte read outside. */
+static inline uint64_t key_hash(const char *p, size_t n) {
+    uint64_t h = (uint64_t)n * UINT64_C(0x9e3779b97f4a7c15), w;
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8) {
+            h = (h ^ load8(p + i)) * UINT64_C(0xff51afd7ed558ccd);
+            h ^= h >> 32;
+        }
+        w = load8(p + n - 8);
+    } else if (n >= 4) {
+        w = (uint64_t)load4(p) << 32 | load4(p + n - 4);
+    } else if (n > 0) {
+        w = (uint64_t)(unsigned char)p[0] << 16 | (uint64_t)(unsigned char)p[n / 2] << 8 | (unsigned char)p[n - 1];
+    } else {
+        w = 0;
+    }
+    h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
+    return h ^ (h >> 29);
+}
+
+static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
+    if (n > KEY_CACHE_MAX_LEN) return dec_str(c, p, n);
+    uint64_t h = key_hash(p, n);
+    key_entry *e = &key_cache[h & (KEY_CACHE_SIZE - 1)];
+    if (e->h == h && e->n == n && e->s && memcmp(PyUnicode_DATA(e->s), p, n) == 0) return Py_NewRef(e->s);
+    if (!is_ascii(p, n)) return dec_str_slow(c, p, n);
+    PyObject *s = PyUnicode_New((Py_ssize_t)n, 127);
+    if (!s) return NULL;
+    if (n) memcpy(PyUnicode_DATA(s), p, n);
+    if (PyObject_Hash(s) == -1) {
+        Py_DECREF(s);
+        return NULL;
+    }
+    Py_XSETREF(e->s, Py_NewRef(s));
+    e->h = h;
+    e->n = n;
+    return s;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scalars                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A number kept as text (SDX_RAW: JSON beyond 64 bits, UBJSON's H): an
+ * int when it is an integer, else a float (JSON) or a Decimal (UBJSON). */
+static PyObject *dec_raw(dec_ctx *c, const char *p, size_t n) {
+    int integer = 1;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '.' || p[i] == 'e' || p[i] == 'E') integer = 0;
+    PyObject *text = PyUnicode_FromStringAndSize(p, (Py_ssize_t)n);
+    if (!text) return NULL;
+    PyObject *v;
+    if (integer) v = PyLong_FromUnicodeObject(text, 10);
+    else if (c->fmt == SDX_FORMAT_JSON) v = PyFloat_FromString(text);
+    else v = PyObject_CallOneArg(sp.Decimal, text);
+    Py_DECREF(text);
+    if (!v && PyErr_ExceptionMatches(PyExc_ValueError)) {
+        PyErr_Clear();
+        sp_decode_error_msg(c->fmt, SDX_ERR_LIMIT, sdx_source_offset(c->src),
+                            "the number of %zu digits is beyond Python's int limit (sys.set_int_max_str_digits)",
+                            n);
+    }
+    return v;
+}
+
+static PyObject *dec_scalar(dec_ctx *c, const sdx_event *ev) {
+    switch ((sdx_kind)ev->kind) {
+    case SDX_NULL: Py_RETURN_NONE;
+    case SDX_BOOL:
+        if (ev->v.b) Py_RETURN_TRUE;
+        Py_RETURN_FALSE;
+    case SDX_INT: return PyLong_FromLongLong(ev->v.i);
+    case SDX_UINT: return PyLong_FromUnsignedLongLong(ev->v.u);
+    case SDX_NINT: { /* -1 - n */
+        PyObject *n = PyLong_FromUnsignedLongLong(ev->v.u);
+        if (!n) return NULL;
+        PyObject *v = PyNumber_Invert(n);
+        Py_DECREF(n);
+        return v;
+    }
+    case SDX_DOUBLE: return PyFloat_FromDouble(ev->v.d);
+    case SDX_STR:
+    case SDX_KEY: return dec_str(c, ev->v.str.ptr, ev->v.str.len);
+    case SDX_BIN: return PyBytes_FromStringAndSize(ev->v.str.ptr, (Py_ssize_t)ev->v.str.len);
+    case SDX_RAW: return dec_raw(c, ev->v.str.ptr, ev->v.str.len);
+    default: break;
+    }
+    return sp_decode_error_msg(c->fmt, SDX_ERR_SYNTAX, sdx_source_offset(c->src), "unexpected event %d",
+                               (int)ev->kind);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tagged values                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
+    z += 719468;
+    const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    const unsigned doe = (unsigned)(z - era * 146097);
+    const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    const unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = (int64_t)yoe + era * 400 + (*m <= 2);
+}
+
+/* An aware UTC datetime for `sec` seconds and `usec` microseconds since
+ * the epoch; NULL without an exception when out of datetime's range. */
+static PyObject *datetime_utc(int64_t sec, int64_t usec) {
+    /* datetime's range: 0001-01-01 to 9999-12-31 */
+    if (sec < INT64_C(-62135596800) || sec > INT64_C(253402300799)) return NULL;
+    int64_t days = sec / 86400, rem = sec % 86400;
+    if (rem < 0) {
+        rem += 86400;
+        days--;
+    }
+    int64_t y;
+    unsigned m, d;
+    civil_from_days(days, &y, &m, &d);
+    return PyDateTimeAPI->DateTime_FromDateAndTime((int)y, (int)m, (int)d, (int)(rem / 3600), (int)(rem / 60 % 60),
+                                                   (int)(rem % 60), (int)usec, sp.utc, PyDateTimeAPI->DateTimeType);
+}
+
+static PyObject *from_iso(PyObject *str) {
+    PyObject *v = PyObject_CallMethodOneArg((PyObject *)PyDateTimeAPI->DateTimeType, sp.s_fromisoformat, str);
+    if (!v) PyErr_Clear();
+    return v;
+}
+
+/* The value `v` (stolen) read with tag `tag` of kind `tk`, as the Python
+ * type that tag means, or a Tagged. */
+static PyObject *dec_tag(dec_ctx *c, uint8_t tk, uint64_t tag, PyObject *v) {
+    PyObject *r = NULL;
+    switch (tk) {
+    case SDX_TAG_MSGPACK_EXT:
+        if (tag == UINT64_MAX && PyBytes_Check(v)) { /* timestamp */
+            int64_t sec;
+            uint32_t ns;
+            if (sdx_msgpack_timestamp_decode(PyBytes_AS_STRING(v), (size_t)PyBytes_GET_SIZE(v), &sec, &ns) &&
+                ns % 1000 == 0)
+                r = datetime_utc(sec, ns / 1000);
+        }
+        break;
+    case SDX_TAG_CBOR:
+        switch (tag) {
+        case SDX_CBOR_TAG_SELF_DESCRIBE: return v;
+        case SDX_CBOR_TAG_DATETIME_STRING:
+            if (PyUnicode_Check(v)) r = from_iso(v);
+            break;
+        case SDX_CBOR_TAG_DATETIME_EPOCH:
+            if (PyLong_CheckExact(v)) {
+                int overflow;
+                long long s = PyLong_AsLongLongAndOverflow(v, &overflow);
+                if (!overflow) r = datetime_utc(s, 0);
+            } else if (PyFloat_CheckExact(v)) {
+                double x = PyFloat_AS_DOUBLE(v);
+                if (isfinite(x) && x > -7e10 && x < 3e11) {
+                    int64_t s, u;
+                    sp_epoch_split(x, &s, &u);
+                    r = datetime_utc(s, u);
+                }
+            }
+            break;
+        case SDX_CBOR_TAG_BIGNUM_POS:
+        case SDX_CBOR_TAG_BIGNUM_NEG:
+            if (PyBytes_Check(v)) {
+                r = PyObject_CallMethodObjArgs((PyObject *)&PyLong_Type, sp.s_from_bytes, v, sp.s_big, NULL);
+                if (r && tag == SDX_CBOR_TAG_BIGNUM_NEG) Py_SETREF(r, PyNumber_Invert(r));
+                if (!r) {
+                    Py_DECREF(v);
+                    return NULL;
+                }
+            }
+            break;
+        case SDX_CBOR_TAG_DECIMAL:
+            if (PyList_Check(v) && PyList_GET_SIZE(v) == 2 && PyLong_CheckExact(PyList_GET_ITEM(v, 0)) &&
+                PyLong_CheckExact(PyList_GET_ITEM(v, 1))) {
+                PyObject *text = PyUnicode_FromFormat("%SE%S", PyList_GET_ITEM(v, 1), PyList_GET_ITEM(v, 0));
+                if (text) {
+                    r = PyObject_CallOneArg(sp.Decimal, text);
+                    Py_DECREF(text);
+                }
+                if (!r) PyErr_Clear();
+            }
+            break;
+        case 37: /* UUID (IANA CBOR tags registry) */
+            if (PyBytes_Check(v) && PyBytes_GET_SIZE(v) == 16) goto uuid;
+            break;
+        }
+        break;
+    case SDX_TAG_BSON:
+        switch (tag & 0xff) {
+        case SDX_BSON_BINARY:
+            if ((tag >> 8) == 4 && PyBytes_Check(v) && PyBytes_GET_SIZE(v) == 16) goto uuid;
+            break;
+        case SDX_BSON_DATETIME:
+            if (PyLong_CheckExact(v)) {
+                long long ms = PyLong_AsLongLong(v);
+                if (ms == -1 && PyErr_Occurred()) PyErr_Clear();
+                else {
+                    long long s = ms / 1000, m = ms % 1000;
+                    if (m < 0) {
+                        m += 1000;
+                        s--;
+                    }
+                    r = datetime_utc(s, m * 1000);
+                }
+            }
+            break;
+        case SDX_BSON_INT32:
+        case SDX_BSON_INT64: return v;
+        case SDX_BSON_DECIMAL128:
+            if (PyBytes_Check(v) && PyBytes_GET_SIZE(v) == 16) {
+                char text[SDX_BSON_DECIMAL128_STRING_MAX + 1];
+                size_t n = sdx_bson_decimal128_to_string((const uint8_t *)PyBytes_AS_STRING(v), text);
+                PyObject *t = PyUnicode_FromStringAndSize(text, (Py_ssize_t)n);
+                if (t) {
+                    r = PyObject_CallOneArg(sp.Decimal, t);
+                    Py_DECREF(t);
+                }
+                if (!r) PyErr_Clear();
+            }
+            break;
+        }
+        break;
+    case SDX_TAG_UBJSON: return v; /* a typed container: how it was encoded */
+    case SDX_TAG_BINN:
+        if (tag == SDX_BINN_DATETIME && PyUnicode_Check(v)) r = from_iso(v);
+        else if (tag == SDX_BINN_DECIMAL && PyUnicode_Check(v)) {
+            r = PyObject_CallOneArg(sp.Decimal, v);
+            if (!r) PyErr_Clear();
+        }
+        break;
+    default: break;
+    }
+    if (r) {
+        Py_DECREF(v);
+        return r;
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(v);
+        return NULL;
+    }
+    (void)c;
+    return sp_tagged_new_u64(tk, tag, v);
+uuid: {
+    PyObject *kw = Py_BuildValue("{sO}", "bytes", v);
+    PyObject *args = PyTuple_New(0);
+    if (kw && args) r = PyObject_Call(sp.UUID, args, kw);
+    Py_XDECREF(kw);
+    Py_XDECREF(args);
+    Py_DECREF(v);
+    return r;
+}
+}
+
+/* ------------------------------------------------------------------------ */
+/* One decoder per reader                                                    */
+/* ------------------------------------------------------------------------ */
+
+#define DEC(name) json_##name
+#define DEC_RT sdx_json_reader
+#define DEC_NEXT(r, e) sdx_json_reader_next(r, e)
+#include "dec_tmpl.h"
+
+#define DEC(name) msgpack_##name
+#define DEC_RT sdx_msgpack_reader
+#define DEC_NEXT(r, e) sdx_msgpack_reader_next(r, e)
+#include "dec_tmpl.h"
+
+#define DEC(name) cbor_##name
+#define DEC_RT sdx_cbor_reader
+#define DEC_NEXT(r, e) sdx_cbor_reader_next(r, e)
+#include "dec_tmpl.h"
+
+#define DEC(name) bson_##name
+#define DEC_RT sdx_bson_reader
+#define DEC_NEXT(r, e) sdx_bson_reader_next(r, e)
+#include "dec_tmpl.h"
+
+#define DEC(name) ubjson_##name
+#define DEC_RT sdx_ubjson_reader
+#define DEC_NEXT(r, e) sdx_ubjson_reader_next(r, e)
+#include "dec_tmpl.h"
+
+#define DEC(name) binn_##name
+#define DEC_RT sdx_binn_reader
+#define DEC_NEXT(r, e) sdx_binn_reader_next(r, e)
+#include "dec_tmpl.h"
+
+/* ------------------------------------------------------------------------ */
+/* Readers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A reader of format f over memory (read == NULL) or a stream; NULL when
+ * it cannot be allocated. *src gets its source. */
+static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
+                         const sp_opts *o, int seq, sdx_source *src) {
+    uint32_t depth = o->max_depth;
+    switch (f) {
+    case SDX_FORMAT_JSON: {
+        sdx_json_read_opts ro = {SDX_JSON_READ_BIGNUM_RAW | SDX_JSON_READ_BOM, depth, NULL};
+        if (seq) ro.flags |= SDX_JSON_READ_STOP_AFTER_VALUE;
+        if (o->allow_nan) ro.flags |= SDX_JSON_READ_NAN_INF;
+        if (o->comments) ro.flags |= SDX_JSON_READ_COMMENTS;
+        if (o->trailing_commas) ro.flags |= SDX_JSON_READ_TRAILING_COMMAS;
+        sdx_json_reader *r = read ? sdx_json_reader_new_stream(read, ctx, chunk, &ro) : sdx_json_reader_new(data, len, &ro);
+        if (r) *src = sdx_json_reader_source(r);
+        return r;
+    }
+    case SDX_FORMAT_MSGPACK: {
+        sdx_msgpack_read_opts ro = {0, depth, NULL};
+        if (seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
+        if (o->utf8_replace) ro.flags |= SDX_MSGPACK_READ_NO_UTF8_CHECK;
+        sdx_msgpack_reader *r =
+            read ? sdx_msgpack_reader_new_stream(read, ctx, chunk, &ro) : sdx_msgpack_reader_new(data, len, &ro);
+        if (r) *src = sdx_msgpack_reader_source(r);
+        return r;
+    }
+    case SDX_FORMAT_CBOR: {
+        sdx_cbor_read_opts ro = {0, depth, 0, 0, NULL};
+        if (seq) ro.flags |= SDX_CBOR_READ_STOP_AFTER_VALUE;
+        if (o->utf8_replace) ro.flags |= SDX_CBOR_READ_NO_UTF8_CHECK;
+        sdx_cbor_reader *r = read ? sdx_cbor_reader_new_stream(read, ctx, chunk, &ro) : sdx_cbor_reader_new(data, len, &ro);
+        if (r) *src = sdx_cbor_reader_source(r);
+        return r;
+    }
+    case SDX_FORMAT_BSON: {
+        sdx_bson_read_opts ro = {0, depth, 0, NULL};
+        if (seq) ro.flags |= SDX_BSON_READ_SEQUENCE;
+        if (o->utf8_replace) ro.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
+        sdx_bson_reader *r = read ? sdx_bson_reader_new_stream(read, ctx, &ro) : sdx_bson_reader_new(data, len, &ro);
+        if (r) *src = sdx_bson_reader_source(r);
+        return r;
+    }
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA: {
+        sdx_ubjson_read_opts ro = {f == SDX_FORMAT_BJDATA ? SDX_UBJSON_READ_BJDATA : 0, depth, 0, NULL};
+        if (seq) ro.flags |= SDX_UBJSON_READ_STOP_AFTER_VALUE;
+        if (o->utf8_replace) ro.flags |= SDX_UBJSON_READ_NO_UTF8_CHECK;
+        sdx_ubjson_reader *r =
+            read ? sdx_ubjson_reader_new_stream(read, ctx, chunk, &ro) : sdx_ubjson_reader_new(data, len, &ro);
+        if (r) *src = sdx_ubjson_reader_source(r);
+        return r;
+    }
+    case SDX_FORMAT_BINN: {
+        sdx_binn_read_opts ro = {0, depth, NULL};
+        if (seq) ro.flags |= SDX_BINN_READ_STOP_AFTER_VALUE;
+        if (o->utf8_replace) ro.flags |= SDX_BINN_READ_NO_UTF8_CHECK;
+        sdx_binn_reader *r = read ? sdx_binn_reader_new_stream(read, ctx, chunk, &ro) : sdx_binn_reader_new(data, len, &ro);
+        if (r) *src = sdx_binn_reader_source(r);
+        return r;
+    }
+    default: return NULL;
+    }
+}
+
+static void reader_free(sp_format f, void *r) {
+    switch (f) {
+    case SDX_FORMAT_JSON: sdx_json_reader_free(r); break;
+    case SDX_FORMAT_MSGPACK: sdx_msgpack_reader_free(r); break;
+    case SDX_FORMAT_CBOR: sdx_cbor_reader_free(r); break;
+    case SDX_FORMAT_BSON: sdx_bson_reader_free(r); break;
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA: sdx_ubjson_reader_free(r); break;
+    case SDX_FORMAT_BINN: sdx_binn_reader_free(r); break;
+    default: break;
+    }
+}
+
+/* Inputs from this size on are read with the garbage collector paused:
+ * the containers a document is made of cannot form cycles, and each of
+ * them would otherwise count towards a collection that walks them all
+ * (about a tenth of the time of a large document). */
+#define GC_PAUSE_FROM 4096
+
+PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) {
+    /* an empty sequence holds no value (some readers call it an error) */
+    if (o->seq && len == 0) return PyList_New(0);
+    dec_ctx c;
+    dec_init(&c, f, o);
+    void *r = reader_open(f, data, len, NULL, NULL, 0, o, o->seq, &c.src);
+    if (!r) return PyErr_NoMemory();
+    int gc_was_on = len >= GC_PAUSE_FROM ? PyGC_Disable() : 0;
+    PyObject *v = NULL;
+    switch (f) {
+    case SDX_FORMAT_JSON: v = json_all(&c, r, o->seq); break;
+    case SDX_FORMAT_MSGPACK: v = msgpack_all(&c, r, o->seq); break;
+    case SDX_FORMAT_CBOR: v = cbor_all(&c, r, o->seq); break;
+    case SDX_FORMAT_BSON: v = bson_all(&c, r, o->seq); break;
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA: v = ubjson_all(&c, r, o->seq); break;
+    case SDX_FORMAT_BINN: v = binn_all(&c, r, o->seq); break;
+    default: break;
+    }
+    if (gc_was_on) PyGC_Enable();
+    reader_free(f, r);
+    dec_destroy(&c);
+    return v;
+}
+
+/* ------------------------------------------------------------------------ */
+/* iter_load                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fp;
+    PyObject *pending;      /* bytes read but not yet handed to the reader */
+    Py_ssize_t pending_pos;
+    sp_format fmt;          /* SDX_FORMAT_UNKNOWN until detected */
+    sp_opts opts;
+    size_t chunk;
+    void *reader;
+    int done;
+    int busy;               /* inside __next__ (read() may run any code) */
+    uint64_t total;         /* bytes read from fp */
+    dec_ctx c;
+} sp_iter;
+
+/* The reader's read function: what is pending, else fp.read(cap). A str
+ * (a file opened in text mode) is taken as its UTF-8. A Python exception
+ * is kept for the iterator to raise, and the reader sees an I/O error. */
+static size_t iter_read(void *ctx, void *buf, size_t cap) {
+    sp_iter *it = ctx;
+    while (!it->pending || it->pending_pos >= PyBytes_GET_SIZE(it->pending)) {
+        Py_CLEAR(it->pending);
+        it->pending_pos = 0;
+        PyObject *b = PyObject_CallMethod(it->fp, "read", "n", (Py_ssize_t)cap);
+        if (b && PyUnicode_Check(b)) Py_SETREF(b, PyUnicode_AsUTF8String(b));
+        if (b && !PyBytes_Check(b)) {
+            PyObject *copy = PyBytes_FromObject(b);
+            Py_SETREF(b, copy);
+        }
+        if (!b) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            if (tb) PyException_SetTraceback(value, tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            Py_XSETREF(it->c.pending_exc, value);
+            return (size_t)-1;
+        }
+        if (PyBytes_GET_SIZE(b) == 0) {
+            Py_DECREF(b);
+            return 0;
+        }
+        it->pending = b;
+    }
+    size_t n = (size_t)(PyBytes_GET_SIZE(it->pending) - it->pending_pos);
+    if (n > cap) n = cap;
+    memcpy(buf, PyBytes_AS_STRING(it->pending) + it->pending_pos, n);
+    it->pending_pos += (Py_ssize_t)n;
+    it->total += n;
+    return n;
+}
+
+/* Detection over a stream: read up to SDX_DETECT_PEEK bytes (kept pending
+ * for the reader) and detect the format from them. */
+static int iter_detect(sp_iter *it) {
+    PyObject *parts = PyList_New(0);
+    if (!parts) return -1;
+    Py_ssize_t total = 0;
+    int at_end = 0;
+    char tmp[4096];
+    while (total < SDX_DETECT_PEEK) {
+        size_t n = iter_read(it, tmp, sizeof tmp);
+        if (n == (size_t)-1) {
+            Py_DECREF(parts);
+            dec_reader_fail(&it->c);
+            return -1;
+        }
+        if (n == 0) {
+            at_end = 1;
+            break;
+        }
+        PyObject *b = PyBytes_FromStringAndSize(tmp, (Py_ssize_t)n);
+        if (!b || PyList_Append(parts, b) < 0) {
+            Py_XDECREF(b);
+            Py_DECREF(parts);
+            return -1;
+        }
+        Py_DECREF(b);
+        total += (Py_ssize_t)n;
+    }
+    PyObject *empty = PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *peek = empty ? PyObject_CallMethod(empty, "join", "O", parts) : NULL;
+    Py_XDECREF(empty);
+    Py_DECREF(parts);
+    if (!peek) return -1;
+    /* what iter_read still holds goes after the look-ahead */
+    if (it->pending && it->pending_pos < PyBytes_GET_SIZE(it->pending)) {
+        PyObject *rest = PyBytes_FromStringAndSize(PyBytes_AS_STRING(it->pending) + it->pending_pos,
+                                                   PyBytes_GET_SIZE(it->pending) - it->pending_pos);
+        if (!rest) {
+            Py_DECREF(peek);
+            return -1;
+        }
+        PyBytes_ConcatAndDel(&peek, rest);
+        if (!peek) return -1;
+    }
+    Py_XSETREF(it->pending, peek);
+    it->pending_pos = 0;
+    uint32_t flags = SDX_DETECT_SEQUENCE | (it->opts.utf8_replace ? SDX_DETECT_NO_UTF8_CHECK : 0);
+    sdx_format f;
+    if (sdx_detect_format(PyBytes_AS_STRING(peek), (size_t)PyBytes_GET_SIZE(peek),
+                          at_end ? (uint64_t)PyBytes_GET_SIZE(peek) : UINT64_MAX, flags, &f, NULL) != SDX_OK) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    it->fmt = f;
+    it->c.fmt = f;
+    return 0;
+}
+
+PyObject *sp_iter_new(PyObject *fp, sp_format f, Py_ssize_t chunk, const sp_opts *o) {
+    if (!PyObject_HasAttrString(fp, "read")) {
+        PyErr_SetString(PyExc_TypeError, "iter_load needs a file object with a read() method");
+        return NULL;
+    }
+    sp_iter *it = PyObject_GC_New(sp_iter, &sp_iter_type);
+    if (!it) return NULL;
+    it->fp = Py_NewRef(fp);
+    it->pending = NULL;
+    it->pending_pos = 0;
+    it->fmt = f;
+    it->opts = *o;
+    it->opts.default_fn = NULL;
+    it->chunk = (size_t)chunk;
+    it->reader = NULL;
+    it->done = 0;
+    it->busy = 0;
+    it->total = 0;
+    dec_init(&it->c, f, o);
+    PyObject_GC_Track(it);
+    return (PyObject *)it;
+}
+
+static PyObject *iter_next_locked(sp_iter *it);
+
+/* __next__: not re-entered from the file's read(), which would run the
+ * reader inside its own call. */
+static PyObject *iter_next(sp_iter *it) {
+    if (it->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "iter_load: next() called from the file's read()");
+        return NULL;
+    }
+    it->busy = 1;
+    PyObject *v = iter_next_locked(it);
+    it->busy = 0;
+    return v;
+}
+
+static PyObject *iter_next_locked(sp_iter *it) {
+    if (it->done) return NULL;
+    if (!it->reader) {
+        if (it->fmt == SDX_FORMAT_UNKNOWN && iter_detect(it) < 0) {
+            it->done = 1;
+            return NULL;
+        }
+        it->reader = reader_open(it->fmt, NULL, 0, iter_read, it, it->chunk, &it->opts, 1, &it->c.src);
+        if (!it->reader) {
+            it->done = 1;
+            return PyErr_NoMemory();
+        }
+    }
+    PyObject *v = NULL;
+    dec_ctx *c = &it->c;
+    void *r = it->reader;
+    switch (it->fmt) {
+    case SDX_FORMAT_JSON: v = json_next_value(c, r); break;
+    case SDX_FORMAT_MSGPACK: v = msgpack_next_value(c, r); break;
+    case SDX_FORMAT_CBOR: v = cbor_next_value(c, r); break;
+    case SDX_FORMAT_BSON: v = bson_next_value(c, r); break;
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA: v = ubjson_next_value(c, r); break;
+    case SDX_FORMAT_BINN: v = binn_next_value(c, r); break;
+    default: break;
+    }
+    if (!v && it->total == 0 && !it->c.pending_exc && PyErr_ExceptionMatches(sp.DecodeError)) {
+        /* an empty file is an empty sequence (some readers call it an error) */
+        PyErr_Clear();
+    }
+    if (!v) {
+        /* the end, or an error (sticky in the reader): no more values */
+        it->done = 1;
+        reader_free(it->fmt, it->reader);
+        it->reader = NULL;
+        Py_CLEAR(it->pending);
+    }
+    return v;
+}
+
+static int iter_traverse(sp_iter *it, visitproc visit, void *arg) {
+    Py_VISIT(it->fp);
+    Py_VISIT(it->c.pending_exc);
+    return 0;
+}
+
+static int iter_clear(sp_iter *it) {
+    Py_CLEAR(it->fp);
+    Py_CLEAR(it->c.pending_exc);
+    return 0;
+}
+
+static void iter_dealloc(sp_iter *it) {
+    PyObject_GC_UnTrack(it);
+    if (it->reader) reader_free(it->fmt, it->reader);
+    dec_destroy(&it->c);
+    Py_CLEAR(it->pending);
+    iter_clear(it);
+    PyObject_GC_Del(it);
+}
+
+PyTypeObject sp_iter_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sdx._sdx.iter_load",
+    .tp_basicsize = sizeof(sp_iter),
+    .tp_dealloc = (destructor)iter_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The values of a sequence read from a file, one at a time.",
+    .tp_traverse = (traverseproc)iter_traverse,
+    .tp_clear = (inquiry)iter_clear,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)iter_next,
+};
+
+int sp_decode_init(void) {
+    PyDateTime_IMPORT;
+    return PyDateTimeAPI ? 0 : -1;
+}
