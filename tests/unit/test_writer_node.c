@@ -5,7 +5,7 @@
  * kind (valid and invalid for each format), float32/float16 doubles,
  * integers below INT64_MIN, raw numbers, binary data, keys that are not
  * strings and containers of every size, for the root and for nodes inside
- * it, with each writer's option flags. After an error only the bytes
+ * it, with each writer's option flags. After a JSON error only the bytes
  * before the refused value are compared (see same_bytes).
  */
 #include <stdio.h>
@@ -55,15 +55,16 @@ static const target targets[] = {
  * error, too: both make the same calls in the same order). */
 static long compared, failed_writes;
 
-/* The direct walk's output b against the event path's a: the same bytes;
- * after an error (err), one a prefix of the other. The JSON writer's own
- * walk, handing a refused string back to the writer's calls, has grown the
- * buffer by then, so the refused value's first bytes (its comma, the part
- * of a long string before a piece that needed room) may have been kept in
- * one buffer and not in the other; the bytes before it are the same. */
-static int same_bytes(const sdx_buf *b, const sdx_buf *a, sdx_err err) {
+/* The direct walk's output b against the event path's a: the same bytes,
+ * also after an error, except for JSON (`json`): after an error there one
+ * is a prefix of the other. The JSON writer's own walk, handing a refused
+ * string back to the writer's calls, has grown the buffer by then, so the
+ * refused value's first bytes (its comma, the part of a long string before
+ * a piece that needed room) may have been kept in one buffer and not in
+ * the other; the bytes before it are the same (json.h says so). */
+static int same_bytes(const sdx_buf *b, const sdx_buf *a, sdx_err err, int json) {
     size_t bn = sdx_buf_len(b), an = sdx_buf_len(a);
-    if (err) {
+    if (err && json) {
         size_t m = bn < an ? bn : an;
         return CHECK_MEM(sdx_buf_data(b), m, sdx_buf_data(a), m);
     }
@@ -80,7 +81,7 @@ static void same_output(sdx_node n, const char *what) {
             sdx_buf_init(&b, NULL);
             sdx_err ea = targets[t].write(n, flags, VIA_EMIT, &a);
             sdx_err eb = targets[t].write(n, flags, VIA_NODE, &b);
-            if (!CHECK_EQ_U64(ea, eb) || !same_bytes(&b, &a, ea))
+            if (!CHECK_EQ_U64(ea, eb) || !same_bytes(&b, &a, ea, targets[t].write == write_json))
                 fprintf(stderr, "  %s, flags %#x, %s\n", targets[t].name, (unsigned)flags, what);
             compared++;
             if (ea) failed_writes++;
@@ -214,7 +215,7 @@ static void json_walk_case(sdx_node n, const char *what) {
                 err[via] = sdx_json_writer_finish(&w);
             }
             if (!CHECK_EQ_U64(err[VIA_NODE], err[VIA_EMIT]) ||
-                !same_bytes(&out[VIA_NODE], &out[VIA_EMIT], err[VIA_EMIT]))
+                !same_bytes(&out[VIA_NODE], &out[VIA_EMIT], err[VIA_EMIT], 1))
                 fprintf(stderr, "  json, flags %#x, context %d, %s\n", (unsigned)flag_sets[f], ctx, what);
             compared++;
             sdx_buf_destroy(&out[0]);
