@@ -13,7 +13,8 @@ import stats  # noqa: E402
 
 FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
 TESTS = ["write", "tree", "incremental", "serialize"]
-BOUND_NAMES = {"memcpy": "memcpy of the output", "utf8-validate": "UTF-8 validation of the input"}
+BOUND_NAMES = {"memcpy": "memcpy of the output", "unchecked": "a writer without checks",
+               "utf8-validate": "UTF-8 validation of the input"}
 FORMAT_COLORS = {"json": "#4e79a7", "msgpack": "#f28e2b", "cbor": "#59a14f", "bson": "#b07aa1",
                  "ubjson": "#76b7b2", "binn": "#edc948"}
 HISTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "history.json")
@@ -87,10 +88,11 @@ def rows_for(doc, dataset, test):
 
 
 def bound_of(doc, r):
-    """The bound row measured in the same cell as r, if it ran."""
+    """The bound row measured in the same cell as r, if it ran: memcpy or
+    UTF-8 validation (the writer without checks has its own row only)."""
     for b in doc["results"]:
         if (b["dataset"], b["format"], b["test"]) == (r["dataset"], r["format"], r["test"]) and is_bound(b) \
-                and b["status"] == "ok":
+                and b["library"] != "unchecked" and b["status"] == "ok":
             return b
     return None
 
@@ -452,9 +454,11 @@ def markdown(doc, chart_names, history_charts):
            "encoding in that format divided by the median, so every library of a format is measured against "
            "the same bytes. `time − hash` subtracts the hashing the test does (the output bytes for Write and "
            "Serialize, the reference tree for Tree and Incremental). The rows in italics are bounds measured "
-           "in the same rounds: memcpy of the output (Write), UTF-8 validation of the input with sdx's "
+           "in the same rounds: memcpy of the output (Write); for MessagePack, CBOR and UBJSON also a writer "
+           "without checks, which walks the tree and stores the same bytes as sdx and nothing else (the floor "
+           "of any writer in this harness); UTF-8 validation of the input with sdx's "
            "kernel (Tree, Incremental; for binary formats the input's strings and keys); `× bound` is a "
-           "library's time − hash as a multiple of the bound's. Code size is the stripped program, and in "
+           "library's time − hash as a multiple of the memcpy or UTF-8 bound's. Code size is the stripped program, and in "
            "brackets what it adds to the empty harness. Every row marked ok was verified by hash before it "
            "was timed; \"maps without order\" marks a library whose maps lose the document's key order, "
            "checked with the order-independent map hash (SPEC.md). Methodology: [bench/README.md](../README.md).",
