@@ -117,6 +117,8 @@ struct State<'a> {
     result: u64,
     failure: Option<String>,
     kept: Vec<u8>,
+    /// Incremental with ordered maps: the reference tree's events.
+    events: Option<hash::Tape>,
 }
 
 impl State<'_> {
@@ -170,7 +172,13 @@ fn run_test(s: &mut State) {
 
 /// The hashing the test does, alone.
 fn run_hash_only(s: &mut State) {
-    s.result = if s.writes_bytes() { hash::of_bytes(&s.kept) } else { tree_hash(s.tree, s.adapter.unordered) };
+    s.result = if s.writes_bytes() {
+        hash::of_bytes(&s.kept)
+    } else if let Some(t) = &s.events {
+        t.hash()
+    } else {
+        tree_hash(s.tree, s.adapter.unordered)
+    };
 }
 
 /// The clock: the thread's CPU time, or the monotonic wall clock.
@@ -447,7 +455,24 @@ pub fn run(adapter: &Adapter) -> i32 {
     tree::adapt(adapter.format, &mut tree);
     let th = tree_hash(&tree, adapter.unordered);
 
-    let mut s = State { adapter, tree: &tree, input: None, doc: None, result: 0, failure: None, kept: Vec::new() };
+    let mut s = State {
+        adapter,
+        tree: &tree,
+        input: None,
+        doc: None,
+        result: 0,
+        failure: None,
+        kept: Vec::new(),
+        events: None,
+    };
+    if adapter.test == "incremental" && !adapter.unordered {
+        let mut t = hash::Tape::new();
+        tree.tape_into(&mut t);
+        if t.hash() != th {
+            return fail(adapter, dataset, "the event tape's hash is not the tree's");
+        }
+        s.events = Some(t);
+    }
     if !is_write {
         match read_input(input_path.as_deref().unwrap()) {
             Ok(inp) => s.input = Some(inp),

@@ -169,3 +169,62 @@ pub fn of_bytes(p: &[u8]) -> u64 {
     s.bytes(p);
     s.finish()
 }
+
+/// Incremental: the reference tree's events in document order as a tape
+/// (SPEC.md, "The hashing alone"; harness/main.c builds the same bytes):
+/// per event its tag byte, then 8 bytes (little-endian) for an integer or a
+/// double, or a 4-byte length and the bytes for a string or key. Hashing it
+/// front to back is the hash-only baseline of an Incremental test.
+pub struct Tape(pub Vec<u8>);
+
+impl Tape {
+    pub fn new() -> Tape {
+        Tape(Vec::new())
+    }
+
+    pub fn tag(&mut self, t: u64) {
+        self.0.push(t as u8);
+    }
+
+    pub fn word(&mut self, t: u64, w: u64) {
+        self.0.push(t as u8);
+        self.0.extend_from_slice(&w.to_le_bytes());
+    }
+
+    pub fn text(&mut self, t: u64, s: &[u8]) {
+        self.0.push(t as u8);
+        self.0.extend_from_slice(&u32::try_from(s.len()).expect("a string below 4 GiB").to_le_bytes());
+        self.0.extend_from_slice(s);
+    }
+
+    /// The hash of the events, as an event stream would give it.
+    pub fn hash(&self) -> u64 {
+        let mut h = Sbh::new();
+        let b = &self.0[..];
+        let mut i = 0;
+        while i < b.len() {
+            let t = b[i] as u64;
+            i += 1;
+            h.word(t);
+            match t {
+                tag::UINT | tag::NEGINT | tag::DOUBLE => {
+                    h.word(load_le(&b[i..]));
+                    i += 8;
+                }
+                tag::STR | tag::KEY => {
+                    let n = u32::from_le_bytes(b[i..i + 4].try_into().unwrap()) as usize;
+                    h.bytes(&b[i + 4..i + 4 + n]);
+                    i += 4 + n;
+                }
+                _ => {}
+            }
+        }
+        h.finish()
+    }
+}
+
+impl Default for Tape {
+    fn default() -> Self {
+        Tape::new()
+    }
+}

@@ -58,6 +58,35 @@ impl Node {
         }
     }
 
+    /// Append this value's events to an Incremental test's tape
+    /// ([`crate::hash::Tape`]), in the order of [`Node::hash_into`].
+    pub fn tape_into(&self, t: &mut crate::hash::Tape) {
+        use crate::hash::tag;
+        match self {
+            Node::Null => t.tag(tag::NULL),
+            Node::Bool(b) => t.tag(if *b { tag::TRUE } else { tag::FALSE }),
+            Node::Int(i) => t.word(if *i < 0 { tag::NEGINT } else { tag::UINT }, *i as u64),
+            Node::Uint(u) => t.word(tag::UINT, *u),
+            Node::Double(d) => t.word(tag::DOUBLE, d.to_bits()),
+            Node::Str(s) => t.text(tag::STR, s.as_bytes()),
+            Node::Array(a) => {
+                t.tag(tag::ARRAY);
+                for v in a {
+                    v.tape_into(t);
+                }
+                t.tag(tag::END);
+            }
+            Node::Map(m) => {
+                t.tag(tag::MAP);
+                for (k, v) in m {
+                    t.text(tag::KEY, k.as_bytes());
+                    v.tape_into(t);
+                }
+                t.tag(tag::END);
+            }
+        }
+    }
+
     /// The same with every map hashed without order (bt_hash_unordered):
     /// the reference of adapters whose maps lose the document's key order.
     pub fn hash_into_unordered(&self, h: &mut Sbh) {

@@ -367,3 +367,22 @@ fn corpus_hashes() {
         assert_eq!(tree_hash(&spec, format), want, "{format} {file}");
     }
 }
+
+#[test]
+fn event_tape_hashes_like_the_tree() {
+    // The Incremental baseline (SPEC.md, "The hashing alone"): the tape of a
+    // tree's events gives the tree's hash, on every kind of value.
+    for (size, variant) in [(2, Variant::Standard), (3, Variant::Extended)] {
+        let t = gen::gen_tree(size, 1, variant).unwrap();
+        let mut tape = hash::Tape::new();
+        t.tape_into(&mut tape);
+        assert_eq!(tape.hash(), t.hash(), "gen:{size}");
+    }
+    let t = tree::from_json_slice(
+        br#"{"":[],"k":[0,-1,1.5,"",{"x":null}],"z":[true,false,"a long string of more than thirty-two bytes"]}"#,
+    )
+    .unwrap();
+    let mut tape = hash::Tape::new();
+    t.tape_into(&mut tape);
+    assert_eq!(tape.hash(), t.hash());
+}
