@@ -78,6 +78,7 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
     const int check_utf8 = !(flags & SDX_CBOR_READ_NO_UTF8_CHECK);
     const uint8_t *p = start;
     const size_t bound = (size_t)(end - p) + 1;
+    const uint8_t *const begin = p;
     size_t n = 0; /* slots filled */
     uint32_t depth = 0;
     frame *top = NULL;
@@ -95,7 +96,8 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap == n) && !sdx_doc_grow_vals(doc, n, 1, bound))
+        if (SDX_UNLIKELY(doc->vals_cap == n) && !sdx_doc_grow_vals(doc, n, 1, (size_t)(p - begin),
+                                                               (size_t)(end - p), bound))
             return DIRECT_NOMEM;
         sdx_val *v = &doc->vals[n];
         size_t avail = (size_t)(end - p);
@@ -203,8 +205,9 @@ static sdx_doc *direct_parse(const char *data, size_t len, const sdx_cbor_read_o
         memcpy(copy, in, len);
         in = copy;
     }
-    /* A first guess at the slots; the array doubles when it is short. */
-    if (!sdx_doc_grow_vals(ps.doc, 0, len / 8 + 16, len + 1)) goto out;
+    /* A first guess at the slots; when it is short, the array grows by an
+     * estimate from the rate so far. */
+    if (!sdx_doc_grow_vals(ps.doc, 0, len / 8 + 16, 0, len, len + 1)) goto out;
     st = direct_values(&ps, in, in + len, opts->flags, max_depth);
 out:
     if (ps.frames != ps.inline_frames) ps.alloc.free(ps.alloc.ctx, ps.frames);

@@ -34,20 +34,31 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc) {
     return doc;
 }
 
-int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t bound) {
-    size_t cap = doc->vals_cap ? doc->vals_cap * 2 : 64;
-    if (cap > bound) cap = bound;
-    if (cap < used + need) cap = used + need;
-    if (cap > SIZE_MAX / sizeof(sdx_val)) return 0;
+int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,
+                      size_t bound) {
+    const size_t cap = doc->vals_cap;
+    /* the slots so far and, for the rest of the input, the slots per byte
+     * so far with a quarter more, but at least an eighth more than now:
+     * an estimate rather than doubling, so that the array ends up about
+     * the size the document needs (its peak is what a parse costs in
+     * memory), and still grows geometrically */
+    const double est = (double)(used + need) +
+                       1.25 * (double)used * ((double)left / ((double)read + 1)) + 64;
+    size_t want = cap + cap / 8 + 64;
+    if (est >= (double)bound) want = bound;
+    else if ((size_t)est > want) want = (size_t)est;
+    if (want > bound) want = bound;
+    if (want < used + need) want = used + need;
+    if (want > SIZE_MAX / sizeof(sdx_val)) return 0;
     sdx_val *v;
     if (doc->vals)
-        v = doc->alloc.realloc(doc->alloc.ctx, doc->vals, doc->vals_cap * sizeof(sdx_val),
-                               cap * sizeof(sdx_val));
+        v = doc->alloc.realloc(doc->alloc.ctx, doc->vals, cap * sizeof(sdx_val),
+                               want * sizeof(sdx_val));
     else
-        v = doc->alloc.malloc(doc->alloc.ctx, cap * sizeof(sdx_val));
+        v = doc->alloc.malloc(doc->alloc.ctx, want * sizeof(sdx_val));
     if (!v) return 0;
     doc->vals = v;
-    doc->vals_cap = cap;
+    doc->vals_cap = want;
     return 1;
 }
 

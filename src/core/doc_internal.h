@@ -59,10 +59,15 @@ sdx_doc *sdx_doc_builder_finish_parse(sdx_doc_builder *b, sdx_error *e, size_t c
 sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err);
 
 /* Parsers that fill the value array directly: room for at least `need`
- * more slots after `used`, the array doubling (from 64) but not beyond
- * `bound` (what the input can need at most), with the document's
- * allocator. Returns 0 when the allocation fails (the array is kept). */
-int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t bound);
+ * more slots after `used`, when `read` bytes of the input have given those
+ * slots and `left` bytes are still to come. The array grows to the slots
+ * so far plus, for what is left, the rate so far with a quarter more (at
+ * least an eighth more than it has), but not beyond `bound` (what the
+ * input can need at most), with the document's allocator. The first call
+ * (used 0) allocates `need` slots and 64 more. Returns 0 when the
+ * allocation fails (the array is kept). */
+int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,
+                      size_t bound);
 
 /* Copy `len` (> 0) bytes into the document's string storage: chunks that
  * grow geometrically (a large string gets a block of its own). Returns the

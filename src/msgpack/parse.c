@@ -88,6 +88,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
     const int check_utf8 = !(flags & SDX_MSGPACK_READ_NO_UTF8_CHECK);
     /* the most slots the input can need */
     const size_t bound = (size_t)(end - p) + 2;
+    const uint8_t *const begin = p;
     size_t n = 0; /* slots filled */
     uint32_t depth = 0;
     frame *top = NULL;
@@ -105,7 +106,8 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, bound))
+        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, (size_t)(p - begin),
+                                                                  (size_t)(end - p), bound))
             return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
         sdx_val *v = &doc->vals[n];
         size_t avail = (size_t)(end - p);
@@ -259,10 +261,10 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
         }
     }
     if (ok) {
-        /* A first guess at the slots (as many bytes as the input); the
-         * array doubles when the guess is short. */
+        /* A first guess at the slots (as many bytes as the input); when it
+         * is short, the array grows by an estimate from the rate so far. */
         size_t guess = len / 16 + 16;
-        if (!sdx_doc_grow_vals(ps.doc, 0, guess, len + 2))
+        if (!sdx_doc_grow_vals(ps.doc, 0, guess, 0, len, len + 2))
             ok = fail(&ps, SDX_ERR_NOMEM, "out of memory", in);
     }
     if (ok) ok = parse_values(&ps, in, in + len, opts->flags, max_depth, inline_frames);
