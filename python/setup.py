@@ -45,7 +45,9 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-cflags = ["-std=c11", "-O3", "-fvisibility=hidden", "-Wall", "-Wno-missing-field-initializers"]
+# SDX_HIDE_API: the library's functions stay inside the extension (called
+# directly, not through the PLT); only PyInit__sdx is exported.
+cflags = ["-std=c11", "-O3", "-fvisibility=hidden", "-DSDX_HIDE_API", "-Wall", "-Wno-missing-field-initializers"]
 cflags += shlex.split(os.environ.get("SDX_CFLAGS", ""))
 ldflags = shlex.split(os.environ.get("SDX_LDFLAGS", ""))
 src = os.path.join("src")

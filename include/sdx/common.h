@@ -34,8 +34,14 @@ extern "C" {
 #define SDX_VERSION_NUMBER (SDX_VERSION_MAJOR * 10000 + SDX_VERSION_MINOR * 100 + SDX_VERSION_PATCH)
 
 /* Public functions are exported from the shared library; everything else is
- * hidden (the library is compiled with -fvisibility=hidden). */
-#if defined(_WIN32) && defined(SDX_BUILDING_SHARED)
+ * hidden (the library is compiled with -fvisibility=hidden). Define
+ * SDX_HIDE_API when the library's sources are compiled into another
+ * shared object that should not export them (the Python extension, with
+ * -fvisibility=hidden): its calls into sdx are then direct calls, not
+ * calls through the PLT. */
+#if defined(SDX_HIDE_API)
+#define SDX_API
+#elif defined(_WIN32) && defined(SDX_BUILDING_SHARED)
 #define SDX_API __declspec(dllexport)
 #elif defined(__GNUC__)
 #define SDX_API __attribute__((visibility("default")))
