@@ -83,6 +83,25 @@ TEST(guesses_and_utf8) {
     CHECK(!g);
 }
 
+/* Every byte value at every position of a text that is read eight bytes
+ * at a time and then one by one: a control byte other than tab, newline
+ * and carriage return (or DEL) means the text is not JSON. The input is
+ * 't' and 20 bytes, which CBOR reads as a text string of 20 bytes (and
+ * JSON as a bad literal): CBOR when the byte rules JSON out. */
+TEST(control_bytes) {
+    char text[21];
+    for (int b = 0; b < 256; b++) {
+        const bool allowed = b >= 0x80 || (b >= 0x20 && b != 0x7f) || b == '\t' || b == '\n' || b == '\r';
+        for (size_t at = 1; at < sizeof text; at++) {
+            memset(text, 'a', sizeof text);
+            text[0] = 't';
+            text[at] = (char)b;
+            const sdx_format want = allowed ? SDX_FORMAT_JSON : SDX_FORMAT_CBOR;
+            CHECK_EQ_INT(detect(text, sizeof text, sizeof text, 0, NULL), want);
+        }
+    }
+}
+
 TEST(arguments) {
     sdx_format f = SDX_FORMAT_JSON;
     CHECK_EQ_INT(sdx_detect_format("x", 1, 1, 0, NULL, NULL), SDX_ERR_INVALID_ARG);
@@ -100,6 +119,7 @@ int main(int argc, char **argv) {
                                   {"bson_lengths", bson_lengths},
                                   {"look_ahead", look_ahead},
                                   {"guesses_and_utf8", guesses_and_utf8},
+                                  {"control_bytes", control_bytes},
                                   {"arguments", arguments},
                                   {0, 0}});
 }
