@@ -103,11 +103,10 @@
 #include "core/platform.h"
 #include "num/pow10_table.h"
 
-/* SSE2 digit conversion on x86-64 (SSE2 is part of its baseline; the code
- * moves 64-bit words between SSE and general registers). */
-#if defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(SDX_DTOA_PORTABLE)
+/* SSE2 digit conversion on x86-64, shared with itoa.h (which decides:
+ * SSE2 is part of the baseline; SDX_DTOA_PORTABLE turns it off). */
+#ifdef SDX_ITOA_SSE2
 #define DTOA_SSE2 1
-#include <emmintrin.h>
 #endif
 
 #if defined(SDX_HAVE_U128) && !defined(SDX_DTOA_PORTABLE)
@@ -350,34 +349,16 @@ static inline char *put_exponent(char *p, int x) {
  *   floor(x / 10^4) = (x * 3518437209) >> 45  for x < 10^8
  *   floor(x / 100)  = (x * 5243) >> 19        for x < 10^4
  *   floor(x / 10)   = (x * 6554) >> 16        for x < 100
- * SSE2 does it in one register (64-bit lanes, then 32, 16 and 8); elsewhere
- * the same steps run on two 64-bit words (sdx_itoa_digits8 of itoa.h, with
- * its own reciprocals). */
+ * SSE2 does it in one register (64-bit lanes, then 32, 16 and 8:
+ * sdx_itoa_digits16 of itoa.h); elsewhere the same steps run on two 64-bit
+ * words (sdx_itoa_digits8 of itoa.h, with its own reciprocals). */
 #ifdef DTOA_SSE2
 
 typedef __m128i dig16;
 
 static SDX_ALWAYS_INLINE dig16 digits16(uint64_t rest, int *nsig) {
     uint64_t hi = rest / 100000000u, lo = rest - hi * 100000000u;
-    __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
-    /* 64-bit lanes: [hi, lo] -> 32-bit lanes [hi / 10^4, hi % 10^4, ...] */
-    __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)3518437209u)), 45);
-    __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
-    x = _mm_or_si128(q, _mm_slli_epi64(r, 32));
-    /* 32-bit lanes -> 16-bit lanes: x / 100, x % 100 (the multipliers are
-     * hidden from the compiler, which would otherwise turn each pmullw into
-     * five shifts and adds) */
-    __m128i m100 = _mm_set1_epi16(100), m10 = _mm_set1_epi16(10);
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+x"(m100), "+x"(m10));
-#endif
-    q = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);
-    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m100));
-    x = _mm_or_si128(q, _mm_slli_epi32(r, 16));
-    /* 16-bit lanes -> bytes: x / 10, x % 10 */
-    q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));
-    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m10));
-    x = _mm_or_si128(q, _mm_slli_epi16(r, 8));
+    __m128i x = sdx_itoa_digits16(hi, lo); /* itoa.h */
     /* digits up to the last nonzero one: the bit length of the mask of
      * nonzero bytes */
     unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));

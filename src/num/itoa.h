@@ -14,6 +14,14 @@
  * 10^8, which compilers turn into multiplications; there is no division
  * instruction on the path. Inline, because it sits on the hot path of every
  * writer.
+ *
+ * On x86-64 the same splits run in one SSE2 register instead, 16 digits at
+ * once (sdx_itoa_digits16), as dtoa.c has done for its digits: the
+ * multiplications then go to the vector units: values of 5 to 19 digits
+ * take 2.8-4.6 ns instead of 3.6-8.3, of random lengths 3.0 instead of 4.5
+ * (bench/micro/itoa_bench.c). The length of a value of 5 to 8 digits comes from
+ * comparisons of the value, not from its digits, so that where the next
+ * value goes does not wait for this one's digits.
  */
 #ifndef SDX_ITOA_H
 #define SDX_ITOA_H
@@ -22,6 +30,14 @@
 #include <string.h>
 
 #include "core/platform.h"
+
+/* SSE2 digit conversion on x86-64 (part of its baseline; the code moves
+ * 64-bit words between SSE and general registers). SDX_DTOA_PORTABLE (for
+ * testing) keeps the portable code here as in dtoa.c. */
+#if defined(__SSE2__) && (defined(__x86_64__) || defined(_M_X64)) && !defined(SDX_DTOA_PORTABLE)
+#define SDX_ITOA_SSE2 1
+#include <emmintrin.h>
+#endif
 
 /* Stores at most this many bytes for any value (20 digits and a sign, plus
  * the slack of whole-word stores). */
@@ -106,6 +122,81 @@ static inline char *sdx_itoa_small(char *dst, uint32_t v) {
     return sdx_itoa_upto8(dst, v);
 }
 
+#ifdef SDX_ITOA_SSE2
+/* The 16 decimal digits of hi * 10^8 + lo (hi, lo < 10^8), with leading
+ * zeros, one digit value (0 to 9) per byte, first digit in the lowest
+ * byte: the 64-bit lanes [hi, lo] split into 32-bit lanes of four digits,
+ * those into 16-bit lanes of two, those into bytes. The divisions are
+ * multiplications by reciprocals, exact over the ranges involved (dtoa.c's
+ * tests check them exhaustively):
+ *   floor(x / 10^4) = (x * 3518437209) >> 45  for x < 10^8
+ *   floor(x / 100)  = (x * 5243) >> 19        for x < 10^4
+ *   floor(x / 10)   = (x * 6554) >> 16        for x < 100 */
+static SDX_ALWAYS_INLINE __m128i sdx_itoa_digits16(uint64_t hi, uint64_t lo) {
+    __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
+    /* 64-bit lanes: [hi, lo] -> 32-bit lanes [hi / 10^4, hi % 10^4, ...] */
+    __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)3518437209u)), 45);
+    __m128i r = _mm_sub_epi32(x, _mm_mul_epu32(q, _mm_set1_epi32(10000)));
+    x = _mm_or_si128(q, _mm_slli_epi64(r, 32));
+    /* 32-bit lanes -> 16-bit lanes: x / 100, x % 100 (the multipliers are
+     * hidden from the compiler, which would otherwise turn each pmullw into
+     * five shifts and adds) */
+    __m128i m100 = _mm_set1_epi16(100), m10 = _mm_set1_epi16(10);
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+x"(m100), "+x"(m10));
+#endif
+    q = _mm_srli_epi16(_mm_mulhi_epu16(x, _mm_set1_epi16(5243)), 3);
+    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m100));
+    x = _mm_or_si128(q, _mm_slli_epi32(r, 16));
+    /* 16-bit lanes -> bytes: x / 10, x % 10 */
+    q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));
+    r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m10));
+    return _mm_or_si128(q, _mm_slli_epi16(r, 8));
+}
+
+/* The digits of lo < 10^8 as eight ASCII bytes (with leading zeros), first
+ * digit in the lowest byte. */
+static SDX_ALWAYS_INLINE uint64_t sdx_itoa_ascii8(uint32_t lo) {
+    __m128i d = sdx_itoa_digits16(0, lo);
+    return (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)) + SDX_ASCII_ZEROS;
+}
+
+/* The number of digits of 10^4 <= v < 10^8. */
+static SDX_ALWAYS_INLINE unsigned sdx_itoa_len5to8(uint64_t v) {
+    return 5u + (v >= 100000u) + (v >= 1000000u) + (v >= 10000000u);
+}
+
+/* Decimal digits of v at dst, no terminator; returns the end. Writes at most
+ * 20 digits but may store up to SDX_ITOA_RESERVE bytes. */
+static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
+    if (v < 10000u) return sdx_itoa_upto4(dst, (uint32_t)v);
+    if (v < 100000000u) {
+        const unsigned len = sdx_itoa_len5to8(v);
+        sdx_store64le(dst, sdx_itoa_ascii8((uint32_t)v) >> (8 * (8 - len)));
+        return dst + len;
+    }
+    if (v < 10000000000000000ull) {
+        const uint64_t hi = v / 100000000u, lo = v - hi * 100000000u;
+        if (hi < 10000u) {
+            dst = sdx_itoa_upto4(dst, (uint32_t)hi);
+            sdx_store64le(dst, sdx_itoa_ascii8((uint32_t)lo));
+            return dst + 8;
+        }
+        const __m128i d = _mm_add_epi8(sdx_itoa_digits16(hi, lo), _mm_set1_epi8('0'));
+        const unsigned len = sdx_itoa_len5to8(hi);
+        sdx_store64le(dst, (uint64_t)_mm_cvtsi128_si64(d) >> (8 * (8 - len)));
+        sdx_store64le(dst + len, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
+        return dst + len + 8;
+    }
+    const uint64_t top = v / 10000000000000000ull; /* 1 .. 1844 */
+    const uint64_t rest = v - top * 10000000000000000ull;
+    const uint64_t mid = rest / 100000000u;
+    dst = sdx_itoa_upto4(dst, (uint32_t)top);
+    _mm_storeu_si128((__m128i *)(void *)dst,
+                     _mm_add_epi8(sdx_itoa_digits16(mid, rest - mid * 100000000u), _mm_set1_epi8('0')));
+    return dst + 16;
+}
+#else
 /* Decimal digits of v at dst, no terminator; returns the end. Writes at most
  * 20 digits but may store up to SDX_ITOA_RESERVE bytes. */
 static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
@@ -122,6 +213,7 @@ static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
     dst = sdx_itoa_put8(dst, (uint32_t)mid);
     return sdx_itoa_put8(dst, (uint32_t)(rest - mid * 100000000u));
 }
+#endif
 
 /* The same for a signed value, with a leading '-' when negative. */
 static SDX_ALWAYS_INLINE char *sdx_i64_to_dec(char *dst, int64_t v) {
