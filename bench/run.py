@@ -44,10 +44,10 @@ import report  # noqa: E402
 import rounds  # noqa: E402
 import stats  # noqa: E402
 
-FORMATS = ["json", "msgpack", "cbor", "bson", "ubjson", "binn"]
-TESTS = ["write", "tree", "incremental", "serialize"]
+FORMATS = report.FORMATS
+TESTS = report.TESTS
 # Rows that bound what a library can do, measured beside the libraries.
-BOUNDS = ("memcpy", "unchecked", "utf8-validate")
+BOUNDS = tuple(report.BOUND_NAMES)
 
 
 def log(msg):
