@@ -1,8 +1,8 @@
 /*
  * Micro-benchmark of integer printing: nanoseconds per value for
  * sdx_u64_to_dec (num/itoa.h; on x86-64 its SSE2 path) against the
- * portable path of the same header (the SWAR steps of sdx_itoa_small and
- * sdx_itoa_put8, which is what sdx_u64_to_dec is without SSE2), on 14,000
+ * portable path of the same header (sdx_itoa_u64_swar, the SWAR steps,
+ * which is what sdx_u64_to_dec is without SSE2), on 14,000
  * values of each digit count (1 to 20) and on 14,000 values of random
  * lengths. The values are printed one after another into one buffer with
  * a comma between them, as a writer does (where the next one goes depends
@@ -31,22 +31,6 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The portable path of itoa.h, composed from its helpers. */
-static SDX_ALWAYS_INLINE char *portable_u64_to_dec(char *dst, uint64_t v) {
-    if (v < 100000000u) return sdx_itoa_small(dst, (uint32_t)v);
-    if (v < 10000000000000000ull) {
-        uint64_t hi = v / 100000000u;
-        dst = sdx_itoa_small(dst, (uint32_t)hi);
-        return sdx_itoa_put8(dst, (uint32_t)(v - hi * 100000000u));
-    }
-    uint64_t top = v / 10000000000000000ull;
-    uint64_t rest = v - top * 10000000000000000ull;
-    uint64_t mid = rest / 100000000u;
-    dst = sdx_itoa_upto4(dst, (uint32_t)top);
-    dst = sdx_itoa_put8(dst, (uint32_t)mid);
-    return sdx_itoa_put8(dst, (uint32_t)(rest - mid * 100000000u));
-}
-
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next(void) {
     rng ^= rng << 13;
@@ -65,7 +49,7 @@ static void run(const char *name, const uint64_t *v) {
             char *p = out[k];
             double t = now();
             if (k == 0)
-                for (int i = 0; i < N; i++) *(p = portable_u64_to_dec(p, v[i])) = ',', p++;
+                for (int i = 0; i < N; i++) *(p = sdx_itoa_u64_swar(p, v[i])) = ',', p++;
             else
                 for (int i = 0; i < N; i++) *(p = sdx_u64_to_dec(p, v[i])) = ',', p++;
             double e = now() - t;

@@ -122,6 +122,25 @@ static inline char *sdx_itoa_small(char *dst, uint32_t v) {
     return sdx_itoa_upto8(dst, v);
 }
 
+/* Decimal digits of v at dst by the SWAR steps above, no terminator;
+ * returns the end. Writes at most 20 digits but may store up to
+ * SDX_ITOA_RESERVE bytes. sdx_u64_to_dec where there is no SSE2 (and what
+ * bench/micro/itoa_bench.c compares it with where there is). */
+static SDX_ALWAYS_INLINE char *sdx_itoa_u64_swar(char *dst, uint64_t v) {
+    if (v < 100000000u) return sdx_itoa_small(dst, (uint32_t)v);
+    if (v < 10000000000000000ull) {
+        uint64_t hi = v / 100000000u;
+        dst = sdx_itoa_small(dst, (uint32_t)hi);
+        return sdx_itoa_put8(dst, (uint32_t)(v - hi * 100000000u));
+    }
+    uint64_t top = v / 10000000000000000ull; /* 1 .. 1844 */
+    uint64_t rest = v - top * 10000000000000000ull;
+    uint64_t mid = rest / 100000000u;
+    dst = sdx_itoa_upto4(dst, (uint32_t)top);
+    dst = sdx_itoa_put8(dst, (uint32_t)mid);
+    return sdx_itoa_put8(dst, (uint32_t)(rest - mid * 100000000u));
+}
+
 #ifdef SDX_ITOA_SSE2
 /* The 16 decimal digits of hi * 10^8 + lo (hi, lo < 10^8), with leading
  * zeros, one digit value (0 to 9) per byte, first digit in the lowest
@@ -199,20 +218,7 @@ static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
 #else
 /* Decimal digits of v at dst, no terminator; returns the end. Writes at most
  * 20 digits but may store up to SDX_ITOA_RESERVE bytes. */
-static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
-    if (v < 100000000u) return sdx_itoa_small(dst, (uint32_t)v);
-    if (v < 10000000000000000ull) {
-        uint64_t hi = v / 100000000u;
-        dst = sdx_itoa_small(dst, (uint32_t)hi);
-        return sdx_itoa_put8(dst, (uint32_t)(v - hi * 100000000u));
-    }
-    uint64_t top = v / 10000000000000000ull; /* 1 .. 1844 */
-    uint64_t rest = v - top * 10000000000000000ull;
-    uint64_t mid = rest / 100000000u;
-    dst = sdx_itoa_upto4(dst, (uint32_t)top);
-    dst = sdx_itoa_put8(dst, (uint32_t)mid);
-    return sdx_itoa_put8(dst, (uint32_t)(rest - mid * 100000000u));
-}
+static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) { return sdx_itoa_u64_swar(dst, v); }
 #endif
 
 /* The same for a signed value, with a leading '-' when negative. */
