@@ -78,7 +78,6 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
     const int check_utf8 = !(flags & SDX_CBOR_READ_NO_UTF8_CHECK);
     const uint8_t *p = start;
     const size_t bound = (size_t)(end - p) + 1;
-    const uint8_t *const begin = p;
     size_t n = 0; /* slots filled */
     uint32_t depth = 0;
     frame *top = NULL;
@@ -96,7 +95,7 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap == n) && !sdx_doc_grow_vals(doc, n, 1, (size_t)(p - begin),
+        if (SDX_UNLIKELY(doc->vals_cap == n) && !sdx_doc_grow_vals(doc, n, 1, (size_t)(p - start),
                                                                (size_t)(end - p), bound))
             return DIRECT_NOMEM;
         sdx_val *v = &doc->vals[n];

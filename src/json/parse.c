@@ -41,8 +41,9 @@
  * (sdx_doc_grow_vals), never beyond that bound. Strings without escapes
  * point into the input. Strings with escapes are unescaped into blocks of
  * a sixteenth of the text (4 to 64 KiB) and more, a new one when a string
- * does not fit in what is left of the last (with what it has so far moved over), so that their memory
- * follows the escaped strings rather than the input's size; in place for
+ * does not fit in what is left of the last (with what it has so far moved
+ * over), so that their memory follows the escaped strings rather than the
+ * input's size; in place for
  * sdx_json_parse_insitu and SDX_JSON_READ_COPY_INPUT
  * (which copies the input into the document first and then parses the copy
  * in place).

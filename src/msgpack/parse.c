@@ -88,7 +88,6 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
     const int check_utf8 = !(flags & SDX_MSGPACK_READ_NO_UTF8_CHECK);
     /* the most slots the input can need */
     const size_t bound = (size_t)(end - p) + 2;
-    const uint8_t *const begin = p;
     size_t n = 0; /* slots filled */
     uint32_t depth = 0;
     frame *top = NULL;
@@ -106,7 +105,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             }
             top->left--;
         }
-        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, (size_t)(p - begin),
+        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, (size_t)(p - ps->start),
                                                                   (size_t)(end - p), bound))
             return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
         sdx_val *v = &doc->vals[n];
