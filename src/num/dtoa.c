@@ -343,27 +343,22 @@ static inline char *put_exponent(char *p, int x) {
  * 16-byte string (first digit in the lowest byte), and in *nsig the number
  * of digits up to the last nonzero one. rest = hi * 10^8 + lo; each half
  * splits into two 4-digit quarters, each quarter into two 2-digit parts, each
- * part into two digits, all lanes at once. The divisions are multiplications
- * by reciprocals, exact over the ranges involved (the tests check them
- * exhaustively):
- *   floor(x / 10^4) = (x * 3518437209) >> 45  for x < 10^8
- *   floor(x / 100)  = (x * 5243) >> 19        for x < 10^4
- *   floor(x / 10)   = (x * 6554) >> 16        for x < 100
- * SSE2 does it in one register (64-bit lanes, then 32, 16 and 8:
- * sdx_itoa_digits16 of itoa.h); elsewhere the same steps run on two 64-bit
- * words (sdx_itoa_digits8 of itoa.h, with its own reciprocals). */
+ * part into two digits, all lanes at once, with divisions by reciprocals.
+ * SSE2 does it in one register (sdx_itoa_ascii16 of itoa.h, which lists
+ * the reciprocals); elsewhere the same steps run on two 64-bit words
+ * (sdx_itoa_digits8 of itoa.h, with its own reciprocals). */
 #ifdef DTOA_SSE2
 
 typedef __m128i dig16;
 
 static SDX_ALWAYS_INLINE dig16 digits16(uint64_t rest, int *nsig) {
     uint64_t hi = rest / 100000000u, lo = rest - hi * 100000000u;
-    __m128i x = sdx_itoa_digits16(hi, lo); /* itoa.h */
+    __m128i x = sdx_itoa_ascii16(hi, lo); /* itoa.h */
     /* digits up to the last nonzero one: the bit length of the mask of
-     * nonzero bytes */
-    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()));
+     * digits other than '0' */
+    unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8('0')));
     *nsig = 63 - (int)sdx_clz64(((uint64_t)(~zero & 0xffff) << 1) | 1);
-    return _mm_add_epi8(x, _mm_set1_epi8('0'));
+    return x;
 }
 
 static inline void dig16_store(char *p, dig16 v) {

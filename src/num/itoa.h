@@ -16,7 +16,7 @@
  * writer.
  *
  * On x86-64 the same splits run in one SSE2 register instead, 16 digits at
- * once (sdx_itoa_digits16), as dtoa.c has done for its digits: the
+ * once (sdx_itoa_ascii16), as dtoa.c has done for its digits: the
  * multiplications then go to the vector units: values of 5 to 19 digits
  * take 2.8-4.6 ns instead of 3.6-8.3, of random lengths 3.0 instead of 4.5
  * (bench/micro/itoa_bench.c). The length of a value of 5 to 8 digits comes from
@@ -143,15 +143,14 @@ static SDX_ALWAYS_INLINE char *sdx_itoa_u64_swar(char *dst, uint64_t v) {
 
 #ifdef SDX_ITOA_SSE2
 /* The 16 decimal digits of hi * 10^8 + lo (hi, lo < 10^8), with leading
- * zeros, one digit value (0 to 9) per byte, first digit in the lowest
- * byte: the 64-bit lanes [hi, lo] split into 32-bit lanes of four digits,
+ * zeros, as ASCII, first digit in the lowest byte: the 64-bit lanes [hi, lo] split into 32-bit lanes of four digits,
  * those into 16-bit lanes of two, those into bytes. The divisions are
- * multiplications by reciprocals, exact over the ranges involved (dtoa.c's
- * tests check them exhaustively):
+ * multiplications by reciprocals, exact over the ranges involved
+ * (test_dtoa.c's reciprocal_constants checks them exhaustively):
  *   floor(x / 10^4) = (x * 3518437209) >> 45  for x < 10^8
  *   floor(x / 100)  = (x * 5243) >> 19        for x < 10^4
  *   floor(x / 10)   = (x * 6554) >> 16        for x < 100 */
-static SDX_ALWAYS_INLINE __m128i sdx_itoa_digits16(uint64_t hi, uint64_t lo) {
+static SDX_ALWAYS_INLINE __m128i sdx_itoa_ascii16(uint64_t hi, uint64_t lo) {
     __m128i x = _mm_set_epi64x((long long)lo, (long long)hi);
     /* 64-bit lanes: [hi, lo] -> 32-bit lanes [hi / 10^4, hi % 10^4, ...] */
     __m128i q = _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)3518437209u)), 45);
@@ -170,14 +169,14 @@ static SDX_ALWAYS_INLINE __m128i sdx_itoa_digits16(uint64_t hi, uint64_t lo) {
     /* 16-bit lanes -> bytes: x / 10, x % 10 */
     q = _mm_mulhi_epu16(x, _mm_set1_epi16(6554));
     r = _mm_sub_epi16(x, _mm_mullo_epi16(q, m10));
-    return _mm_or_si128(q, _mm_slli_epi16(r, 8));
+    return _mm_add_epi8(_mm_or_si128(q, _mm_slli_epi16(r, 8)), _mm_set1_epi8('0'));
 }
 
 /* The digits of lo < 10^8 as eight ASCII bytes (with leading zeros), first
  * digit in the lowest byte. */
 static SDX_ALWAYS_INLINE uint64_t sdx_itoa_ascii8(uint32_t lo) {
-    __m128i d = sdx_itoa_digits16(0, lo);
-    return (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)) + SDX_ASCII_ZEROS;
+    __m128i d = sdx_itoa_ascii16(0, lo);
+    return (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d));
 }
 
 /* The number of digits of 10^4 <= v < 10^8. */
@@ -201,7 +200,7 @@ static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
             sdx_store64le(dst, sdx_itoa_ascii8((uint32_t)lo));
             return dst + 8;
         }
-        const __m128i d = _mm_add_epi8(sdx_itoa_digits16(hi, lo), _mm_set1_epi8('0'));
+        const __m128i d = sdx_itoa_ascii16(hi, lo);
         const unsigned len = sdx_itoa_len5to8(hi);
         sdx_store64le(dst, (uint64_t)_mm_cvtsi128_si64(d) >> (8 * (8 - len)));
         sdx_store64le(dst + len, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d)));
@@ -211,8 +210,7 @@ static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
     const uint64_t rest = v - top * 10000000000000000ull;
     const uint64_t mid = rest / 100000000u;
     dst = sdx_itoa_upto4(dst, (uint32_t)top);
-    _mm_storeu_si128((__m128i *)(void *)dst,
-                     _mm_add_epi8(sdx_itoa_digits16(mid, rest - mid * 100000000u), _mm_set1_epi8('0')));
+    _mm_storeu_si128((__m128i *)(void *)dst, sdx_itoa_ascii16(mid, rest - mid * 100000000u));
     return dst + 16;
 }
 #else

@@ -241,8 +241,9 @@ TEST(dragonbox_exponent_table) {
     CHECK_EQ_INT(bad, 0);
 }
 
-/* The multiplications by reciprocals in dtoa.c's digit conversion and
- * exponent, exhaustively over their ranges. */
+/* The multiplications by reciprocals in the digit conversion (itoa.h's
+ * sdx_itoa_ascii16, which dtoa.c uses) and dtoa.c's exponent, exhaustively
+ * over their ranges. */
 TEST(reciprocal_constants) {
     long bad = 0;
     for (uint64_t x = 0; x < 100000000; x++) bad += (x * 3518437209u) >> 45 != x / 10000;
