@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "micro.h"
 #include "num/num.h"
 #include "sdx/sdx.h"
 
@@ -71,19 +71,6 @@ static void push(dset *s, double d) {
     s->v[s->n++] = d;
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_rand(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static void from_file(dset *s, const char *path) {
     FILE *f = fopen(path, "rb");
@@ -115,7 +102,7 @@ static volatile size_t sink;
 
 /* One pass over the set; seconds. */
 static double pass(print_fn print, const dset *s, int stream, char *big) {
-    double t0 = now();
+    double t0 = micro_now();
     size_t total = 0;
     if (stream) {
         char *p = big;
@@ -132,7 +119,7 @@ static double pass(print_fn print, const dset *s, int stream, char *big) {
             __asm__ volatile("" : : "r"(buf) : "memory");
         }
     }
-    double t = now() - t0;
+    double t = micro_now() - t0;
     sink += total;
     return t;
 }
@@ -174,12 +161,12 @@ int main(int argc, char **argv) {
     }
     dset rnd = {0}, uni = {0};
     while (rnd.n < 200000) {
-        uint64_t b = next_rand();
+        uint64_t b = micro_rand();
         double d;
         memcpy(&d, &b, 8);
         if ((b >> 52 & 0x7ff) != 0x7ff) push(&rnd, d);
     }
-    for (int i = 0; i < 200000; i++) push(&uni, (double)(next_rand() >> 11) * 0x1p-53 * 1000.0);
+    for (int i = 0; i < 200000; i++) push(&uni, (double)(micro_rand() >> 11) * 0x1p-53 * 1000.0);
     dset files[16];
     int nf = 0;
     for (; a < argc && nf < 16; a++, nf++) {

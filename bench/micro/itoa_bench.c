@@ -18,26 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "micro.h"
 #include "num/itoa.h"
 
 #define N 14000
 #define PASSES 300
 
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
 
 static char out[2][N * 24];
 
@@ -47,12 +34,12 @@ static void run(const char *name, const uint64_t *v) {
     for (int pass = 0; pass < PASSES; pass++) {
         for (int k = 0; k < 2; k++) {
             char *p = out[k];
-            double t = now();
+            double t = micro_now();
             if (k == 0)
                 for (int i = 0; i < N; i++) *(p = sdx_itoa_u64_swar(p, v[i])) = ',', p++;
             else
                 for (int i = 0; i < N; i++) *(p = sdx_u64_to_dec(p, v[i])) = ',', p++;
-            double e = now() - t;
+            double e = micro_now() - t;
             if (e < best[k]) best[k] = e;
             used[k] = (size_t)(p - out[k]);
         }
@@ -74,11 +61,11 @@ int main(void) {
     for (int digits = 1; digits <= 20; digits++, lo *= 10) {
         /* lo = 10^(digits-1); values in [lo, 10 lo), or up to 2^64 - 1 */
         uint64_t span = digits < 20 ? lo * 9 : UINT64_MAX - lo;
-        for (int i = 0; i < N; i++) v[i] = lo + next() % span;
+        for (int i = 0; i < N; i++) v[i] = lo + micro_rand() % span;
         snprintf(name, sizeof name, "%d digits", digits);
         run(name, v);
     }
-    for (int i = 0; i < N; i++) v[i] = next() >> (next() % 64);
+    for (int i = 0; i < N; i++) v[i] = micro_rand() >> (micro_rand() % 64);
     run("mixed", v);
     return 0;
 }
