@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/platform.h"
 #include "core/utf8.h"
+#include "json/escape.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
@@ -270,35 +271,14 @@ sdx_err sdx_json_writer_double(sdx_json_writer *w, double v) {
 /* Strings                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static const char hex_digits[16] = "0123456789abcdef";
-
-/* The escape of ASCII byte c ('"', '\\', '/' or a control character). */
-static size_t escape_ascii(char *e, uint8_t c) {
-    static const char short_form[32] = {['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
-                                        ['\f'] = 'f', ['\r'] = 'r'};
-    e[0] = '\\';
-    if (c >= 0x20) {
-        e[1] = (char)c;
-        return 2;
-    }
-    if (short_form[c]) {
-        e[1] = short_form[c];
-        return 2;
-    }
-    memcpy(e + 1, "u00", 3);
-    e[4] = hex_digits[c >> 4];
-    e[5] = hex_digits[c & 15];
-    return 6;
-}
-
 /* \uXXXX for one UTF-16 code unit. */
 static size_t escape_u16(char *e, uint32_t u) {
     e[0] = '\\';
     e[1] = 'u';
-    e[2] = hex_digits[u >> 12 & 15];
-    e[3] = hex_digits[u >> 8 & 15];
-    e[4] = hex_digits[u >> 4 & 15];
-    e[5] = hex_digits[u & 15];
+    e[2] = sdx_json_hex_digits[u >> 12 & 15];
+    e[3] = sdx_json_hex_digits[u >> 8 & 15];
+    e[4] = sdx_json_hex_digits[u >> 4 & 15];
+    e[5] = sdx_json_hex_digits[u & 15];
     return 6;
 }
 
@@ -370,7 +350,7 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
         char esc[12];
         size_t elen, used = 1;
         if (c < 0x80) {
-            elen = escape_ascii(esc, c);
+            elen = sdx_json_escape_ascii(esc, c);
         } else if (!escape_unicode) {
             size_t valid = w->utf8_valid(s, n);
             if (valid) {
