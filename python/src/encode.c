@@ -10,6 +10,11 @@
 
 #include <math.h>
 
+/* the library's private headers, for the direct JSON path */
+#include "json/escape.h"
+#include "num/num.h"
+#include "simd/simd.h"
+
 /* What a value is, beyond the core types. */
 enum { CLS_NONE, CLS_BIGINT, CLS_DATETIME, CLS_UUID, CLS_DECIMAL, CLS_TAGGED, CLS_ENUM };
 
@@ -683,6 +688,321 @@ text: {
 }
 
 /* ------------------------------------------------------------------------ */
+/* JSON straight into the buffer                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Minified JSON (no indent, no sort_keys) of the core types — dict and its
+ * subclasses with str keys, list, tuple, str, int, float, None, bool —
+ * written straight into the output buffer: the write position stays in a
+ * register, the walk places the commas and brackets itself, and no value
+ * goes through a call into the writer, whose bookkeeping per call (its
+ * position and counts, the buffer's cursor kept in memory) was a third of
+ * dumps' time on citm_catalog. Everything else (bytes, big integers,
+ * non-finite floats, datetimes, UUIDs, decimals, enums, Tagged, other
+ * subclasses, default=, keys that are not str) is written by the walk
+ * above, json_value or json_key, through a writer of its own at the same
+ * place in the buffer, as a top-level value: the same text. So the output
+ * and the errors, offsets included, are the writer's to the byte;
+ * tests/python/test_json_direct.py compares them with indent=0, which
+ * takes the writer.
+ */
+
+/* Room for any scalar with the comma before it (a double takes at most
+ * SDX_DTOA_RESERVE bytes, an integer SDX_ITOA_RESERVE). */
+#define JD_ROOM 48
+
+typedef struct {
+    enc_ctx *c;
+    sdx_buf *b;
+    const sdx_json_write_opts *wo;
+    size_t (*escape_copy)(char *dst, const char *src, size_t n, unsigned set);
+} jd_ctx;
+
+/* The buffer's position for an error at the value that starts at p: before
+ * the comma that precedes it, if any, where the writer stands when it
+ * refuses a value (a value never ends with a comma, so a comma before p is
+ * the separator). */
+static void jd_sync_error(jd_ctx *j, char *p) {
+    j->b->cur = p > j->b->start && p[-1] == ',' ? p - 1 : p;
+}
+
+/* Room for n bytes at p, which the buffer grows to give: where to write,
+ * or NULL with the error raised. */
+static SDX_NOINLINE char *jd_grow(jd_ctx *j, char *p, size_t n, PyObject *o) {
+    j->b->cur = p;
+    char *q = sdx_buf_reserve_slow(j->b, n);
+    if (!q) {
+        jd_sync_error(j, p);
+        enc_fail(j->c, j->b->err ? j->b->err : SDX_ERR_NOMEM, o);
+    }
+    return q;
+}
+
+#define JD_NEED(p, n, o, fail)                                                          \
+    do {                                                                                \
+        if (SDX_UNLIKELY((size_t)(j->b->end - (p)) < (size_t)(n)) && !((p) = jd_grow(j, p, n, o))) \
+            goto fail;                                                                  \
+    } while (0)
+
+/* The rest of a string from s[k], the first byte the escape kernel stopped
+ * at (a quote, a backslash or a control character: Python's text is valid
+ * UTF-8 and nothing else is escaped), with the closing quote and, for a
+ * key, the colon. */
+static SDX_NOINLINE char *jd_escaped(jd_ctx *j, char *p, const char *s, size_t n, size_t k, int key,
+                                     PyObject *o) {
+    for (;;) {
+        p += k;
+        s += k;
+        n -= k;
+        if (n == 0) break;
+        /* the escape (at most 6 bytes), the rest (at most n - 1) and the tail */
+        JD_NEED(p, n + 8, o, fail);
+        p += sdx_json_escape_ascii(p, (uint8_t)*s);
+        s++;
+        n--;
+        k = j->escape_copy(p, s, n, 0);
+    }
+    p[0] = '"';
+    p[1] = ':';
+    return p + 1 + key;
+fail:
+    return NULL;
+}
+
+/* A str at p, quoted, followed by ':' for a key. */
+static SDX_ALWAYS_INLINE char *jd_str(jd_ctx *j, char *p, PyObject *o, int key) {
+    const char *s;
+    Py_ssize_t n;
+    if (SDX_UNLIKELY(enc_utf8(o, &s, &n) < 0)) {
+        jd_sync_error(j, p);
+        enc_str_error(j->c, o);
+        return NULL;
+    }
+    JD_NEED(p, (size_t)n + 4, o, fail);
+    *p++ = '"';
+    size_t k = j->escape_copy(p, s, (size_t)n, 0);
+    if (SDX_UNLIKELY(k != (size_t)n)) return jd_escaped(j, p, s, (size_t)n, k, key, o);
+    p += n;
+    p[0] = '"';
+    p[1] = ':';
+    return p + 1 + key;
+fail:
+    return NULL;
+}
+
+/* The value of an int that fits a machine word (CPython's compact form):
+ * 1 and *v, else 0. */
+static SDX_ALWAYS_INLINE int jd_compact_int(PyObject *o, long long *v) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)o)) return 0;
+    *v = (long long)PyUnstable_Long_CompactValue((PyLongObject *)o);
+    return 1;
+#else
+    Py_ssize_t size = Py_SIZE(o);
+    if (size < -1 || size > 1) return 0;
+    *v = size == 0 ? 0 : (long long)size * (long long)((PyLongObject *)o)->ob_digit[0];
+    return 1;
+#endif
+}
+
+/* A value the walk above writes, through a writer of its own: at the
+ * place of its comma, which is then put back before it, so that an error
+ * stands where the writer's would. */
+static SDX_NOINLINE char *jd_other(jd_ctx *j, char *p, PyObject *o, int depth) {
+    sdx_buf *b = j->b;
+    const int comma = p > b->start && p[-1] == ',';
+    const size_t at = (size_t)(p - comma - b->start);
+    b->cur = p - comma;
+    sdx_json_writer w;
+    sdx_json_writer_init(&w, b, j->wo);
+    int rc = json_value(j->c, &w, o, depth);
+    sdx_err e = sdx_json_writer_finish(&w);
+    if (!rc && e) rc = enc_fail(j->c, e, o);
+    if (rc) return NULL;
+    if (comma) {
+        size_t end = (size_t)(b->cur - b->start);
+        if (!sdx_buf_reserve(b, 1)) {
+            enc_fail(j->c, b->err ? b->err : SDX_ERR_NOMEM, o);
+            return NULL;
+        }
+        memmove(b->start + at + 1, b->start + at, end - at);
+        b->start[at] = ',';
+        b->cur = b->start + end + 1;
+    }
+    return b->cur;
+}
+
+/* A key that is not an exact str, with its colon. Other than a str
+ * subclass, through a writer of its own, as {key:null}, whose '{' takes the
+ * place of the byte before the key (so that an error stands where the
+ * writer's would) and of which the key stays. */
+static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int depth) {
+    if (PyUnicode_Check(k)) return jd_str(j, p, k, 1);
+    if (!j->c->o->non_str_keys) {
+        jd_sync_error(j, p);
+        enc_key_type_error(j->c, k);
+        return NULL;
+    }
+    sdx_buf *b = j->b;
+    const int comma = p[-1] == ','; /* a key always follows '{' or ',' */
+    const size_t at = (size_t)(p - comma - b->start);
+    const char before = b->start[at - 1];
+    b->cur = b->start + at - 1;
+    sdx_json_writer w;
+    sdx_json_writer_init(&w, b, j->wo);
+    sdx_err e = sdx_json_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+    int rc = e ? enc_fail(j->c, e, k) : json_key(j->c, &w, k, depth);
+    if (!rc && ((e = sdx_json_writer_null(&w)) != SDX_OK || (e = sdx_json_writer_end(&w)) != SDX_OK))
+        rc = enc_fail(j->c, e, k);
+    e = sdx_json_writer_finish(&w);
+    if (!rc && e) rc = enc_fail(j->c, e, k);
+    if (rc) return NULL;
+    /* before "key:" "null}": the byte before, the comma, "key:" */
+    char *t = b->start + at;
+    size_t len = (size_t)(b->cur - t) - 5;
+    t[-1] = before;
+    if (comma) {
+        memmove(t + 1, t, len);
+        t[0] = ',';
+    }
+    b->cur = t + comma + len;
+    return b->cur;
+}
+
+static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
+
+static char *jd_dict(jd_ctx *j, char *p, PyObject *o, int depth) {
+    enc_ctx *c = j->c;
+    if (depth >= c->max_depth) {
+        jd_sync_error(j, p);
+        enc_depth_error(c);
+        return NULL;
+    }
+    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, count = 0;
+    PyObject *k, *v;
+    Py_INCREF(o);
+    *p++ = '{';
+    while (PyDict_Next(o, &pos, &k, &v)) {
+        if (count == n) goto changed; /* it grew on the way */
+        JD_NEED(p, JD_ROOM, o, fail);
+        *p = ',';
+        p += count != 0;
+        if (SDX_LIKELY(PyUnicode_CheckExact(k))) {
+            if (!(p = jd_str(j, p, k, 1))) goto fail;
+            JD_NEED(p, JD_ROOM, o, fail);
+            if (!(p = jd_value(j, p, v, depth + 1))) goto fail;
+        } else {
+            /* the key may run Python code: hold the value meanwhile */
+            Py_INCREF(v);
+            if ((p = jd_key_other(j, p, k, depth + 1)) != NULL) {
+                JD_NEED(p, JD_ROOM, o, fail_v);
+                p = jd_value(j, p, v, depth + 1);
+            }
+        fail_v:
+            Py_DECREF(v);
+            if (!p) goto fail;
+        }
+        count++;
+    }
+    if (count != n || PyDict_GET_SIZE(o) != n) goto changed;
+    JD_NEED(p, 1, o, fail);
+    *p++ = '}';
+    Py_DECREF(o);
+    return p;
+changed:
+    j->b->cur = p;
+    enc_changed(c, o);
+fail:
+    Py_DECREF(o);
+    return NULL;
+}
+
+static char *jd_seq(jd_ctx *j, char *p, PyObject *o, int depth) {
+    enc_ctx *c = j->c;
+    if (depth >= c->max_depth) {
+        jd_sync_error(j, p);
+        enc_depth_error(c);
+        return NULL;
+    }
+    const int list = PyList_Check(o);
+    const Py_ssize_t n = list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+    Py_INCREF(o);
+    *p++ = '[';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (list && i >= PyList_GET_SIZE(o)) break; /* it shrank on the way */
+        JD_NEED(p, JD_ROOM, o, fail);
+        *p = ',';
+        p += i != 0;
+        if (!(p = jd_value(j, p, list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i), depth + 1)))
+            goto fail;
+    }
+    if ((list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)) != n) {
+        j->b->cur = p;
+        enc_changed(c, o);
+        goto fail;
+    }
+    JD_NEED(p, 1, o, fail);
+    *p++ = ']';
+    Py_DECREF(o);
+    return p;
+fail:
+    Py_DECREF(o);
+    return NULL;
+}
+
+/* One value at p, where JD_ROOM bytes are free: its end, or NULL with the
+ * error raised. The exact types in the order of enc_tmpl.h's value. */
+static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth) {
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return jd_str(j, p, o, 0);
+    if (t == &PyLong_Type) {
+        long long v;
+        if (SDX_LIKELY(jd_compact_int(o, &v))) return sdx_i64_to_dec(p, v);
+        int overflow;
+        v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow) return sdx_i64_to_dec(p, v);
+        return jd_other(j, p, o, depth); /* beyond 64 bits: the writer's forms */
+    }
+    if (t == &PyFloat_Type) {
+        double d = PyFloat_AS_DOUBLE(o);
+        if (SDX_LIKELY(isfinite(d))) return sdx_dtoa_json(p, d);
+        return jd_other(j, p, o, depth); /* nan= decides */
+    }
+    if (t == &PyDict_Type) return jd_dict(j, p, o, depth);
+    if (t == &PyList_Type || t == &PyTuple_Type) return jd_seq(j, p, o, depth);
+    if (o == Py_None) {
+        memcpy(p, "null", 4);
+        return p + 4;
+    }
+    if (t == &PyBool_Type) {
+        if (o == Py_True) {
+            memcpy(p, "true", 4);
+            return p + 4;
+        }
+        memcpy(p, "false", 5);
+        return p + 5;
+    }
+    /* subclasses of dict, list and tuple are walked as those are (json_other
+     * does the same, after Tagged, which is neither) */
+    if (PyDict_Check(o) && !PyObject_TypeCheck(o, sp.Tagged)) return jd_dict(j, p, o, depth);
+    if ((PyList_Check(o) || PyTuple_Check(o)) && !PyObject_TypeCheck(o, sp.Tagged)) return jd_seq(j, p, o, depth);
+    return jd_other(j, p, o, depth);
+}
+
+/* The document as minified JSON at the buffer's position: 0, or -1 with
+ * the error raised. */
+static int jd_dumps(enc_ctx *c, sdx_buf *b, PyObject *obj, const sdx_json_write_opts *wo) {
+    jd_ctx j = {c, b, wo, sdx_simd_active()->json_escape_copy};
+    char *p = sdx_buf_reserve(b, JD_ROOM);
+    if (!p) return enc_fail(c, b->err ? b->err : SDX_ERR_NOMEM, obj);
+    p = jd_value(&j, p, obj, 0);
+    if (!p) return -1;
+    b->cur = p;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Keys of the binary formats                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -1349,6 +1669,10 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
         if (o->nan_null) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
         if (o->bin_base64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
         if (o->non_str_keys) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
+        if (o->indent < 0 && !o->sort_keys) {
+            rc = jd_dumps(&c, b, obj, &wo);
+            break;
+        }
         sdx_json_writer w;
         sdx_json_writer_init(&w, b, &wo);
         rc = json_value(&c, &w, obj, 0);
