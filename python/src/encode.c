@@ -33,6 +33,10 @@ typedef struct enc_ctx {
 
 #define ENC_MAX_DEPTH 1024
 
+/* The direct paths of JSON and MessagePack (jd_dumps, md_dumps) on or off:
+ * the tests compare them with the writers' (sdx._sdx._direct). */
+int sp_direct_paths = 1;
+
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -1126,6 +1130,235 @@ static int msgpack_key(enc_ctx *c, sdx_msgpack_writer *w, PyObject *k, int depth
 }
 
 /* ------------------------------------------------------------------------ */
+/* MessagePack straight into the buffer                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * MessagePack of the core types — dict and its subclasses, list, tuple,
+ * str, int within 64 bits, float, None, bool, bytes — written straight into
+ * the output buffer, as JSON's jd_* above: the write position stays in a
+ * register and no value goes through the writer, whose bookkeeping per
+ * value (the frame's count, the buffer's cursor in memory, a call for
+ * every str) is what the walk would otherwise pay for. The encodings are
+ * the writer's (the smallest integer, float 64, fixstr/str 8/16/32,
+ * bin 8/16/32, the smallest container header: msgpack.h's sdx_mp_w_*);
+ * everything else (big integers, datetimes, Tagged, UUIDs, decimals,
+ * enums, other buffers and subclasses, default=, lengths of 2^32 or more)
+ * is written by msgpack_value through a writer of its own at the same
+ * place in the buffer, as a top-level value: the same bytes. The buffer's
+ * cursor is set before every error, so errors stand where the writer's
+ * would; tests/python/test_msgpack_direct.py compares both paths
+ * (sdx._sdx._direct(False) turns this one off).
+ */
+
+/* Room for any scalar or header (9 bytes at most). */
+#define MD_ROOM 16
+
+typedef struct {
+    enc_ctx *c;
+    sdx_buf *b;
+    const sdx_msgpack_write_opts *wo;
+} md_ctx;
+
+/* Room for n bytes at p, which the buffer grows to give: where to write,
+ * or NULL with the error raised. */
+static SDX_NOINLINE char *md_grow(md_ctx *j, char *p, size_t n, PyObject *o) {
+    j->b->cur = p;
+    char *q = sdx_buf_reserve_slow(j->b, n);
+    if (!q) enc_fail(j->c, j->b->err ? j->b->err : SDX_ERR_NOMEM, o);
+    return q;
+}
+
+#define MD_NEED(p, n, o)                                                                            \
+    do {                                                                                            \
+        if (SDX_UNLIKELY((size_t)(j->b->end - (p)) < (size_t)(n)) && !((p) = md_grow(j, p, n, o))) \
+            return NULL;                                                                            \
+    } while (0)
+
+/* The 8/16/32-bit header of a str (type8 0xd9) or bin (0xc4); n < 2^32. */
+static SDX_ALWAYS_INLINE char *md_sized_header(char *p, size_t n, unsigned type8) {
+    if (n <= 0xff) {
+        p[0] = (char)type8;
+        p[1] = (char)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = (char)(type8 + 1);
+        sdx_hot_store_be(p + 1, n, 2);
+        return p + 3;
+    }
+    p[0] = (char)(type8 + 2);
+    sdx_hot_store_be(p + 1, n, 4);
+    return p + 5;
+}
+
+static char *md_other(md_ctx *j, char *p, PyObject *o, int depth);
+
+/* A str at p (a value or a key: the same encoding). */
+static SDX_ALWAYS_INLINE char *md_str(md_ctx *j, char *p, PyObject *o, int depth) {
+    const char *s;
+    Py_ssize_t n;
+    if (SDX_UNLIKELY(enc_utf8(o, &s, &n) < 0)) {
+        j->b->cur = p;
+        enc_str_error(j->c, o);
+        return NULL;
+    }
+    if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
+    MD_NEED(p, (size_t)n + 5, o);
+    if (n < 32) *p++ = (char)(0xa0 | n);
+    else p = md_sized_header(p, (size_t)n, 0xd9);
+    memcpy(p, s, (size_t)n);
+    return p + n;
+}
+
+/* A value msgpack_value writes, through a writer of its own at p. */
+static SDX_NOINLINE char *md_other(md_ctx *j, char *p, PyObject *o, int depth) {
+    sdx_buf *b = j->b;
+    b->cur = p;
+    sdx_msgpack_writer w;
+    sdx_msgpack_writer_init(&w, b, j->wo);
+    int rc = msgpack_value(j->c, &w, o, depth);
+    sdx_err e = sdx_msgpack_writer_finish(&w);
+    if (!rc && e) rc = enc_fail(j->c, e, o);
+    return rc ? NULL : b->cur;
+}
+
+static char *md_value(md_ctx *j, char *p, PyObject *o, int depth);
+
+/* An element or a dict's value at p, where MD_ROOM bytes are free: the
+ * commonest scalars here, in the container's loop, the rest by md_value. */
+static SDX_ALWAYS_INLINE char *md_item(md_ctx *j, char *p, PyObject *o, int depth) {
+    PyTypeObject *t = Py_TYPE(o);
+    long long v;
+    if (t == &PyUnicode_Type) return md_str(j, p, o, depth);
+    if (t == &PyLong_Type && jd_compact_int(o, &v)) return sdx_mp_w_int(p, v);
+    if (t == &PyFloat_Type) return sdx_mp_w_f64(p, PyFloat_AS_DOUBLE(o));
+    return md_value(j, p, o, depth);
+}
+
+static char *md_dict(md_ctx *j, char *p, PyObject *o, int depth) {
+    enc_ctx *c = j->c;
+    if (depth >= c->max_depth) {
+        j->b->cur = p;
+        enc_depth_error(c);
+        return NULL;
+    }
+    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, count = 0;
+    if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
+    PyObject *k, *v;
+    p = sdx_mp_w_container(p, (uint64_t)n, 1);
+    Py_INCREF(o);
+    while (PyDict_Next(o, &pos, &k, &v)) {
+        if (count == n) goto changed; /* it grew on the way */
+        if (SDX_LIKELY(PyUnicode_CheckExact(k))) {
+            if (!(p = md_str(j, p, k, depth + 1))) goto fail;
+            if (SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM) && !(p = md_grow(j, p, MD_ROOM, o))) goto fail;
+            if (!(p = md_item(j, p, v, depth + 1))) goto fail;
+        } else {
+            /* a key of another type is written as a value (msgpack_key);
+             * it may run Python code: hold the value meanwhile */
+            Py_INCREF(v);
+            p = PyUnicode_Check(k) ? md_str(j, p, k, depth + 1) : md_other(j, p, k, depth + 1);
+            if (p && SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM)) p = md_grow(j, p, MD_ROOM, o);
+            if (p) p = md_value(j, p, v, depth + 1);
+            Py_DECREF(v);
+            if (!p) goto fail;
+        }
+        count++;
+    }
+    if (count != n || PyDict_GET_SIZE(o) != n) goto changed;
+    Py_DECREF(o);
+    return p;
+changed:
+    j->b->cur = p;
+    enc_changed(c, o);
+fail:
+    Py_DECREF(o);
+    return NULL;
+}
+
+static char *md_seq(md_ctx *j, char *p, PyObject *o, int depth) {
+    enc_ctx *c = j->c;
+    if (depth >= c->max_depth) {
+        j->b->cur = p;
+        enc_depth_error(c);
+        return NULL;
+    }
+    const int list = PyList_Check(o);
+    const Py_ssize_t n = list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
+    if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
+    p = sdx_mp_w_container(p, (uint64_t)n, 0);
+    Py_INCREF(o);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (list && i >= PyList_GET_SIZE(o)) break; /* it shrank on the way */
+        if (SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM) && !(p = md_grow(j, p, MD_ROOM, o))) goto fail;
+        if (!(p = md_item(j, p, list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i), depth + 1)))
+            goto fail;
+    }
+    if ((list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)) != n) {
+        j->b->cur = p;
+        enc_changed(c, o);
+        goto fail;
+    }
+    Py_DECREF(o);
+    return p;
+fail:
+    Py_DECREF(o);
+    return NULL;
+}
+
+/* One value at p, where MD_ROOM bytes are free: its end, or NULL with the
+ * error raised. The exact types in the order of enc_tmpl.h's value. */
+static char *md_value(md_ctx *j, char *p, PyObject *o, int depth) {
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == &PyUnicode_Type) return md_str(j, p, o, depth);
+    if (t == &PyLong_Type) {
+        long long v;
+        if (SDX_LIKELY(jd_compact_int(o, &v))) return sdx_mp_w_int(p, v);
+        int overflow;
+        v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow) return sdx_mp_w_int(p, v);
+        return md_other(j, p, o, depth); /* uint64 or beyond: msgpack_int */
+    }
+    if (t == &PyFloat_Type) return sdx_mp_w_f64(p, PyFloat_AS_DOUBLE(o));
+    if (t == &PyDict_Type) return md_dict(j, p, o, depth);
+    if (t == &PyList_Type || t == &PyTuple_Type) return md_seq(j, p, o, depth);
+    if (o == Py_None) {
+        *p = (char)0xc0;
+        return p + 1;
+    }
+    if (t == &PyBool_Type) {
+        *p = (char)(o == Py_True ? 0xc3 : 0xc2);
+        return p + 1;
+    }
+    if (t == &PyBytes_Type) {
+        const size_t n = (size_t)PyBytes_GET_SIZE(o);
+        if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
+        MD_NEED(p, n + 5, o);
+        p = md_sized_header(p, n, 0xc4);
+        memcpy(p, PyBytes_AS_STRING(o), n);
+        return p + n;
+    }
+    /* subclasses of dict, list and tuple are walked as those are
+     * (msgpack_other does the same, after Tagged, which is neither) */
+    if (PyDict_Check(o) && !PyObject_TypeCheck(o, sp.Tagged)) return md_dict(j, p, o, depth);
+    if ((PyList_Check(o) || PyTuple_Check(o)) && !PyObject_TypeCheck(o, sp.Tagged)) return md_seq(j, p, o, depth);
+    return md_other(j, p, o, depth);
+}
+
+/* The document as MessagePack at the buffer's position: 0, or -1 with the
+ * error raised. */
+static int md_dumps(enc_ctx *c, sdx_buf *b, PyObject *obj, const sdx_msgpack_write_opts *wo) {
+    md_ctx j = {c, b, wo};
+    char *p = sdx_buf_reserve(b, MD_ROOM);
+    if (!p) return enc_fail(c, b->err ? b->err : SDX_ERR_NOMEM, obj);
+    p = md_value(&j, p, obj, 0);
+    if (!p) return -1;
+    b->cur = p;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
 /* CBOR                                                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -1669,7 +1902,7 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
         if (o->nan_null) wo.flags |= SDX_JSON_WRITE_NAN_AS_NULL;
         if (o->bin_base64) wo.flags |= SDX_JSON_WRITE_BIN_BASE64;
         if (o->non_str_keys) wo.flags |= SDX_JSON_WRITE_STRINGIFY_KEYS;
-        if (o->indent < 0 && !o->sort_keys) {
+        if (o->indent < 0 && !o->sort_keys && sp_direct_paths) {
             rc = jd_dumps(&c, b, obj, &wo);
             break;
         }
@@ -1681,6 +1914,10 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
     }
     case SDX_FORMAT_MSGPACK: {
         sdx_msgpack_write_opts wo = {SDX_MSGPACK_WRITE_NO_UTF8_CHECK, NULL};
+        if (!o->sort_keys && sp_direct_paths) {
+            rc = md_dumps(&c, b, obj, &wo);
+            break;
+        }
         sdx_msgpack_writer w;
         sdx_msgpack_writer_init(&w, b, &wo);
         rc = msgpack_value(&c, &w, obj, 0);

@@ -597,6 +597,17 @@ static PyObject *mod_simd(PyObject *self, PyObject *unused) {
     return PyUnicode_FromString(sdx_simd_name());
 }
 
+/* _direct(flag): for the tests, which compare dumps' direct paths with the
+ * writers'. */
+static PyObject *mod_direct(PyObject *self, PyObject *flag) {
+    (void)self;
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    int old = sp_direct_paths;
+    sp_direct_paths = on;
+    return PyBool_FromLong(old);
+}
+
 static PyMethodDef methods[] = {
     {"dumps", (PyCFunction)(void (*)(void))mod_dumps, METH_FASTCALL | METH_KEYWORDS,
      "dumps(obj, fmt='json', **options) -> bytes"},
@@ -608,6 +619,8 @@ static PyMethodDef methods[] = {
      "convert(data, src, dst, **mapping) -> bytes"},
     {"detect", mod_detect, METH_O, "detect(data) -> str: the format of data"},
     {"simd", mod_simd, METH_NOARGS, "simd() -> str: the SIMD kernels in use"},
+    {"_direct", mod_direct, METH_O,
+     "_direct(flag) -> bool: dumps' direct JSON and MessagePack paths on or off (for the tests); the old value"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -118,6 +118,9 @@ PyObject *sp_iter_new(PyObject *fp, sp_format f, Py_ssize_t chunk, const sp_opts
 
 /* Encoding (encode.c). */
 PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o);
+/* 1 (the default): dumps writes JSON and MessagePack of the core types
+ * straight into its buffer; 0: through the writers alone (for the tests). */
+extern int sp_direct_paths;
 
 /* Converting (convert.c); the mapping options are parsed there. */
 PyObject *sp_convert(PyObject *self, PyObject *args, PyObject *kwargs);
