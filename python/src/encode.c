@@ -708,8 +708,8 @@ text: {
  * above, json_value or json_key, through a writer of its own at the same
  * place in the buffer, as a top-level value: the same text. So the output
  * and the errors, offsets included, are the writer's to the byte;
- * tests/python/test_json_direct.py compares them with indent=0, which
- * takes the writer.
+ * tests/python/test_direct.py compares both paths (sdx._sdx._direct(False)
+ * turns this one off, as does indent=0).
  */
 
 /* Room for any scalar with the comma before it (a double takes at most
@@ -876,84 +876,30 @@ static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int dept
 
 static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
 
-static char *jd_dict(jd_ctx *j, char *p, PyObject *o, int depth) {
-    enc_ctx *c = j->c;
-    if (depth >= c->max_depth) {
-        jd_sync_error(j, p);
-        enc_depth_error(c);
-        return NULL;
-    }
-    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, count = 0;
-    PyObject *k, *v;
-    Py_INCREF(o);
-    *p++ = '{';
-    while (PyDict_Next(o, &pos, &k, &v)) {
-        if (count == n) goto changed; /* it grew on the way */
-        JD_NEED(p, JD_ROOM, o, fail);
-        *p = ',';
-        p += count != 0;
-        if (SDX_LIKELY(PyUnicode_CheckExact(k))) {
-            if (!(p = jd_str(j, p, k, 1))) goto fail;
-            JD_NEED(p, JD_ROOM, o, fail);
-            if (!(p = jd_value(j, p, v, depth + 1))) goto fail;
-        } else {
-            /* the key may run Python code: hold the value meanwhile */
-            Py_INCREF(v);
-            if ((p = jd_key_other(j, p, k, depth + 1)) != NULL) {
-                JD_NEED(p, JD_ROOM, o, fail_v);
-                p = jd_value(j, p, v, depth + 1);
-            }
-        fail_v:
-            Py_DECREF(v);
-            if (!p) goto fail;
-        }
-        count++;
-    }
-    if (count != n || PyDict_GET_SIZE(o) != n) goto changed;
-    JD_NEED(p, 1, o, fail);
-    *p++ = '}';
-    Py_DECREF(o);
-    return p;
-changed:
-    j->b->cur = p;
-    enc_changed(c, o);
-fail:
-    Py_DECREF(o);
-    return NULL;
-}
-
-static char *jd_seq(jd_ctx *j, char *p, PyObject *o, int depth) {
-    enc_ctx *c = j->c;
-    if (depth >= c->max_depth) {
-        jd_sync_error(j, p);
-        enc_depth_error(c);
-        return NULL;
-    }
-    const int list = PyList_Check(o);
-    const Py_ssize_t n = list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
-    Py_INCREF(o);
-    *p++ = '[';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (list && i >= PyList_GET_SIZE(o)) break; /* it shrank on the way */
-        JD_NEED(p, JD_ROOM, o, fail);
-        *p = ',';
-        p += i != 0;
-        if (!(p = jd_value(j, p, list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i), depth + 1)))
-            goto fail;
-    }
-    if ((list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)) != n) {
-        j->b->cur = p;
-        enc_changed(c, o);
-        goto fail;
-    }
-    JD_NEED(p, 1, o, fail);
-    *p++ = ']';
-    Py_DECREF(o);
-    return p;
-fail:
-    Py_DECREF(o);
-    return NULL;
-}
+/* jd_dict and jd_seq */
+#define DW(name) jd_##name
+#define DW_CTX jd_ctx
+#define DW_ROOM JD_ROOM
+#define DW_GROW(j, p, n, o) jd_grow(j, p, n, o)
+#define DW_SYNC(j, p) jd_sync_error(j, p)
+#define DW_TOO_LONG(n) 0
+#define DW_MAP_BEGIN(p, n) (*(p)++ = '{')
+#define DW_SEQ_BEGIN(p, n) (*(p)++ = '[')
+#define DW_MAP_END(p, o, fail)     \
+    do {                           \
+        DW_NEED(p, 1, o, fail);    \
+        *(p)++ = '}';              \
+    } while (0)
+#define DW_SEQ_END(p, o, fail)     \
+    do {                           \
+        DW_NEED(p, 1, o, fail);    \
+        *(p)++ = ']';              \
+    } while (0)
+#define DW_SEP(p, i) (*(p) = ',', (p) += (i) != 0)
+#define DW_KEY(j, p, k, d) jd_str(j, p, k, 1)
+#define DW_KEY_OTHER(j, p, k, d) jd_key_other(j, p, k, d)
+#define DW_ITEM(j, p, v, d) jd_value(j, p, v, d)
+#include "direct_tmpl.h"
 
 /* One value at p, where JD_ROOM bytes are free: its end, or NULL with the
  * error raised. The exact types in the order of enc_tmpl.h's value. */
@@ -1147,7 +1093,7 @@ static int msgpack_key(enc_ctx *c, sdx_msgpack_writer *w, PyObject *k, int depth
  * is written by msgpack_value through a writer of its own at the same
  * place in the buffer, as a top-level value: the same bytes. The buffer's
  * cursor is set before every error, so errors stand where the writer's
- * would; tests/python/test_msgpack_direct.py compares both paths
+ * would; tests/python/test_direct.py compares both paths
  * (sdx._sdx._direct(False) turns this one off).
  */
 
@@ -1236,76 +1182,23 @@ static SDX_ALWAYS_INLINE char *md_item(md_ctx *j, char *p, PyObject *o, int dept
     return md_value(j, p, o, depth);
 }
 
-static char *md_dict(md_ctx *j, char *p, PyObject *o, int depth) {
-    enc_ctx *c = j->c;
-    if (depth >= c->max_depth) {
-        j->b->cur = p;
-        enc_depth_error(c);
-        return NULL;
-    }
-    Py_ssize_t n = PyDict_GET_SIZE(o), pos = 0, count = 0;
-    if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
-    PyObject *k, *v;
-    p = sdx_mp_w_container(p, (uint64_t)n, 1);
-    Py_INCREF(o);
-    while (PyDict_Next(o, &pos, &k, &v)) {
-        if (count == n) goto changed; /* it grew on the way */
-        if (SDX_LIKELY(PyUnicode_CheckExact(k))) {
-            if (!(p = md_str(j, p, k, depth + 1))) goto fail;
-            if (SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM) && !(p = md_grow(j, p, MD_ROOM, o))) goto fail;
-            if (!(p = md_item(j, p, v, depth + 1))) goto fail;
-        } else {
-            /* a key of another type is written as a value (msgpack_key);
-             * it may run Python code: hold the value meanwhile */
-            Py_INCREF(v);
-            p = PyUnicode_Check(k) ? md_str(j, p, k, depth + 1) : md_other(j, p, k, depth + 1);
-            if (p && SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM)) p = md_grow(j, p, MD_ROOM, o);
-            if (p) p = md_value(j, p, v, depth + 1);
-            Py_DECREF(v);
-            if (!p) goto fail;
-        }
-        count++;
-    }
-    if (count != n || PyDict_GET_SIZE(o) != n) goto changed;
-    Py_DECREF(o);
-    return p;
-changed:
-    j->b->cur = p;
-    enc_changed(c, o);
-fail:
-    Py_DECREF(o);
-    return NULL;
-}
-
-static char *md_seq(md_ctx *j, char *p, PyObject *o, int depth) {
-    enc_ctx *c = j->c;
-    if (depth >= c->max_depth) {
-        j->b->cur = p;
-        enc_depth_error(c);
-        return NULL;
-    }
-    const int list = PyList_Check(o);
-    const Py_ssize_t n = list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o);
-    if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
-    p = sdx_mp_w_container(p, (uint64_t)n, 0);
-    Py_INCREF(o);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (list && i >= PyList_GET_SIZE(o)) break; /* it shrank on the way */
-        if (SDX_UNLIKELY((size_t)(j->b->end - p) < MD_ROOM) && !(p = md_grow(j, p, MD_ROOM, o))) goto fail;
-        if (!(p = md_item(j, p, list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i), depth + 1)))
-            goto fail;
-    }
-    if ((list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o)) != n) {
-        j->b->cur = p;
-        enc_changed(c, o);
-        goto fail;
-    }
-    Py_DECREF(o);
-    return p;
-fail:
-    Py_DECREF(o);
-    return NULL;
-}
+/* md_dict and md_seq */
+#define DW(name) md_##name
+#define DW_CTX md_ctx
+#define DW_ROOM MD_ROOM
+#define DW_GROW(j, p, n, o) md_grow(j, p, n, o)
+#define DW_SYNC(j, p) ((j)->b->cur = (p))
+#define DW_TOO_LONG(n) ((uint64_t)(n) > 0xffffffffu)
+#define DW_MAP_BEGIN(p, n) ((p) = sdx_mp_w_container(p, (uint64_t)(n), 1))
+#define DW_SEQ_BEGIN(p, n) ((p) = sdx_mp_w_container(p, (uint64_t)(n), 0))
+#define DW_MAP_END(p, o, fail) ((void)0)
+#define DW_SEQ_END(p, o, fail) ((void)0)
+#define DW_SEP(p, i) ((void)0)
+#define DW_KEY(j, p, k, d) md_str(j, p, k, d)
+/* a key of another type is written as a value (msgpack_key) */
+#define DW_KEY_OTHER(j, p, k, d) (PyUnicode_Check(k) ? md_str(j, p, k, d) : md_other(j, p, k, d))
+#define DW_ITEM(j, p, v, d) md_item(j, p, v, d)
+#include "direct_tmpl.h"
 
 /* One value at p, where MD_ROOM bytes are free: its end, or NULL with the
  * error raised. The exact types in the order of enc_tmpl.h's value. */

@@ -1,0 +1,224 @@
+"""sdx.dumps takes a direct path for JSON without indent or sort_keys and
+for MessagePack without sort_keys (encode.c's jd_* and md_*: the core
+types straight into the buffer, everything else through a writer);
+sdx._sdx._direct(False) turns both off, so that the writer alone writes.
+The two must agree to the byte, and on every error, offset included. For
+JSON, indent=0 (the writer, minified) must also give the same text."""
+import contextlib
+import datetime
+import decimal
+import enum
+import json
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import sdx
+import strategies as S
+from sdx import _sdx
+
+FORMATS = ("json", "msgpack")
+
+
+class D(dict):
+    pass
+
+
+class L(list):
+    pass
+
+
+class T(tuple):
+    pass
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = "blue"
+
+
+SURROGATES = st.text(alphabet=st.characters(min_codepoint=0xD7F0, max_codepoint=0xE010), max_size=4)
+LEAVES = (st.none() | st.booleans() | st.integers() | st.integers(-(2**64), 2**64) | st.floats()
+          | st.text() | SURROGATES | st.text(alphabet="\"\\/\x00\x01\x1f\n\t\x7fé€😀a", max_size=12)
+          | st.binary(max_size=8) | S.UTC_DATETIMES | st.datetimes() | st.uuids()
+          | st.decimals(places=None) | st.sampled_from([Color.RED, Color.BLUE, object(), {1, 2}, b"",
+                                                      sdx.Tagged("cbor", 32, "http://x"),
+                                                      sdx.Tagged("msgpack", 5, b"\x01")]))
+KEYS = (st.text(max_size=8) | SURROGATES | st.integers() | st.floats() | st.none() | st.booleans()
+        | st.uuids() | st.sampled_from([Color.RED, (1, 2), b"k"]))
+
+
+def extend(children):
+    return (st.lists(children, max_size=5) | st.lists(children, max_size=3).map(L)
+            | st.lists(children, max_size=3).map(tuple) | st.lists(children, max_size=3).map(T)
+            | st.dictionaries(KEYS, children, max_size=5)
+            | st.dictionaries(st.text(max_size=4), children, max_size=3).map(D))
+
+
+VALUES = st.recursive(LEAVES, extend, max_leaves=25)
+OPTIONS = {
+    "json": st.fixed_dictionaries({}, optional={
+        "non_str_keys": st.booleans(),
+        "nan": st.just("null"),
+        "bin": st.just("base64"),
+        "tags": st.sampled_from(["drop", "wrap"]),
+        "default": st.just(lambda o: sorted(o) if isinstance(o, set) else repr(o)),
+    }),
+    "msgpack": st.fixed_dictionaries({}, optional={
+        "tags": st.sampled_from(["drop", "wrap"]),
+        "default": st.just(lambda o: sorted(o) if isinstance(o, set) else repr(o)),
+    }),
+}
+
+
+@contextlib.contextmanager
+def direct(on):
+    old = _sdx._direct(on)
+    try:
+        yield
+    finally:
+        _sdx._direct(old)
+
+
+def outcome(x, fmt, **opts):
+    try:
+        return sdx.dumps(x, fmt, **opts)
+    except sdx.EncodeError as e:
+        return ("EncodeError", str(e), e.offset)
+    except (TypeError, ValueError, OverflowError) as e:
+        return (type(e).__name__, str(e))
+
+
+def both(x, fmt, **opts):
+    """The direct path's outcome and the writer's."""
+    got = outcome(x, fmt, **opts)
+    with direct(False):
+        return got, outcome(x, fmt, **opts)
+
+
+def test_switch():
+    assert _sdx._direct(True) is True
+    with direct(False):
+        assert _sdx._direct(False) is False
+    assert _sdx._direct(True) is True
+
+
+@given(VALUES, OPTIONS["json"])
+def test_json_direct_path_is_the_writers(x, opts):
+    got, writer = both(x, "json", **opts)
+    assert got == writer
+    assert got == outcome(x, "json", indent=0, **opts)
+
+
+@given(VALUES, OPTIONS["msgpack"])
+def test_msgpack_direct_path_is_the_writers(x, opts):
+    got, writer = both(x, "msgpack", **opts)
+    assert got == writer
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_corpus_documents_alike(corpus, fmt):
+    for name, data in corpus.items():
+        got, writer = both(json.loads(data), fmt)
+        assert isinstance(got, bytes) and got == writer, name
+
+
+def test_json_long_strings_and_escapes_across_growth():
+    # strings longer than any reservation, escapes at the ends, many values
+    s = "\"" + "a" * 100000 + "\n" + "é" * 5000 + "\x00"
+    x = [s, {s: [s] * 3}, "x" * 70000, 1.5, 2**63 - 1, -(2**63)] * 5
+    got, writer = both(x, "json")
+    assert got == writer == sdx.dumps(x, "json", indent=0)
+
+
+def test_msgpack_every_header_size():
+    # each length on both sides of every header boundary, as values and keys,
+    # past the buffer's first reservations
+    for n in (0, 1, 15, 16, 31, 32, 255, 256, 65535, 65536, 70000):
+        for x in ("a" * n, "é" * (n // 2), b"\x01" * n, bytearray(n), list(range(n)), tuple([None] * n),
+                  {str(i): i for i in range(n)}, {"k" * n: "v" * n}, [1.5] * n, L([True] * n),
+                  D({"x": "y" * n})):
+            got, writer = both(x, "msgpack")
+            assert isinstance(got, bytes) and got == writer, (type(x), n)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_integer_boundaries(fmt):
+    edges = [0, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1, 2**64,
+             -1, -32, -33, -128, -129, -32768, -32769, -(2**31), -(2**31) - 1, -(2**63), -(2**63) - 1,
+             2**30, 2**62, -(2**62), True, False]
+    for v in [edges + [[e] for e in edges] + [{"k": e} for e in edges]] + [[e] for e in edges]:
+        got, writer = both(v, fmt)
+        assert got == writer, v
+
+
+# Each case: the value, and the output written before the failing value (the
+# error's offset), in JSON (without its comma) and in MessagePack.
+ERRORS = (([1, object()], 2, 2), ({"a": 1, "b": 2**70}, None, 6), ({"a": 1, 2: 3}, 6, None),
+          ([1, [2, float("nan")]], 5, None), ([1, [2, "\ud800"]], 5, 4), ({"a": [1, "\ud800"]}, 7, 5),
+          ([[]] * 3 + [{1}], 9, 4), ({object(): 1}, 1, 1), ({"\ud800": 1}, 1, 1), (T([1, 2, object()]), 4, 3))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_errors_stand_where_the_writer_stands(fmt):
+    for x, at_json, at_msgpack in ERRORS:
+        at = at_json if fmt == "json" else at_msgpack
+        if at is None:
+            continue
+        got, writer = both(x, fmt)
+        assert got == writer, x
+        assert got[0] == "EncodeError" and got[2] == at, (x, got)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_deep_nesting_alike(fmt):
+    for depth in (1023, 1024, 1025):
+        x, y = [], {}
+        for _ in range(depth - 1):
+            x, y = [x], {"a": y}
+        for v in (x, y):
+            got, writer = both(v, fmt)
+            assert got == writer, depth
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_keys_of_every_type(fmt):
+    sub = type("Sub", (str,), {})
+    for k in (1, -1, 2**64 - 1, 2**70, 1.5, None, True, b"k", (1, 2), "s", sub("sub"), uuid.UUID(int=7),
+              decimal.Decimal("1.5"), datetime.date(2020, 1, 2), Color.BLUE):
+        for opts in ({}, {"non_str_keys": True}) if fmt == "json" else ({},):
+            got, writer = both({k: [k], "after": 1}, fmt, **opts)
+            assert got == writer, (k, opts)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_default_that_changes_the_containers(fmt):
+    # default= runs Python code in the middle of the walk: the containers
+    # being written may shrink, grow or be dropped by everything else
+    box = {}
+
+    def shrink(o):
+        box["list"].clear()
+        return 0
+
+    def grow(o):
+        box["dict"]["new"] = 1
+        return 0
+
+    def drop(o):
+        box.clear()
+        return [1] * 100
+
+    for fn, make in ((shrink, lambda: [object(), 1, 2]), (grow, lambda: {"a": object(), "b": 2}),
+                     (drop, lambda: [[object(), 2], {"k": object()}])):
+        results = []
+        for on in (True, False):
+            with direct(on):
+                x = make()
+                box.update(list=x, dict=x, root=x)
+                results.append(outcome(x, fmt, default=fn))
+        assert results[0] == results[1], fn
+        if fn is not drop:
+            assert results[0][0] == "EncodeError" and "changed size" in results[0][1]
