@@ -353,66 +353,6 @@ static SDX_ALWAYS_INLINE char *short_str(char *p, const char *s, size_t n, uint6
     return p + 1 + n;
 }
 
-/* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
- * overlapping the one before, and return whether any byte copied is above
- * 0x7f. SSE2 on x86-64 and Advanced SIMD on AArch64 (what every CPU of the
- * target has, as in simd/inline.h), two 64-bit words elsewhere. */
-#if defined(SDX_INLINE_SSE2)
-static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
-    __m128i acc = _mm_setzero_si128(), x;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), x);
-        acc = _mm_or_si128(acc, x);
-    }
-    if (i < n) {
-        x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
-        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), x);
-        acc = _mm_or_si128(acc, x);
-    }
-    return _mm_movemask_epi8(acc) != 0;
-}
-#elif defined(SDX_INLINE_NEON)
-static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
-    uint8x16_t acc = vdupq_n_u8(0), x;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        x = vld1q_u8((const uint8_t *)s + i);
-        vst1q_u8((uint8_t *)dst + i, x);
-        acc = vorrq_u8(acc, x);
-    }
-    if (i < n) {
-        x = vld1q_u8((const uint8_t *)s + n - 16);
-        vst1q_u8((uint8_t *)dst + n - 16, x);
-        acc = vorrq_u8(acc, x);
-    }
-    return vmaxvq_u8(acc) >= 0x80;
-}
-#else
-static SDX_ALWAYS_INLINE int copy_high(char *dst, const char *s, size_t n) {
-    uint64_t acc0 = 0, acc1 = 0, x, y;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        memcpy(&x, s + i, 8);
-        memcpy(&y, s + i + 8, 8);
-        memcpy(dst + i, &x, 8);
-        memcpy(dst + i + 8, &y, 8);
-        acc0 |= x;
-        acc1 |= y;
-    }
-    if (i < n) {
-        memcpy(&x, s + n - 16, 8);
-        memcpy(&y, s + n - 8, 8);
-        memcpy(dst + n - 16, &x, 8);
-        memcpy(dst + n - 8, &y, 8);
-        acc0 |= x;
-        acc1 |= y;
-    }
-    return ((acc0 | acc1) & 0x8080808080808080ull) != 0;
-}
-#endif
-
 /* Longer strings, or short ones that are not plain ASCII. Up to
  * FUSED_STRING bytes the copy and the ASCII test are one pass, and only a
  * string with a byte above 0x7f goes to the UTF-8 kernel; longer ones are
@@ -425,7 +365,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
         u8 *body = enc_str_header(p, n);
         int ok;
         if (n >= 16 && n <= FUSED_STRING) {
-            ok = !copy_high((char *)body, s, n) || !w->ascii_mask ||
+            ok = !sdx_inline_copy_high((char *)body, s, n) || !w->ascii_mask ||
                  sdx_utf8_non_ascii_ok(w->utf8_valid, (const char *)body, n);
         } else {
             if (n) memcpy(body, s, n); /* s may be NULL when n is 0 (doc.h) */
@@ -747,7 +687,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
             char *body = (char *)enc_str_header((u8 *)p, sn);
             int ok;
             if (sn <= FUSED_STRING)
-                ok = !copy_high(body, s, sn) || !m || sdx_utf8_non_ascii_ok(w->utf8_valid, body, sn);
+                ok = !sdx_inline_copy_high(body, s, sn) || !m || sdx_utf8_non_ascii_ok(w->utf8_valid, body, sn);
             else {
                 memcpy(body, s, sn);
                 ok = !m || sdx_utf8_ok(w->utf8_valid, body, sn);

@@ -11,7 +11,9 @@
 #ifndef SDX_SIMD_INLINE_H
 #define SDX_SIMD_INLINE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/platform.h"
 
@@ -130,6 +132,67 @@ static inline unsigned sdx_inline_ws_run16(const char *p) {
     return 16;
 }
 
+#endif
+
+/* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
+ * overlapping the one before, and return whether any byte copied is above
+ * 0x7f: the writers' copy of a string that is tested for ASCII on the way
+ * (src/msgpack/writer.c, src/ubjson/writer.c). SSE2, Advanced SIMD, or two
+ * 64-bit words, as above; unlike the scans above it reads all of s[0, n). */
+#if defined(SDX_INLINE_SSE2)
+static SDX_ALWAYS_INLINE int sdx_inline_copy_high(char *dst, const char *s, size_t n) {
+    __m128i acc = _mm_setzero_si128(), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    if (i < n) {
+        x = _mm_loadu_si128((const __m128i *)(const void *)(s + n - 16));
+        _mm_storeu_si128((__m128i *)(void *)(dst + n - 16), x);
+        acc = _mm_or_si128(acc, x);
+    }
+    return _mm_movemask_epi8(acc) != 0;
+}
+#elif defined(SDX_INLINE_NEON)
+static SDX_ALWAYS_INLINE int sdx_inline_copy_high(char *dst, const char *s, size_t n) {
+    uint8x16_t acc = vdupq_n_u8(0), x;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        x = vld1q_u8((const uint8_t *)s + i);
+        vst1q_u8((uint8_t *)dst + i, x);
+        acc = vorrq_u8(acc, x);
+    }
+    if (i < n) {
+        x = vld1q_u8((const uint8_t *)s + n - 16);
+        vst1q_u8((uint8_t *)dst + n - 16, x);
+        acc = vorrq_u8(acc, x);
+    }
+    return vmaxvq_u8(acc) >= 0x80;
+}
+#else
+static SDX_ALWAYS_INLINE int sdx_inline_copy_high(char *dst, const char *s, size_t n) {
+    uint64_t acc0 = 0, acc1 = 0, x, y;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        memcpy(&x, s + i, 8);
+        memcpy(&y, s + i + 8, 8);
+        memcpy(dst + i, &x, 8);
+        memcpy(dst + i + 8, &y, 8);
+        acc0 |= x;
+        acc1 |= y;
+    }
+    if (i < n) {
+        memcpy(&x, s + n - 16, 8);
+        memcpy(&y, s + n - 8, 8);
+        memcpy(dst + n - 16, &x, 8);
+        memcpy(dst + n - 8, &y, 8);
+        acc0 |= x;
+        acc1 |= y;
+    }
+    return ((acc0 | acc1) & 0x8080808080808080ull) != 0;
+}
 #endif
 
 #endif /* SDX_SIMD_INLINE_H */

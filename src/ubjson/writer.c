@@ -16,6 +16,7 @@
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "sdx/ubjson.h"
+#include "simd/inline.h"
 #include "simd/simd.h"
 #include "ubjson/ubjson_internal.h"
 
@@ -532,7 +533,175 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_ubjson_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case, as MessagePack's and BSON's
+ * (their writer.c): a memory buffer, UBJSON without
+ * SDX_UBJSON_WRITE_FLOAT32_EXACT (not BJData), a value where one may come
+ * without bookkeeping, and a value made only of untagged null, bool, int,
+ * uint up to INT64_MAX, double not read from a float32 or float16, str,
+ * bin, and arrays and maps (with str keys) of at most INT32_MAX elements:
+ * the bytes the writer's calls give (sdx_ubj_w_int, D and the bits, C for
+ * a one-byte ASCII string, S and the length, counted containers and so
+ * nothing at their end, bin as [$U#), from one pass over the value array
+ * with a stack of the open containers and no per-value call. Anything else
+ * (a tag, raw number text, a uint above INT64_MAX, an integer below
+ * INT64_MIN, a key that is not a str, text that is not UTF-8) rewinds the
+ * buffer to where the value began, leaves the writer as it was and
+ * returns 0: walk_node then writes the value with the writer's calls, with
+ * exactly their output and errors. Text is copied, then checked as the
+ * writer checks it (a string the JSON parser marked SDX_VAL_NOESC is valid
+ * UTF-8 already). Returns 1 when written, -1 with the writer's error when
+ * the buffer cannot grow. */
+#define NODE_FAST_DEPTH 32
+#define NODE_FAST_ROOM 24 /* a scalar, a container's head, S and a length */
+/* Text from 16 bytes up to this length is copied and tested for ASCII in
+ * one pass (as MessagePack's writer does). */
+#define NODE_FAST_FUSED 256
+
+struct node_fast_frame {
+    const sdx_val *end; /* the slot after the container's last descendant */
+    uint8_t map;
+};
+
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+/* Copy the n bytes of text s to p (room for them) and tell whether they
+ * may be written: valid UTF-8, or anything when `check` is 0. */
+static SDX_ALWAYS_INLINE int node_fast_text(const sdx_ubjson_writer *w, char *p, const char *s, size_t n,
+                                            int check) {
+    if (n < 16) return sdx_hot_copy_ascii(p, s, n, check ? UINT64_C(0x8080808080808080) : 0) ||
+                       sdx_utf8_valid_dfa(p, n);
+    if (n <= NODE_FAST_FUSED)
+        return !sdx_inline_copy_high(p, s, n) || !check || sdx_utf8_non_ascii_ok(w->utf8_valid, p, n);
+    memcpy(p, s, n);
+    return !check || sdx_utf8_ok(w->utf8_valid, p, n);
+}
+
+static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
+    sdx_buf *b = w->out;
+    if (w->err || !sdx_ubj_w_slot(w->top, 0) || b->mode != SDX_BUF_MEMORY ||
+        (w->flags & (SDX_UBJSON_WRITE_BJDATA | SDX_UBJSON_WRITE_FLOAT32_EXACT)) ||
+        sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const int check = !(w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK);
+    struct node_fast_frame inline_frames[NODE_FAST_DEPTH], *frames = inline_frames;
+    sdx_stack st;
+    sdx_stack_init(&st, inline_frames, NODE_FAST_DEPTH, sizeof *frames,
+                   n.doc ? &n.doc->alloc : sdx_alloc_default());
+    int rc = 0;
+    const sdx_val *v = n.val;
+    char *p = b->cur;
+    /* the value itself as the one element of a frame that is not a map */
+    frames[0].end = sdx_val_next(n.val);
+    frames[0].map = 0;
+    size_t depth = 1;
+    for (;;) {
+        while (v == frames[depth - 1].end)
+            if (--depth == 0) goto done;
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM))) goto out;
+        if (frames[depth - 1].map) {
+            /* the key: a str's length and bytes, no marker */
+            if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
+            size_t kn = (size_t)SDX_VAL_LEN(v);
+            if (kn > INT64_MAX - NODE_FAST_ROOM) goto out;
+            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM && !(p = node_fast_room(b, p, kn + 2 * NODE_FAST_ROOM)))
+                goto out;
+            p = sdx_ubj_w_uint(p, kn);
+            if (!node_fast_text(w, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
+            p += kn;
+            v++;
+        }
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: *p++ = 'Z'; break;
+        case SDX_TYPE_BOOL: *p++ = v->v.u ? 'T' : 'F'; break;
+        case SDX_TYPE_INT: p = sdx_ubj_w_int(p, v->v.i); break;
+        case SDX_TYPE_UINT:
+            if (v->v.u > INT64_MAX) goto out; /* H, the writer's */
+            p = sdx_ubj_w_uint(p, v->v.u);
+            break;
+        case SDX_TYPE_DOUBLE:
+            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto out;
+            p[0] = 'D';
+            sdx_hot_store_be(p + 1, v->v.u, 8);
+            p += 9;
+            break;
+        case SDX_TYPE_STR: {
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            const char *s = v->v.s;
+            if (sn == 1 && (unsigned char)s[0] <= 127) { /* a char: the smallest encoding */
+                p[0] = 'C';
+                p[1] = s[0];
+                p += 2;
+                break;
+            }
+            if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
+            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM && !(p = node_fast_room(b, p, sn + NODE_FAST_ROOM)))
+                goto out;
+            *p++ = 'S';
+            p = sdx_ubj_w_uint(p, sn);
+            if (!node_fast_text(w, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
+            p += sn;
+            break;
+        }
+        case SDX_TYPE_BIN: { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
+            size_t bn = (size_t)SDX_VAL_LEN(v);
+            if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
+            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM && !(p = node_fast_room(b, p, bn + NODE_FAST_ROOM)))
+                goto out;
+            memcpy(p, "[$U#", 4);
+            p = sdx_ubj_w_uint(p + 4, bn);
+            if (bn) memcpy(p, v->v.s, bn);
+            p += bn;
+            break;
+        }
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP: {
+            const int map = SDX_VAL_TYPE(v) == SDX_TYPE_MAP;
+            const uint64_t count = SDX_VAL_LEN(v);
+            if (count > 0x7fffffff) goto out;
+            if (depth == st.cap) {
+                if (!sdx_stack_grow(&st)) goto out;
+                frames = st.items;
+            }
+            frames[depth].end = sdx_val_next(v);
+            frames[depth].map = (uint8_t)map;
+            depth++;
+            p[0] = map ? '{' : '[';
+            p[1] = '#';
+            p = sdx_ubj_w_uint(p + 2, count);
+            break;
+        }
+        default: goto out; /* a tag, RAW, NINT (or a corrupted slot) */
+        }
+        v++;
+    }
+done:
+    rc = 1;
+out:
+    sdx_stack_free(&st);
+    if (rc == 1) {
+        b->cur = p;
+        w->top->items++;
+    } else if (!b->err) {
+        b->cur = b->start + start; /* walk_node writes it all again */
+    } else {
+        rc = -1; /* the buffer could not grow: the writer's error */
+        fail_buf(w);
+    }
+    return rc;
+}
+
+sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
+        int rc = node_fast(w, n);
+        if (rc > 0) return SDX_OK;
+        if (rc < 0) return w->err;
+    }
+    return walk_node(w, n);
+}
 
 sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (!w->err) {
