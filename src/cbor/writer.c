@@ -22,6 +22,7 @@
 #include "core/backpatch.h"
 #include "core/platform.h"
 #include "core/utf8.h"
+#include "core/utf8_copy.h"
 #include "sdx/cbor.h"
 #include "simd/simd.h"
 
@@ -595,7 +596,101 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_cbor_writer_bytes(w, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case, as MessagePack's (its
+ * writer.c): a memory buffer, no DETERMINISTIC (sorted maps), an item where
+ * one may come without bookkeeping (no tag or sorted map pending), and a
+ * value made only of null, bool, int, uint, nint, double, text and byte
+ * strings, arrays and maps (every key a value like any other) and CBOR
+ * tags: the writer's bytes (the shortest head for every integer, length
+ * and count, each double in the shortest width that holds it exactly or
+ * float64 with SDX_CBOR_WRITE_FLOAT64, NaN as f97e00) from one pass over
+ * the value array: CBOR's definite lengths carry their counts and need no
+ * end, so each slot, in order, gives its own bytes, with no stack and no
+ * per-value call. Anything else (a tag of another kind or a simple value,
+ * raw number text, text that is not UTF-8) rewinds the buffer to where the
+ * value began, leaves the writer as it was and returns 0: walk_node then
+ * writes the value with the writer's calls, with exactly their output and
+ * errors. Text is copied, then checked as the writer checks it (a string
+ * the JSON parser marked SDX_VAL_NOESC is valid UTF-8 already). Returns 1
+ * when written, -1 with the writer's error when the buffer cannot grow. */
+#define NODE_FAST_ROOM 16 /* a head, or a double */
+
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+static int node_fast(sdx_cbor_writer *w, sdx_node n) {
+    sdx_buf *b = w->out;
+    if (w->err || w->top->left == 0 || w->top->slow || b->mode != SDX_BUF_MEMORY ||
+        (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) || sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const int check = !(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK);
+    const int float64 = (w->flags & SDX_CBOR_WRITE_FLOAT64) != 0;
+    const sdx_val *v = n.val, *end = sdx_val_next(n.val);
+    u8 *p = (u8 *)b->cur;
+    for (; v < end; v++) {
+        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
+            !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+            goto back;
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: *p++ = SDX_CB_NULL; break;
+        case SDX_TYPE_BOOL: *p++ = v->v.u ? SDX_CB_TRUE : SDX_CB_FALSE; break;
+        case SDX_TYPE_INT: {
+            uint64_t sign = (uint64_t)(v->v.i >> 63);
+            p = sdx_cb_head(p, (unsigned)(sign & SDX_CB_NINT), (uint64_t)v->v.i ^ sign);
+            break;
+        }
+        case SDX_TYPE_UINT: p = sdx_cb_head(p, SDX_CB_UINT, v->v.u); break;
+        case SDX_TYPE_NINT: p = sdx_cb_head(p, SDX_CB_NINT, v->v.u); break;
+        case SDX_TYPE_DOUBLE: p = float64 ? f64(p, v->v.d) : sdx_cb_double(p, v->v.d); break;
+        case SDX_TYPE_STR:
+        case SDX_TYPE_BIN: {
+            const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            if ((size_t)((u8 *)b->end - p) < sn + SDX_CB_HEAD_MAX &&
+                !(p = (u8 *)node_fast_room(b, (char *)p, sn + SDX_CB_HEAD_MAX)))
+                goto back;
+            p = sdx_cb_head(p, text ? SDX_CB_TEXT : SDX_CB_BYTES, sn);
+            if (!text) {
+                if (sn) memcpy(p, v->v.s, sn);
+            } else if (!sdx_utf8_copy_ok(w->utf8_valid, (char *)p, v->v.s, sn,
+                                         check && !(v->tag & SDX_VAL_NOESC))) {
+                goto back;
+            }
+            p += sn;
+            break;
+        }
+        case SDX_TYPE_ARRAY: p = sdx_cb_head(p, SDX_CB_ARRAY, SDX_VAL_LEN(v)); break;
+        case SDX_TYPE_MAP: p = sdx_cb_head(p, SDX_CB_MAP, SDX_VAL_LEN(v)); break;
+        case SDX_TYPE__TAG: /* a CBOR tag's head; the tagged value follows */
+            if ((v->tag >> 8 & 0xff) != SDX_TAG_CBOR) goto back;
+            p = sdx_cb_head(p, SDX_CB_TAG, v->v.u);
+            break;
+        default: goto back; /* RAW (or a corrupted slot) */
+        }
+    }
+    b->cur = (char *)p;
+    w->top->left--;
+    return 1;
+back:
+    if (b->err) {
+        fail_buf(w);
+        return -1;
+    }
+    b->cur = b->start + start; /* walk_node writes it all again */
+    return 0;
+}
+
+sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
+        int rc = node_fast(w, n);
+        if (rc > 0) return SDX_OK;
+        if (rc < 0) return w->err;
+    }
+    return walk_node(w, n);
+}
 
 sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     if (!w->err) {

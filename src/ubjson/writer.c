@@ -15,8 +15,8 @@
 #include "core/floatbits.h"
 #include "core/platform.h"
 #include "core/utf8.h"
+#include "core/utf8_copy.h"
 #include "sdx/ubjson.h"
-#include "simd/inline.h"
 #include "simd/simd.h"
 #include "ubjson/ubjson_internal.h"
 
@@ -553,10 +553,6 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
  * the buffer cannot grow. */
 #define NODE_FAST_DEPTH 32
 #define NODE_FAST_ROOM 24 /* a scalar, a container's head, S and a length */
-/* Text from 16 bytes up to this length is copied and tested for ASCII in
- * one pass (as MessagePack's writer does). */
-#define NODE_FAST_FUSED 256
-
 struct node_fast_frame {
     const sdx_val *end; /* the slot after the container's last descendant */
     uint8_t map;
@@ -565,18 +561,6 @@ struct node_fast_frame {
 static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
     b->cur = p;
     return sdx_buf_reserve_slow(b, need);
-}
-
-/* Copy the n bytes of text s to p (room for them) and tell whether they
- * may be written: valid UTF-8, or anything when `check` is 0. */
-static SDX_ALWAYS_INLINE int node_fast_text(const sdx_ubjson_writer *w, char *p, const char *s, size_t n,
-                                            int check) {
-    if (n < 16) return sdx_hot_copy_ascii(p, s, n, check ? UINT64_C(0x8080808080808080) : 0) ||
-                       sdx_utf8_valid_dfa(p, n);
-    if (n <= NODE_FAST_FUSED)
-        return !sdx_inline_copy_high(p, s, n) || !check || sdx_utf8_non_ascii_ok(w->utf8_valid, p, n);
-    memcpy(p, s, n);
-    return !check || sdx_utf8_ok(w->utf8_valid, p, n);
 }
 
 static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
@@ -610,7 +594,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM && !(p = node_fast_room(b, p, kn + 2 * NODE_FAST_ROOM)))
                 goto out;
             p = sdx_ubj_w_uint(p, kn);
-            if (!node_fast_text(w, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
+            if (!sdx_utf8_copy_ok(w->utf8_valid, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
             p += kn;
             v++;
         }
@@ -642,7 +626,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 goto out;
             *p++ = 'S';
             p = sdx_ubj_w_uint(p, sn);
-            if (!node_fast_text(w, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
+            if (!sdx_utf8_copy_ok(w->utf8_valid, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
             p += sn;
             break;
         }
