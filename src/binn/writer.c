@@ -23,11 +23,13 @@
 
 #include "binn/binn_internal.h"
 #include "core/alloc.h"
+#include "core/doc_internal.h"
 #include "core/backpatch.h"
 #include "core/error.h"
 #include "core/floatbits.h"
 #include "core/platform.h"
 #include "core/utf8.h"
+#include "core/utf8_copy.h"
 #include "simd/simd.h"
 
 /* Frame kinds (sdx_binn_frame.kind). MAP_ANY is a map whose first key has
@@ -479,7 +481,186 @@ sdx_err sdx_binn_writer_put(sdx_binn_writer *w, const sdx_event *ev) {
 #define NODE_WALK_BIN(w, s, n) sdx_binn_writer_blob(w, s, n)
 #include "core/node_walk.h"
 
-sdx_err sdx_binn_writer_node(sdx_binn_writer *w, sdx_node n) { return walk_node(w, n); }
+/* The document's own walk for the common case, as BSON's (its writer.c): a
+ * memory buffer, doubles as float64 (no FLOAT32 or FLOAT32_EXACT option), a
+ * value where one may come, and a value made only of untagged null, bool,
+ * int, uint, double not read from a float32, text, binary data, lists,
+ * and maps whose keys are all strings of at most 255 bytes (an object) or
+ * all integers within int32 (a map): the writer's bytes from one pass over
+ * the value array with a stack of the open containers, each written with
+ * the writer's placeholder header (a 4-byte size) and given its real
+ * header at its end, the content moving down for a container of 127 bytes
+ * or less, exactly as the writer's end does. Anything else (a tag, raw
+ * number text, an integer below INT64_MIN, a float32, keys of mixed or
+ * other kinds, text that is not UTF-8) rewinds the buffer to where the
+ * value began and returns 0: walk_node then writes the value with the
+ * writer's calls, with exactly their output and errors. Returns 1 when
+ * written, -1 with the writer's error when the buffer cannot grow. */
+#define NODE_FAST_DEPTH 32
+#define NODE_FAST_ROOM 16 /* a scalar, or a placeholder header */
+
+struct node_fast_frame {
+    const sdx_val *end; /* the slot after the container's last descendant */
+    size_t start;       /* its header's offset in the buffer */
+    uint64_t count;
+    uint8_t kind;       /* FRAME_LIST, _MAP_ANY, _MAP_INT, _OBJECT */
+    uint8_t head_len;
+};
+
+static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
+    b->cur = p;
+    return sdx_buf_reserve_slow(b, need);
+}
+
+static int node_fast(sdx_binn_writer *w, sdx_node n) {
+    sdx_buf *b = w->out;
+    const sdx_binn_frame *top = &w->frames[w->depth];
+    if (w->err || top->items >= top->limit || (is_map(top) && !(top->items & 1)) ||
+        b->mode != SDX_BUF_MEMORY || (w->flags & (SDX_BINN_WRITE_FLOAT32 | SDX_BINN_WRITE_FLOAT32_EXACT)) ||
+        sdx_val_tags_start(n.doc, n.val) != n.val)
+        return 0;
+    const size_t start = (size_t)(b->cur - b->start);
+    const int check = !(w->flags & SDX_BINN_WRITE_NO_UTF8_CHECK);
+    struct node_fast_frame inline_frames[NODE_FAST_DEPTH], *frames = inline_frames;
+    sdx_stack st;
+    sdx_stack_init(&st, inline_frames, NODE_FAST_DEPTH, sizeof *frames,
+                   n.doc ? &n.doc->alloc : sdx_alloc_default());
+    int rc = 0;
+    const sdx_val *v = n.val;
+    u8 *p = (u8 *)b->cur;
+    /* the value itself as the one element of a frame that has no header */
+    frames[0].end = sdx_val_next(n.val);
+    frames[0].kind = FRAME_LIST;
+    size_t depth = 1;
+    for (;;) {
+        while (v == frames[depth - 1].end) {
+            if (--depth == 0) goto done;
+            /* the real header, as sdx_binn_writer_end writes it */
+            struct node_fast_frame *f = &frames[depth];
+            u8 *h = (u8 *)b->start + f->start;
+            size_t count_len = sdx_binn_size_len(f->count);
+            uint64_t size = (uint64_t)(p - h) - f->head_len + 1 + count_len + 1;
+            if (size > 127) size += 3;
+            if (size > SDX_BINN_SIZE_MAX) goto out;
+            u8 head[9], *e = head;
+            *e++ = f->kind == FRAME_LIST ? SDX_BINN_LIST : f->kind == FRAME_MAP_INT ? SDX_BINN_MAP : SDX_BINN_OBJECT;
+            e = sdx_binn_put_size(e, (uint32_t)size);
+            e = sdx_binn_put_size(e, (uint32_t)f->count);
+            size_t len = (size_t)(e - head);
+            if (len < f->head_len) { /* the content moves down */
+                memmove(h + len, h + f->head_len, (size_t)(p - (h + f->head_len)));
+                p -= f->head_len - len;
+            }
+            memcpy(h, head, len);
+        }
+        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM && !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+            goto out;
+        struct node_fast_frame *f = &frames[depth - 1];
+        if (f->kind != FRAME_LIST) {
+            /* the key: a string of an object, an int32 of a map; the first
+             * key decides which the container is */
+            if (SDX_VAL_TYPE(v) == SDX_TYPE_STR && f->kind != FRAME_MAP_INT) {
+                size_t kn = (size_t)SDX_VAL_LEN(v);
+                if (kn > 255) goto out;
+                if ((size_t)((u8 *)b->end - p) < kn + 1 + NODE_FAST_ROOM &&
+                    !(p = (u8 *)node_fast_room(b, (char *)p, kn + 1 + NODE_FAST_ROOM)))
+                    goto out;
+                *p = (u8)kn;
+                if (!sdx_utf8_copy_ok(w->utf8_valid, (char *)p + 1, v->v.s, kn,
+                                      check && !(v->tag & SDX_VAL_NOESC)))
+                    goto out;
+                p += 1 + kn;
+                f->kind = FRAME_OBJECT;
+            } else if ((SDX_VAL_TYPE(v) == SDX_TYPE_INT && v->v.i >= INT32_MIN && v->v.i <= INT32_MAX) &&
+                       f->kind != FRAME_OBJECT) {
+                sdx_store_be32(p, (uint32_t)(int32_t)v->v.i);
+                p += 4;
+                f->kind = FRAME_MAP_INT;
+            } else {
+                goto out;
+            }
+            v++;
+            if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
+                !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+                goto out;
+        }
+        switch (SDX_VAL_TYPE(v)) {
+        case SDX_TYPE_NULL: *p++ = SDX_BINN_NULL; break;
+        case SDX_TYPE_BOOL: *p++ = v->v.u ? SDX_BINN_TRUE : SDX_BINN_FALSE; break;
+        case SDX_TYPE_INT: p += enc_int(p, v->v.i); break;
+        case SDX_TYPE_UINT: p += enc_uint(p, v->v.u); break;
+        case SDX_TYPE_DOUBLE:
+            if (v->tag & SDX_VAL_FLOAT32) goto out; /* float32 when exact: the writer's */
+            *p = SDX_BINN_FLOAT64;
+            sdx_store_be64(p + 1, v->v.u);
+            p += 9;
+            break;
+        case SDX_TYPE_STR:
+        case SDX_TYPE_BIN: {
+            const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
+            size_t sn = (size_t)SDX_VAL_LEN(v);
+            if (sn > SDX_BINN_SIZE_MAX) goto out;
+            if ((size_t)((u8 *)b->end - p) < sn + NODE_FAST_ROOM &&
+                !(p = (u8 *)node_fast_room(b, (char *)p, sn + NODE_FAST_ROOM)))
+                goto out;
+            *p = text ? SDX_BINN_TEXT : SDX_BINN_BLOB;
+            p = sdx_binn_put_size(p + 1, (uint32_t)sn);
+            if (!text) {
+                if (sn) memcpy(p, v->v.s, sn);
+            } else if (!sdx_utf8_copy_ok(w->utf8_valid, (char *)p, v->v.s, sn,
+                                         check && !(v->tag & SDX_VAL_NOESC))) {
+                goto out;
+            }
+            p += sn;
+            if (text) *p++ = 0;
+            break;
+        }
+        case SDX_TYPE_ARRAY:
+        case SDX_TYPE_MAP: {
+            const uint64_t count = SDX_VAL_LEN(v);
+            if (count > SDX_BINN_SIZE_MAX) goto out;
+            if (depth == st.cap) {
+                if (!sdx_stack_grow(&st)) goto out;
+                frames = st.items;
+            }
+            struct node_fast_frame *g = &frames[depth++];
+            g->end = sdx_val_next(v);
+            g->start = (size_t)((char *)p - b->start);
+            g->count = count;
+            g->kind = SDX_VAL_TYPE(v) == SDX_TYPE_ARRAY ? FRAME_LIST : FRAME_MAP_ANY;
+            g->head_len = (uint8_t)(1 + 4 + sdx_binn_size_len(count));
+            memset(p, 0, g->head_len); /* the placeholder */
+            p += g->head_len;
+            break;
+        }
+        default: goto out; /* a tag, RAW, NINT (or a corrupted slot) */
+        }
+        v++;
+    }
+done:
+    rc = 1;
+out:
+    sdx_stack_free(&st);
+    if (rc == 1) {
+        b->cur = (char *)p;
+        w->frames[w->depth].items++;
+    } else if (!b->err) {
+        b->cur = b->start + start; /* walk_node writes it all again */
+    } else {
+        rc = -1; /* the buffer could not grow: the writer's error */
+        fail_buf(w);
+    }
+    return rc;
+}
+
+sdx_err sdx_binn_writer_node(sdx_binn_writer *w, sdx_node n) {
+    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
+        int rc = node_fast(w, n);
+        if (rc > 0) return SDX_OK;
+        if (rc < 0) return w->err;
+    }
+    return walk_node(w, n);
+}
 
 sdx_err sdx_binn_writer_finish(sdx_binn_writer *w) {
     if (!w->err) {

@@ -394,10 +394,99 @@ TEST(json_walk) {
     }
 }
 
+/* Keys of every kind and container sizes around the formats' header
+ * widths, for every format's walk: maps with int32 keys (a Binn map),
+ * with keys beyond int32 and with keys of two kinds (refused by Binn),
+ * object keys of 255 and 256 bytes, strings and containers whose Binn
+ * size crosses 127 bytes (the header that shrinks, the content that
+ * moves) nested in others, and counts of 127, 128, 255 and 256. */
+TEST(keyed_walks) {
+    static const int64_t int_keys[] = {0, 1, -1, 127, 128, INT32_MAX, INT32_MIN, 65536};
+    char text[300];
+    memset(text, 'k', sizeof text);
+    for (int variant = 0; variant < 4; variant++) {
+        sdx_mdoc *md = sdx_mdoc_new(NULL);
+        sdx_mval *root = sdx_mdoc_array(md), *ints = sdx_mdoc_map(md);
+        for (size_t i = 0; i < sizeof int_keys / sizeof *int_keys; i++) {
+            sdx_mval *inner = sdx_mdoc_map(md);
+            sdx_mval_put(inner, sdx_mdoc_int(md, int_keys[i]), sdx_mdoc_str(md, text, i * 20));
+            sdx_mval_put(ints, sdx_mdoc_int(md, int_keys[i]), i % 2 ? inner : sdx_mdoc_int(md, (int64_t)i));
+        }
+        if (variant == 1) sdx_mval_put(ints, sdx_mdoc_int(md, (int64_t)INT32_MAX + 1), sdx_mdoc_null(md));
+        if (variant == 2) sdx_mval_put(ints, sdx_mdoc_str(md, "s", 1), sdx_mdoc_null(md));
+        if (variant == 3) sdx_mval_put(ints, sdx_mdoc_uint(md, UINT64_MAX), sdx_mdoc_null(md));
+        sdx_mval_append(root, ints);
+        /* a map whose first key is a string and a later one an int */
+        sdx_mval *mixed = sdx_mdoc_map(md);
+        sdx_mval_set(mixed, "a", 1, sdx_mdoc_int(md, 1));
+        if (variant == 2) sdx_mval_put(mixed, sdx_mdoc_int(md, 2), sdx_mdoc_int(md, 2));
+        sdx_mval_append(root, mixed);
+        sdx_mdoc_set_root(md, root);
+        sdx_doc *d = mdoc_doc(md);
+        if (d) {
+            char what[64];
+            snprintf(what, sizeof what, "int keys, variant %d", variant);
+            same_output(sdx_doc_root(d), what);
+            same_output(sdx_node_index(sdx_doc_root(d), 0), what);
+            sdx_doc_free(d);
+        }
+    }
+    /* object keys of 254 to 257 bytes */
+    for (size_t kn = 254; kn <= 257; kn++) {
+        sdx_mdoc *md = sdx_mdoc_new(NULL);
+        sdx_mval *root = sdx_mdoc_map(md);
+        sdx_mval_set(root, "x", 1, sdx_mdoc_int(md, 1));
+        sdx_mval_put(root, sdx_mdoc_str(md, text, kn), sdx_mdoc_array(md));
+        sdx_mdoc_set_root(md, root);
+        sdx_doc *d = mdoc_doc(md);
+        if (d) {
+            same_output(sdx_doc_root(d), "long object key");
+            sdx_doc_free(d);
+        }
+    }
+    /* containers of 100 to 160 bytes of content, two deep, and counts
+     * around one-byte limits */
+    for (size_t size = 100; size <= 160; size++) {
+        sdx_mdoc *md = sdx_mdoc_new(NULL);
+        sdx_mval *outer = sdx_mdoc_map(md), *list = sdx_mdoc_array(md), *obj = sdx_mdoc_map(md);
+        sdx_mval_append(list, sdx_mdoc_str(md, text, size));
+        sdx_mval_append(list, sdx_mdoc_int(md, (int64_t)size));
+        sdx_mval_set(obj, "s", 1, sdx_mdoc_str(md, text, size - 90));
+        sdx_mval_append(list, obj);
+        sdx_mval_set(outer, "list", 4, list);
+        sdx_mval_set(outer, "tail", 4, sdx_mdoc_str(md, text, size % 7));
+        sdx_mdoc_set_root(md, outer);
+        sdx_doc *d = mdoc_doc(md);
+        if (d) {
+            same_output(sdx_doc_root(d), "container sizes around 127 bytes");
+            sdx_doc_free(d);
+        }
+    }
+    static const size_t counts[] = {127, 128, 255, 256};
+    for (size_t c = 0; c < 4; c++) {
+        sdx_mdoc *md = sdx_mdoc_new(NULL);
+        sdx_mval *list = sdx_mdoc_array(md), *map = sdx_mdoc_map(md);
+        for (size_t i = 0; i < counts[c]; i++) {
+            sdx_mval_append(list, sdx_mdoc_int(md, (int64_t)i));
+            char k[16];
+            int kl = snprintf(k, sizeof k, "%zu", i);
+            sdx_mval_set(map, k, (size_t)kl, sdx_mdoc_bool(md, i % 2));
+        }
+        sdx_mval_append(list, map);
+        sdx_mdoc_set_root(md, list);
+        sdx_doc *d = mdoc_doc(md);
+        if (d) {
+            same_output(sdx_doc_root(d), "counts around one-byte limits");
+            sdx_doc_free(d);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"random_documents", random_documents},
                                   {"nil_node", nil_node},
                                   {"json_walk", json_walk},
+                                  {"keyed_walks", keyed_walks},
                                   {0}});
 }
