@@ -311,6 +311,20 @@ static inline sdx_err fz_writer_init(fz_writer *w, int fmt, uint32_t flags, sdx_
     return e;
 }
 
+/* Write node n with the writer's own document walk
+ * (sdx_<fmt>_writer_node). */
+static inline sdx_err fz_writer_node(fz_writer *w, sdx_node n) {
+    switch (w->fmt) {
+    case FZ_JSON: return sdx_json_writer_node(&w->u.json, n);
+    case FZ_MSGPACK: return sdx_msgpack_writer_node(&w->u.msgpack, n);
+    case FZ_CBOR: return sdx_cbor_writer_node(&w->u.cbor, n);
+    case FZ_BSON: return sdx_bson_writer_node(&w->u.bson, n);
+    case FZ_UBJSON:
+    case FZ_BJDATA: return sdx_ubjson_writer_node(&w->u.ubjson, n);
+    default: return sdx_binn_writer_node(&w->u.binn, n);
+    }
+}
+
 /* The write flags that go with read flags: no UTF-8 check when the reader
  * did not check. */
 static inline uint32_t fz_write_flags_for(const fz_ropts *o) {

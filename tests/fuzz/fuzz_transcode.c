@@ -29,7 +29,12 @@
  *     text, read back as a double) or SDX_RAW (UBJSON's high-precision
  *     numbers: written as the number, read back as an integer or double);
  * Anything else — a writer error of another kind, output the target's
- * own parser rejects, different events — aborts.
+ * own parser rejects, different events — aborts. The source's document is
+ * also written into every format's writer twice, by the writer's own
+ * walk (sdx_<fmt>_writer_node) and as events (sdx_node_emit into its
+ * sink): both must give the same error and, without one, the same bytes
+ * (after a JSON error only the bytes before the refused value count, as
+ * tests/unit/test_writer_node.c explains).
  */
 #include "fuzz.h"
 
@@ -88,6 +93,29 @@ static int fz_same_wrapped(sdx_node src, sdx_node bson, uint32_t norm) {
     return 1;
 }
 
+/* The source document's root written into format `to` by its writer's
+ * walk and by sdx_node_emit: the same error and bytes, or abort. */
+static void fz_check_walk(sdx_node root, int to) {
+    sdx_buf a, b;
+    sdx_buf_init(&a, NULL);
+    sdx_buf_init(&b, NULL);
+    fz_writer wa, wb;
+    uint32_t flags = to == FZ_BSON ? SDX_BSON_WRITE_WRAP_ROOT : 0;
+    if (fz_writer_init(&wa, to, flags, &a) != SDX_OK || fz_writer_init(&wb, to, flags, &b) != SDX_OK)
+        fz_fail("writer init failed", fz_names[to]);
+    sdx_err ea = sdx_node_emit(root, wa.sink), fa = sdx_sink_finish(wa.sink);
+    sdx_err eb = fz_writer_node(&wb, root), fb = sdx_sink_finish(wb.sink);
+    if (!ea) ea = fa;
+    if (!eb) eb = fb;
+    size_t an = sdx_buf_len(&a), bn = sdx_buf_len(&b);
+    if (ea != eb) fz_fail("the writer's walk and the events give different errors", fz_names[to]);
+    if (ea && to == FZ_JSON) an = bn = an < bn ? an : bn;
+    if (an != bn || (an && memcmp(sdx_buf_data(&a), sdx_buf_data(&b), an) != 0))
+        fz_fail("the writer's walk and the events give different bytes", fz_names[to]);
+    sdx_buf_destroy(&a);
+    sdx_buf_destroy(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     int from = data[0] % FZ_NFORMATS;
@@ -105,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int root_map = sdx_node_type(sdx_doc_root(src)) == SDX_TYPE_MAP;
     fz_rec want;
     fz_rec_doc(&want, src, norm);
+    for (int to = 0; to < FZ_NFORMATS; to++) fz_check_walk(sdx_doc_root(src), to);
     for (int to = 0; to < FZ_NFORMATS; to++) {
         if (to == from) continue;
         if (to == FZ_JSON && (kinds.nint || kinds.raw)) continue;
