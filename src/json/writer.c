@@ -318,6 +318,7 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
     const unsigned set = w->esc_set;
     const unsigned set_valid = set & ~(unsigned)SDX_ESC_HIGH;
     const int escape_unicode = (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE) != 0;
+    if (SDX_UNLIKELY(!s && !n)) s = ""; /* json.h allows NULL with n 0 (a document's empty string) */
     const char *valid_end = s; /* [s, valid_end) is known to be valid UTF-8 */
     for (;;) {
         if (!at_stop) {

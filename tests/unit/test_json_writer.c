@@ -421,6 +421,30 @@ TEST(pretty_output) {
     sdx_buf_destroy(&b);
 }
 
+/* json.h: `s` may be NULL when the length is 0 (a document's empty
+ * string is): as a value and as a key, minified and indented (the slow
+ * path), at the root and inside containers. The slow path once added 0 to
+ * the NULL pointer, which clang's UBSan reports (fuzz_transcode found it
+ * in the fuzz build; gcc's does not report it). */
+TEST(null_empty_strings) {
+    for (uint32_t indent = 0; indent <= 2; indent += 2) {
+        sdx_buf b;
+        sdx_buf_init(&b, NULL);
+        sdx_json_writer w;
+        sdx_json_write_opts o = {SDX_JSON_WRITE_SEQUENCE, indent, NULL};
+        CHECK(sdx_json_writer_init(&w, &b, &o) == SDX_OK);
+        sdx_json_writer_string(&w, NULL, 0);
+        sdx_json_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+        sdx_json_writer_key(&w, NULL, 0);
+        sdx_json_writer_string(&w, NULL, 0);
+        sdx_json_writer_end(&w);
+        CHECK(sdx_json_writer_finish(&w) == SDX_OK);
+        if (indent) CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b), "\"\"\n{\n  \"\": \"\"\n}\n");
+        else CHECK_STR(sdx_buf_data(&b), sdx_buf_len(&b), "\"\"\n{\"\":\"\"}\n");
+        sdx_buf_destroy(&b);
+    }
+}
+
 TEST(random_documents_match_reference) {
     uint64_t seed = 2024;
     sbuf out = {0}, want = {0};
@@ -1259,6 +1283,7 @@ int main(int argc, char **argv) {
         (test_case[]){{"exact_document", exact_document},
                       {"scalars_at_the_root", scalars_at_the_root},
                       {"pretty_output", pretty_output},
+                      {"null_empty_strings", null_empty_strings},
                       {"random_documents_match_reference", random_documents_match_reference},
                       {"every_byte_value", every_byte_value},
                       {"lengths_and_positions", lengths_and_positions},
