@@ -478,6 +478,7 @@ sdx_err sdx_binn_writer_put(sdx_binn_writer *w, const sdx_event *ev) {
 /* sdx_binn_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_binn_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_binn_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_binn_writer_blob(w, s, n)
 #include "core/node_walk.h"
 
@@ -506,11 +507,6 @@ struct node_fast_frame {
     uint8_t kind;       /* FRAME_LIST, _MAP_ANY, _MAP_INT, _OBJECT */
     uint8_t head_len;
 };
-
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
 
 static int node_fast(sdx_binn_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
@@ -553,7 +549,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             }
             memcpy(h, head, len);
         }
-        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM && !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM && !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
             goto out;
         struct node_fast_frame *f = &frames[depth - 1];
         if (f->kind != FRAME_LIST) {
@@ -563,7 +559,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
                 size_t kn = (size_t)SDX_VAL_LEN(v);
                 if (kn > 255) goto out;
                 if ((size_t)((u8 *)b->end - p) < kn + 1 + NODE_FAST_ROOM &&
-                    !(p = (u8 *)node_fast_room(b, (char *)p, kn + 1 + NODE_FAST_ROOM)))
+                    !(p = (u8 *)node_walk_room(b, (char *)p, kn + 1 + NODE_FAST_ROOM)))
                     goto out;
                 *p = (u8)kn;
                 if (!sdx_utf8_copy_ok(w->utf8_valid, (char *)p + 1, v->v.s, kn,
@@ -581,7 +577,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             }
             v++;
             if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
-                !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+                !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
                 goto out;
         }
         switch (SDX_VAL_TYPE(v)) {
@@ -601,7 +597,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             if (sn > SDX_BINN_SIZE_MAX) goto out;
             if ((size_t)((u8 *)b->end - p) < sn + NODE_FAST_ROOM &&
-                !(p = (u8 *)node_fast_room(b, (char *)p, sn + NODE_FAST_ROOM)))
+                !(p = (u8 *)node_walk_room(b, (char *)p, sn + NODE_FAST_ROOM)))
                 goto out;
             *p = text ? SDX_BINN_TEXT : SDX_BINN_BLOB;
             p = sdx_binn_put_size(p + 1, (uint32_t)sn);
@@ -653,14 +649,7 @@ out:
     return rc;
 }
 
-sdx_err sdx_binn_writer_node(sdx_binn_writer *w, sdx_node n) {
-    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
-        int rc = node_fast(w, n);
-        if (rc > 0) return SDX_OK;
-        if (rc < 0) return w->err;
-    }
-    return walk_node(w, n);
-}
+sdx_err sdx_binn_writer_node(sdx_binn_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }
 
 sdx_err sdx_binn_writer_finish(sdx_binn_writer *w) {
     if (!w->err) {

@@ -525,6 +525,7 @@ sdx_err sdx_bson_writer_put(sdx_bson_writer *w, const sdx_event *ev) {
 /* sdx_bson_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_bson_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_bson_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_bson_writer_binary(w, 0, s, n)
 #include "core/node_walk.h"
 
@@ -552,11 +553,6 @@ struct node_fast_frame {
     uint8_t array;
 };
 
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
-
 /* Whether s[0, n) may be written as BSON text: valid UTF-8 unless the
  * writer does not check it or the JSON parser found it so (NOESC). */
 static SDX_ALWAYS_INLINE int node_fast_text_ok(const sdx_bson_writer *w, const sdx_val *v) {
@@ -578,7 +574,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
     int rc = 0;
     const sdx_val *v = n.val + 1, *end = sdx_val_next(n.val);
     char *p = b->cur;
-    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
         goto out;
     frames[0].end = end;
     frames[0].start = start;
@@ -588,7 +584,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
     for (;;) {
         while (v == frames[depth - 1].end) {
             /* the terminator, then the length */
-            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
                 goto out;
             *p++ = 0;
             struct node_fast_frame *f = &frames[--depth];
@@ -597,7 +593,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             sdx_store_le32(b->start + f->start, (uint32_t)len);
             if (depth == 0) goto done;
         }
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
             goto out;
         struct node_fast_frame *f = &frames[depth - 1];
         char *type_at = p++;
@@ -611,7 +607,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             if (kn >= SDX_BSON_MAX_SIZE) goto out;
             if ((size_t)(b->end - p) < kn + NODE_FAST_ROOM) {
                 size_t at = (size_t)(type_at - b->start);
-                if (!(p = node_fast_room(b, p, kn + NODE_FAST_ROOM))) goto out;
+                if (!(p = node_walk_room(b, p, kn + NODE_FAST_ROOM))) goto out;
                 type_at = b->start + at;
             }
             int k = key_scan(v->v.s, kn);
@@ -662,7 +658,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             if (sn > SDX_BSON_MAX_SIZE - 16 || (str && !node_fast_text_ok(w, v))) goto out;
             if ((size_t)(b->end - p) < sn + 6) {
                 size_t at = (size_t)(type_at - b->start);
-                if (!(p = node_fast_room(b, p, sn + 6))) goto out;
+                if (!(p = node_walk_room(b, p, sn + 6))) goto out;
                 type_at = b->start + at;
             }
             *type_at = str ? SDX_BSON_STRING : SDX_BSON_BINARY;
@@ -721,12 +717,7 @@ out:
     return rc;
 }
 
-sdx_err sdx_bson_writer_node(sdx_bson_writer *w, sdx_node n) {
-    int rc = node_fast(w, n);
-    if (rc > 0) return SDX_OK;
-    if (rc < 0) return w->err;
-    return walk_node(w, n);
-}
+sdx_err sdx_bson_writer_node(sdx_bson_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }
 
 static sdx_err sink_put(void *ctx, const sdx_event *ev) {
     return sdx_bson_writer_put((sdx_bson_writer *)ctx, ev);

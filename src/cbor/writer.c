@@ -593,6 +593,7 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
 /* sdx_cbor_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_cbor_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_cbor_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_cbor_writer_bytes(w, s, n)
 #include "core/node_walk.h"
 
@@ -615,11 +616,6 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
  * when written, -1 with the writer's error when the buffer cannot grow. */
 #define NODE_FAST_ROOM 16 /* a head, or a double */
 
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
-
 static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
     if (w->err || w->top->left == 0 || w->top->slow || b->mode != SDX_BUF_MEMORY ||
@@ -632,7 +628,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     u8 *p = (u8 *)b->cur;
     for (; v < end; v++) {
         if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
-            !(p = (u8 *)node_fast_room(b, (char *)p, NODE_FAST_ROOM)))
+            !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
             goto back;
         switch (SDX_VAL_TYPE(v)) {
         case SDX_TYPE_NULL: *p++ = SDX_CB_NULL; break;
@@ -650,7 +646,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
             const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
             if ((size_t)((u8 *)b->end - p) < sn + SDX_CB_HEAD_MAX &&
-                !(p = (u8 *)node_fast_room(b, (char *)p, sn + SDX_CB_HEAD_MAX)))
+                !(p = (u8 *)node_walk_room(b, (char *)p, sn + SDX_CB_HEAD_MAX)))
                 goto back;
             p = sdx_cb_head(p, text ? SDX_CB_TEXT : SDX_CB_BYTES, sn);
             if (!text) {
@@ -683,14 +679,7 @@ back:
     return 0;
 }
 
-sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) {
-    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
-        int rc = node_fast(w, n);
-        if (rc > 0) return SDX_OK;
-        if (rc < 0) return w->err;
-    }
-    return walk_node(w, n);
-}
+sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }
 
 sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     if (!w->err) {

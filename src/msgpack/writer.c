@@ -626,6 +626,7 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
 /* sdx_msgpack_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_msgpack_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_msgpack_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_msgpack_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
@@ -645,11 +646,6 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
  * when written, -1 with the writer's error when the buffer cannot grow. */
 #define NODE_FAST_ROOM 40 /* a header and up to 31 bytes (short_str's room) */
 
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
-
 static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
     if (w->err || w->top->left == 0 || b->mode != SDX_BUF_MEMORY ||
@@ -661,7 +657,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
     char *p = b->cur;
     for (; v < end; v++) {
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
             goto back;
         switch (SDX_VAL_TYPE(v)) {
         case SDX_TYPE_NULL: *p++ = (char)0xc0; break;
@@ -683,7 +679,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
                 break;
             }
             if (sn > 0xffffffffu) goto back;
-            if ((size_t)(b->end - p) < sn + 5 && !(p = node_fast_room(b, p, sn + 5))) goto back;
+            if ((size_t)(b->end - p) < sn + 5 && !(p = node_walk_room(b, p, sn + 5))) goto back;
             char *body = (char *)enc_str_header((u8 *)p, sn);
             int ok;
             if (sn <= FUSED_STRING)
@@ -699,7 +695,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: {
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > 0xffffffffu) goto back;
-            if ((size_t)(b->end - p) < bn + 5 && !(p = node_fast_room(b, p, bn + 5))) goto back;
+            if ((size_t)(b->end - p) < bn + 5 && !(p = node_walk_room(b, p, bn + 5))) goto back;
             char *body = (char *)enc_sized_header((u8 *)p, bn, 0xc4);
             if (bn) memcpy(body, v->v.s, bn);
             p = body + bn;
@@ -725,14 +721,7 @@ back:
     return 0;
 }
 
-sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) {
-    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
-        int rc = node_fast(w, n);
-        if (rc > 0) return SDX_OK;
-        if (rc < 0) return w->err;
-    }
-    return walk_node(w, n);
-}
+sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }
 
 sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     if (!w->err) {

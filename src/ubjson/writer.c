@@ -530,6 +530,7 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
 /* sdx_ubjson_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_ubjson_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_ubjson_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_ubjson_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
@@ -558,11 +559,6 @@ struct node_fast_frame {
     uint8_t map;
 };
 
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
-
 static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
     if (w->err || !sdx_ubj_w_slot(w->top, 0) || b->mode != SDX_BUF_MEMORY ||
@@ -585,13 +581,13 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
     for (;;) {
         while (v == frames[depth - 1].end)
             if (--depth == 0) goto done;
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM))) goto out;
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM))) goto out;
         if (frames[depth - 1].map) {
             /* the key: a str's length and bytes, no marker */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
             if (kn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM && !(p = node_fast_room(b, p, kn + 2 * NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM && !(p = node_walk_room(b, p, kn + 2 * NODE_FAST_ROOM)))
                 goto out;
             p = sdx_ubj_w_uint(p, kn);
             if (!sdx_utf8_copy_ok(w->utf8_valid, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
@@ -622,7 +618,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 break;
             }
             if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM && !(p = node_fast_room(b, p, sn + NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM && !(p = node_walk_room(b, p, sn + NODE_FAST_ROOM)))
                 goto out;
             *p++ = 'S';
             p = sdx_ubj_w_uint(p, sn);
@@ -633,7 +629,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM && !(p = node_fast_room(b, p, bn + NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM && !(p = node_walk_room(b, p, bn + NODE_FAST_ROOM)))
                 goto out;
             memcpy(p, "[$U#", 4);
             p = sdx_ubj_w_uint(p + 4, bn);
@@ -678,14 +674,7 @@ out:
     return rc;
 }
 
-sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) {
-    if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
-        int rc = node_fast(w, n);
-        if (rc > 0) return SDX_OK;
-        if (rc < 0) return w->err;
-    }
-    return walk_node(w, n);
-}
+sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }
 
 sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (!w->err) {
