@@ -307,6 +307,33 @@ static inline char *sdx_mp_w_f64(char *p, double v) {
     return p + 9;
 }
 
+/* The 8/16/32-bit header of a str, bin or ext (n < 2^32): the three type
+ * bytes follow one another (str 0xd9-0xdb, bin 0xc4-0xc6, ext 0xc7-0xc9). */
+static inline char *sdx_mp_w_sized_head(char *p, size_t n, unsigned type8) {
+    if (n <= 0xff) {
+        p[0] = (char)type8;
+        p[1] = (char)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = (char)(type8 + 1);
+        sdx_hot_store_be(p + 1, n, 2);
+        return p + 3;
+    }
+    p[0] = (char)(type8 + 2);
+    sdx_hot_store_be(p + 1, n, 4);
+    return p + 5;
+}
+
+/* The header of a str: fixstr, str 8/16/32 (n < 2^32). */
+static inline char *sdx_mp_w_str_head(char *p, size_t n) {
+    if (n < 32) {
+        p[0] = (char)(0xa0 | n);
+        return p + 1;
+    }
+    return sdx_mp_w_sized_head(p, n, 0xd9);
+}
+
 /* Array or map header for a known count (< 2^32). */
 static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
     if (n < 16) {

@@ -1121,23 +1121,6 @@ static SDX_NOINLINE char *md_grow(md_ctx *j, char *p, size_t n, PyObject *o) {
             return NULL;                                                                            \
     } while (0)
 
-/* The 8/16/32-bit header of a str (type8 0xd9) or bin (0xc4); n < 2^32. */
-static SDX_ALWAYS_INLINE char *md_sized_header(char *p, size_t n, unsigned type8) {
-    if (n <= 0xff) {
-        p[0] = (char)type8;
-        p[1] = (char)n;
-        return p + 2;
-    }
-    if (n <= 0xffff) {
-        p[0] = (char)(type8 + 1);
-        sdx_hot_store_be(p + 1, n, 2);
-        return p + 3;
-    }
-    p[0] = (char)(type8 + 2);
-    sdx_hot_store_be(p + 1, n, 4);
-    return p + 5;
-}
-
 static char *md_other(md_ctx *j, char *p, PyObject *o, int depth);
 
 /* A str at p (a value or a key: the same encoding). */
@@ -1151,8 +1134,7 @@ static SDX_ALWAYS_INLINE char *md_str(md_ctx *j, char *p, PyObject *o, int depth
     }
     if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
     MD_NEED(p, (size_t)n + 5, o);
-    if (n < 32) *p++ = (char)(0xa0 | n);
-    else p = md_sized_header(p, (size_t)n, 0xd9);
+    p = sdx_mp_w_str_head(p, (size_t)n);
     memcpy(p, s, (size_t)n);
     return p + n;
 }
@@ -1228,7 +1210,7 @@ static char *md_value(md_ctx *j, char *p, PyObject *o, int depth) {
         const size_t n = (size_t)PyBytes_GET_SIZE(o);
         if (SDX_UNLIKELY((uint64_t)n > 0xffffffffu)) return md_other(j, p, o, depth);
         MD_NEED(p, n + 5, o);
-        p = md_sized_header(p, n, 0xc4);
+        p = sdx_mp_w_sized_head(p, n, 0xc4);
         memcpy(p, PyBytes_AS_STRING(o), n);
         return p + n;
     }

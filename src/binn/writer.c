@@ -23,7 +23,6 @@
 
 #include "binn/binn_internal.h"
 #include "core/alloc.h"
-#include "core/doc_internal.h"
 #include "core/backpatch.h"
 #include "core/error.h"
 #include "core/floatbits.h"
@@ -391,6 +390,22 @@ sdx_err sdx_binn_writer_begin_map(sdx_binn_writer *w, uint64_t count) {
     return begin(w, count, FRAME_MAP_ANY);
 }
 
+/* The header of a container of `kind` (a list, an int map, else an
+ * object) with `count` (<= SDX_BINN_SIZE_MAX) items in `content` bytes, at
+ * head (9 bytes): its type, its size, which counts the header too and so
+ * depends on its own width, and its count. Returns the header's length,
+ * or 0 when the size is beyond SDX_BINN_SIZE_MAX. */
+static size_t container_head(u8 *head, uint8_t kind, uint64_t content, uint64_t count) {
+    uint64_t size = content + 1 + sdx_binn_size_len(count) + 1;
+    if (size > 127) size += 3;
+    if (size > SDX_BINN_SIZE_MAX) return 0;
+    u8 *p = head;
+    *p++ = kind == FRAME_LIST ? SDX_BINN_LIST : kind == FRAME_MAP_INT ? SDX_BINN_MAP : SDX_BINN_OBJECT;
+    p = sdx_binn_put_size(p, (uint32_t)size);
+    p = sdx_binn_put_size(p, (uint32_t)count);
+    return (size_t)(p - head);
+}
+
 sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
     if (w->err) return w->err;
     sdx_binn_frame *f = &w->frames[w->depth];
@@ -400,17 +415,10 @@ sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
         return fail(w, SDX_ERR_USAGE);
     uint64_t count = map ? f->items / 2 : f->items;
     sdx_buf *b = w->out;
-    uint64_t content = sdx_buf_total(b) - f->header - f->head_len;
-    /* The size counts the header too, whose width depends on the size. */
-    size_t count_len = sdx_binn_size_len(count);
-    uint64_t size = content + 1 + count_len + 1;
-    if (size > 127) size += 3;
-    if (count > SDX_BINN_SIZE_MAX || size > SDX_BINN_SIZE_MAX) return fail(w, SDX_ERR_UNSUPPORTED);
-    u8 head[9], *p = head;
-    *p++ = f->kind == FRAME_LIST ? SDX_BINN_LIST : f->kind == FRAME_MAP_INT ? SDX_BINN_MAP : SDX_BINN_OBJECT;
-    p = sdx_binn_put_size(p, (uint32_t)size);
-    p = sdx_binn_put_size(p, (uint32_t)count);
-    size_t len = (size_t)(p - head);
+    u8 head[9];
+    size_t len = count > SDX_BINN_SIZE_MAX ? 0
+                 : container_head(head, f->kind, sdx_buf_total(b) - f->header - f->head_len, count);
+    if (!len) return fail(w, SDX_ERR_UNSUPPORTED);
     if (len >= f->head_len) {
         if (!sdx_buf_replace_head(b, f->header, f->head_len, head, len)) return fail_buf(w);
     } else {
@@ -512,7 +520,8 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
     const sdx_binn_frame *top = &w->frames[w->depth];
     if (w->err || top->items >= top->limit || (is_map(top) && !(top->items & 1)) ||
-        b->mode != SDX_BUF_MEMORY || (w->flags & (SDX_BINN_WRITE_FLOAT32 | SDX_BINN_WRITE_FLOAT32_EXACT)) ||
+        b->mode != SDX_BUF_MEMORY ||
+        (w->flags & (SDX_BINN_WRITE_FLOAT32 | SDX_BINN_WRITE_FLOAT32_EXACT)) ||
         sdx_val_tags_start(n.doc, n.val) != n.val)
         return 0;
     const size_t start = (size_t)(b->cur - b->start);
@@ -533,23 +542,17 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             if (--depth == 0) goto done;
             /* the real header, as sdx_binn_writer_end writes it */
             struct node_fast_frame *f = &frames[depth];
-            u8 *h = (u8 *)b->start + f->start;
-            size_t count_len = sdx_binn_size_len(f->count);
-            uint64_t size = (uint64_t)(p - h) - f->head_len + 1 + count_len + 1;
-            if (size > 127) size += 3;
-            if (size > SDX_BINN_SIZE_MAX) goto out;
-            u8 head[9], *e = head;
-            *e++ = f->kind == FRAME_LIST ? SDX_BINN_LIST : f->kind == FRAME_MAP_INT ? SDX_BINN_MAP : SDX_BINN_OBJECT;
-            e = sdx_binn_put_size(e, (uint32_t)size);
-            e = sdx_binn_put_size(e, (uint32_t)f->count);
-            size_t len = (size_t)(e - head);
+            u8 *h = (u8 *)b->start + f->start, head[9];
+            size_t len = container_head(head, f->kind, (uint64_t)(p - h) - f->head_len, f->count);
+            if (!len) goto out;
             if (len < f->head_len) { /* the content moves down */
                 memmove(h + len, h + f->head_len, (size_t)(p - (h + f->head_len)));
                 p -= f->head_len - len;
             }
             memcpy(h, head, len);
         }
-        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM && !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
+        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
+            !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
             goto out;
         struct node_fast_frame *f = &frames[depth - 1];
         if (f->kind != FRAME_LIST) {
@@ -637,15 +640,9 @@ done:
     rc = 1;
 out:
     sdx_stack_free(&st);
-    if (rc == 1) {
-        b->cur = (char *)p;
-        w->frames[w->depth].items++;
-    } else if (!b->err) {
-        b->cur = b->start + start; /* walk_node writes it all again */
-    } else {
-        rc = -1; /* the buffer could not grow: the writer's error */
-        fail_buf(w);
-    }
+    rc = node_walk_end(b, rc, (char *)p, start);
+    if (rc > 0) w->frames[w->depth].items++;
+    if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
 

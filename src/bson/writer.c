@@ -705,15 +705,9 @@ done:
     rc = 1;
 out:
     sdx_stack_free(&st);
-    if (rc == 1) {
-        b->cur = p;
-        w->roots++;
-    } else if (!b->err) {
-        b->cur = b->start + start; /* walk_node writes it all again */
-    } else {
-        rc = -1; /* the buffer could not grow: the writer's error */
-        fail(w, b->err ? b->err : SDX_ERR_NOMEM);
-    }
+    rc = node_walk_end(b, rc, p, start);
+    if (rc > 0) w->roots++;
+    if (rc < 0) fail(w, b->err ? b->err : SDX_ERR_NOMEM); /* the buffer could not grow: the writer's error */
     return rc;
 }
 

@@ -622,6 +622,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
         (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) || sdx_val_tags_start(n.doc, n.val) != n.val)
         return 0;
     const size_t start = (size_t)(b->cur - b->start);
+    int rc = 0;
     const int check = !(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK);
     const int float64 = (w->flags & SDX_CBOR_WRITE_FLOAT64) != 0;
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
@@ -667,16 +668,12 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
         default: goto back; /* RAW (or a corrupted slot) */
         }
     }
-    b->cur = (char *)p;
-    w->top->left--;
-    return 1;
+    rc = 1;
 back:
-    if (b->err) {
-        fail_buf(w);
-        return -1;
-    }
-    b->cur = b->start + start; /* walk_node writes it all again */
-    return 0;
+    rc = node_walk_end(b, rc, (char *)p, start);
+    if (rc > 0) w->top->left--;
+    if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
+    return rc;
 }
 
 sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }

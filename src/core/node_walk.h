@@ -30,8 +30,8 @@
  * then NODE_WALK_W and NODE_WALK_PUT, and every call it leaves undefined
  * but NODE_WALK_BIN (whose name differs by format), are the writer's
  * functions of the same name (sdx_<fmt>_writer_null, ..._put), and
- * NODE_WALK_FN is walk_node; NODE_WALK_OWN adds node_walk_room and
- * walk_node_fast for a writer with a walk of its own (see there). The macros are undefined at the end, so a
+ * NODE_WALK_FN is walk_node. NODE_WALK_OWN adds the helpers of a
+ * writer's own walk (see there). The macros are undefined at the end, so a
  * file may include this once per walk.
  */
 #include <string.h>
@@ -194,20 +194,36 @@ out:
 }
 
 #ifdef NODE_WALK_OWN
-/* With NODE_WALK_OWN, for the writers' own walks of a document's value
- * array (node_fast in each writer.c, after this include), which write the common case straight
- * into a memory buffer: room for `need` bytes at p, the buffer growing to
- * give it (where to write, or NULL with the buffer's error set), and
- * sdx_<fmt>_writer_node itself: that walk first (it returns 1 when it
- * wrote the value, -1 when the buffer failed and the writer has the error,
- * 0 when the value is not its case and nothing was written), else
- * walk_node, the writer's calls. */
+/* With NODE_WALK_OWN: the helpers of a writer's own walk of a document's
+ * value array (node_fast in its writer.c, after this include), which
+ * writes the common case straight into a memory buffer and hands anything
+ * else to walk_node. */
+
+/* Room for `need` bytes at p, the buffer growing to give it: where to
+ * write, or NULL with the buffer's error set. */
 static SDX_NOINLINE char *node_walk_room(sdx_buf *b, char *p, size_t need) {
     b->cur = p;
     return sdx_buf_reserve_slow(b, need);
 }
 
-static sdx_err walk_node_fast(NODE_WALK_W *w, sdx_node n, int (*fast)(NODE_WALK_W *, sdx_node)) {
+/* The end of an own walk. `written`: the buffer's position moves to p, the
+ * end of the value, and 1 is returned. Else 0, with the buffer rewound to
+ * `start`, where the value began, for walk_node to write it all again; or
+ * -1 when the buffer could not grow, whose error the caller then gives its
+ * writer. */
+static inline int node_walk_end(sdx_buf *b, int written, char *p, size_t start) {
+    if (written) {
+        b->cur = p;
+        return 1;
+    }
+    if (b->err) return -1;
+    b->cur = b->start + start;
+    return 0;
+}
+
+/* sdx_<fmt>_writer_node: the own walk `fast` (which returns as
+ * node_walk_end does), else walk_node, the writer's calls. */
+static inline sdx_err walk_node_fast(NODE_WALK_W *w, sdx_node n, int (*fast)(NODE_WALK_W *, sdx_node)) {
     if (SDX_VAL_TYPE(n.val) != SDX_TYPE_NONE) {
         int rc = fast(w, n);
         if (rc > 0) return SDX_OK;

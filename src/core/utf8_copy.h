@@ -13,8 +13,7 @@
 #include "simd/inline.h"
 
 /* Copy s[0, n) to dst (s may be NULL when n is 0) and tell whether the
- * bytes are valid UTF-8 (always true when `check` is 0): the text of the
- * writers' own document walks (src/ubjson/writer.c, src/cbor/writer.c).
+ * bytes are valid UTF-8 (always true when `check` is 0).
  * Short text is copied with word loads that test it for ASCII on the way,
  * text up to 256 bytes with 16-byte ones (simd/inline.h), longer text with
  * memcpy; text with a byte above 0x7f is then validated in the copy,
@@ -24,7 +23,8 @@ static SDX_ALWAYS_INLINE bool sdx_utf8_copy_ok(size_t (*valid)(const char *, siz
     if (n < 16)
         return sdx_hot_copy_ascii(dst, s, n, check ? UINT64_C(0x8080808080808080) : 0) ||
                sdx_utf8_valid_dfa(dst, n);
-    if (n <= 256) return !sdx_inline_copy_high(dst, s, n) || !check || sdx_utf8_non_ascii_ok(valid, dst, n);
+    if (n <= 256)
+        return !sdx_inline_copy_high(dst, s, n) || !check || sdx_utf8_non_ascii_ok(valid, dst, n);
     memcpy(dst, s, n);
     return !check || sdx_utf8_ok(valid, dst, n);
 }

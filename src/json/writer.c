@@ -648,6 +648,7 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
 /* sdx_json_writer_node: the document walk of core/node_walk.h with this
  * writer's calls (the same calls sdx_json_writer_put makes for each kind). */
 #define NODE_WALK_WRITER sdx_json_writer
+#define NODE_WALK_OWN
 #define NODE_WALK_BIN(w, s, n) sdx_json_writer_bin(w, s, n)
 #include "core/node_walk.h"
 
@@ -671,13 +672,6 @@ struct node_fast_frame {
     const sdx_val *end; /* the slot after the container's last descendant */
     uint8_t map;
 };
-
-/* Room for `need` more bytes at p in a memory buffer: where the grown
- * buffer continues, or NULL when it cannot grow. */
-static SDX_NOINLINE char *node_fast_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
 
 /* Copy n bytes: up to 16 as sdx_hot_copy_ascii copies them, more in
  * 16-byte pieces, the last one ending at n (overlapping the one before).
@@ -752,18 +746,18 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
     size_t want = NODE_FAST_ROOM;
     if (n.doc && n.val == n.doc->vals && sdx_doc_consumed(n.doc) < SIZE_MAX / 2)
         want += (size_t)sdx_doc_consumed(n.doc);
-    if ((size_t)(b->end - p) < want && !(p = node_fast_room(b, p, want))) goto out;
+    if ((size_t)(b->end - p) < want && !(p = node_walk_room(b, p, want))) goto out;
     if (pos == POS_ARR_NEXT) *p++ = ',';
     int first = 1; /* no element written yet in the innermost container */
     for (;;) {
         while (depth && v == frames[depth - 1].end) {
-            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
                 goto out;
             *p++ = frames[--depth].map ? '}' : ']';
             first = 0;
         }
         if (v == end) break;
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
             goto out;
         if (depth && frames[depth - 1].map) {
             /* a key, then its value */
@@ -771,13 +765,13 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
             size_t kn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
             size_t room = node_fast_room_for(kn, raw);
-            if ((size_t)(b->end - p) < room && !(p = node_fast_room(b, p, room))) goto out;
+            if ((size_t)(b->end - p) < room && !(p = node_walk_room(b, p, room))) goto out;
             *p = ',';
             p += !first;
             if (!(p = node_fast_string(w, p, v->v.s, kn, raw, "\":", 2))) goto refused;
             v++;
             if ((size_t)(b->end - p) < NODE_FAST_ROOM &&
-                !(p = node_fast_room(b, p, NODE_FAST_ROOM)))
+                !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
                 goto out;
         } else if (depth) {
             *p = ',';
@@ -810,7 +804,7 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
             size_t room = node_fast_room_for(sn, raw);
-            if ((size_t)(b->end - p) < room && !(p = node_fast_room(b, p, room))) goto out;
+            if ((size_t)(b->end - p) < room && !(p = node_walk_room(b, p, room))) goto out;
             if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\"", 1))) goto refused;
             break;
         }
@@ -850,15 +844,9 @@ refused:
     }
 out:
     sdx_stack_free(&st);
-    if (rc == 1) {
-        b->cur = p;
-        if (pos != POS_VALUE) wf->left--; /* count_take, checked above */
-    } else if (!b->err) {
-        b->cur = b->start + start; /* walk_node writes it all again */
-    } else {
-        rc = -1; /* the buffer could not grow: the writer's error */
-        fail_buf(w);
-    }
+    rc = node_walk_end(b, rc, p, start);
+    if (rc > 0 && pos != POS_VALUE) wf->left--; /* count_take, checked above */
+    if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
 

@@ -87,31 +87,14 @@ static SDX_ALWAYS_INLINE u8 *enc_f32_bits(u8 *p, uint32_t bits) {
     return p + 5;
 }
 
-/* The 8/16/32-bit header of a str, bin or ext: the three type bytes follow
- * one another (str 0xd9-0xdb, bin 0xc4-0xc6, ext 0xc7-0xc9); n < 2^32. */
+/* The headers of msgpack.h (sdx_mp_w_sized_head, sdx_mp_w_str_head) on
+ * this file's byte pointers. */
 static SDX_ALWAYS_INLINE u8 *enc_sized_header(u8 *p, size_t n, u8 type8) {
-    if (n <= 0xff) {
-        p[0] = type8;
-        p[1] = (u8)n;
-        return p + 2;
-    }
-    if (n <= 0xffff) {
-        p[0] = (u8)(type8 + 1);
-        sdx_store_be16(p + 1, (uint16_t)n);
-        return p + 3;
-    }
-    p[0] = (u8)(type8 + 2);
-    sdx_store_be32(p + 1, (uint32_t)n);
-    return p + 5;
+    return (u8 *)sdx_mp_w_sized_head((char *)p, n, type8);
 }
 
-/* The header of a str (fixstr, str 8/16/32); n < 2^32. */
 static SDX_ALWAYS_INLINE u8 *enc_str_header(u8 *p, size_t n) {
-    if (n < 32) {
-        p[0] = (u8)(0xa0 | n);
-        return p + 1;
-    }
-    return enc_sized_header(p, n, 0xd9);
+    return (u8 *)sdx_mp_w_str_head((char *)p, n);
 }
 
 /* fixext 1/2/4/8/16 or ext 8/16/32, with the type; n < 2^32. */
@@ -653,6 +636,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
         sdx_val_tags_start(n.doc, n.val) != n.val)
         return 0;
     const size_t start = (size_t)(b->cur - b->start);
+    int rc = 0;
     const uint64_t mask = w->ascii_mask;
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
     char *p = b->cur;
@@ -680,10 +664,11 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
             }
             if (sn > 0xffffffffu) goto back;
             if ((size_t)(b->end - p) < sn + 5 && !(p = node_walk_room(b, p, sn + 5))) goto back;
-            char *body = (char *)enc_str_header((u8 *)p, sn);
+            char *body = sdx_mp_w_str_head(p, sn);
             int ok;
             if (sn <= FUSED_STRING)
-                ok = !sdx_inline_copy_high(body, s, sn) || !m || sdx_utf8_non_ascii_ok(w->utf8_valid, body, sn);
+                ok = !sdx_inline_copy_high(body, s, sn) || !m ||
+                     sdx_utf8_non_ascii_ok(w->utf8_valid, body, sn);
             else {
                 memcpy(body, s, sn);
                 ok = !m || sdx_utf8_ok(w->utf8_valid, body, sn);
@@ -696,7 +681,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > 0xffffffffu) goto back;
             if ((size_t)(b->end - p) < bn + 5 && !(p = node_walk_room(b, p, bn + 5))) goto back;
-            char *body = (char *)enc_sized_header((u8 *)p, bn, 0xc4);
+            char *body = sdx_mp_w_sized_head(p, bn, 0xc4);
             if (bn) memcpy(body, v->v.s, bn);
             p = body + bn;
             break;
@@ -709,16 +694,12 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
         default: goto back; /* a tag, RAW, NINT (or a corrupted slot) */
         }
     }
-    b->cur = p;
-    w->top->left--;
-    return 1;
+    rc = 1;
 back:
-    if (b->err) {
-        fail_buf(w);
-        return -1;
-    }
-    b->cur = b->start + start; /* walk_node writes it all again */
-    return 0;
+    rc = node_walk_end(b, rc, p, start);
+    if (rc > 0) w->top->left--;
+    if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
+    return rc;
 }
 
 sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) { return walk_node_fast(w, n, node_fast); }

@@ -137,7 +137,7 @@ static inline unsigned sdx_inline_ws_run16(const char *p) {
 /* Copy s[0, n) (n >= 16) to dst, 16 bytes per step with the last step
  * overlapping the one before, and return whether any byte copied is above
  * 0x7f: the writers' copy of a string that is tested for ASCII on the way
- * (src/msgpack/writer.c, src/ubjson/writer.c). SSE2, Advanced SIMD, or two
+ * (src/msgpack/writer.c, core/utf8_copy.h). SSE2, Advanced SIMD, or two
  * 64-bit words, as above; unlike the scans above it reads all of s[0, n). */
 #if defined(SDX_INLINE_SSE2)
 static SDX_ALWAYS_INLINE int sdx_inline_copy_high(char *dst, const char *s, size_t n) {

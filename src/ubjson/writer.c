@@ -554,6 +554,7 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
  * the buffer cannot grow. */
 #define NODE_FAST_DEPTH 32
 #define NODE_FAST_ROOM 24 /* a scalar, a container's head, S and a length */
+
 struct node_fast_frame {
     const sdx_val *end; /* the slot after the container's last descendant */
     uint8_t map;
@@ -587,7 +588,8 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
             if (kn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM && !(p = node_walk_room(b, p, kn + 2 * NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM &&
+                !(p = node_walk_room(b, p, kn + 2 * NODE_FAST_ROOM)))
                 goto out;
             p = sdx_ubj_w_uint(p, kn);
             if (!sdx_utf8_copy_ok(w->utf8_valid, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
@@ -618,7 +620,8 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 break;
             }
             if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM && !(p = node_walk_room(b, p, sn + NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM &&
+                !(p = node_walk_room(b, p, sn + NODE_FAST_ROOM)))
                 goto out;
             *p++ = 'S';
             p = sdx_ubj_w_uint(p, sn);
@@ -629,7 +632,8 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM && !(p = node_walk_room(b, p, bn + NODE_FAST_ROOM)))
+            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM &&
+                !(p = node_walk_room(b, p, bn + NODE_FAST_ROOM)))
                 goto out;
             memcpy(p, "[$U#", 4);
             p = sdx_ubj_w_uint(p + 4, bn);
@@ -662,15 +666,9 @@ done:
     rc = 1;
 out:
     sdx_stack_free(&st);
-    if (rc == 1) {
-        b->cur = p;
-        w->top->items++;
-    } else if (!b->err) {
-        b->cur = b->start + start; /* walk_node writes it all again */
-    } else {
-        rc = -1; /* the buffer could not grow: the writer's error */
-        fail_buf(w);
-    }
+    rc = node_walk_end(b, rc, p, start);
+    if (rc > 0) w->top->items++;
+    if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
 
