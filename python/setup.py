@@ -47,7 +47,8 @@ class BuildExt(build_ext):
 
 # SDX_HIDE_API: the library's functions stay inside the extension (called
 # directly, not through the PLT); only PyInit__sdx is exported.
-cflags = ["-std=c11", "-O3", "-fvisibility=hidden", "-DSDX_HIDE_API", "-Wall", "-Wno-missing-field-initializers"]
+cflags = ["-std=c11", "-O3", "-fvisibility=hidden", "-DSDX_HIDE_API", "-Wall", "-Wno-missing-field-initializers",
+          "-Werror=implicit-function-declaration"]
 cflags += shlex.split(os.environ.get("SDX_CFLAGS", ""))
 ldflags = shlex.split(os.environ.get("SDX_LDFLAGS", ""))
 src = os.path.join("src")

@@ -41,7 +41,7 @@ static char *DW(dict)(DW_CTX *j, char *p, PyObject *o, int depth) {
     PyObject *k, *v;
     Py_INCREF(o);
     DW_MAP_BEGIN(p, n);
-    while (PyDict_Next(o, &pos, &k, &v)) {
+    while (sp_dict_next(o, &pos, &k, &v)) {
         if (count == n) goto changed; /* it grew on the way */
         DW_NEED(p, DW_ROOM, o, fail);
         DW_SEP(p, count);

@@ -131,7 +131,7 @@ static Py_ssize_t ENC(dict_body)(enc_ctx *c, ENC_WT *w, PyObject *o, int depth) 
     }
     Py_ssize_t pos = 0, n = PyDict_GET_SIZE(o);
     PyObject *k, *v;
-    while (PyDict_Next(o, &pos, &k, &v)) {
+    while (sp_dict_next(o, &pos, &k, &v)) {
         if (count == n) return enc_changed(c, o); /* it grew on the way */
         if (ENC(entry)(c, w, k, v, depth)) return -1;
         count++;

@@ -1864,7 +1864,62 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
     return result;
 }
 
+int sp_dict_direct = 0;
+
+/* Whether sp_dict_next's reading of the entries agrees with PyDict_Next on
+ * this interpreter: dicts of both kinds of keys, with deleted entries;
+ * sets sp_dict_direct (0 or 1). -1 with an exception if Python failed. */
+int sp_dict_check(void) {
+    sp_dict_direct = 0;
+#ifdef SP_DICT_DIRECT
+    PyObject *d[2] = {PyDict_New(), PyDict_New()};
+    int ok = 1, rc = 0;
+    for (int t = 0; t < 2 && rc == 0; t++) {
+        if (!d[t]) {
+            rc = -1;
+            break;
+        }
+        /* 40 entries, then every third deleted (holes in the entries) */
+        for (long pass = 0; pass < 2; pass++)
+            for (long i = 0; i < 40 && rc == 0; i++) {
+                if (pass == 1 && i % 3 != 1) continue;
+                PyObject *key = t == 0 ? PyUnicode_FromFormat("k%ld", i) : PyLong_FromLong(i);
+                PyObject *val = PyLong_FromLong(1000 + i);
+                if (!key || !val || (pass ? PyDict_DelItem(d[t], key) : PyDict_SetItem(d[t], key, val)) < 0)
+                    rc = -1;
+                Py_XDECREF(key);
+                Py_XDECREF(val);
+            }
+        if (rc) break;
+        const PyDictObject *mp = (const PyDictObject *)d[t];
+        const sp_dict_keys *dk = (const sp_dict_keys *)(const void *)mp->ma_keys;
+        /* the fields this layout puts where it expects them, before any
+         * entry is read through it */
+        if (mp->ma_values || dk->kind != (t == 0 ? 1 : 0) || dk->log2_size < 3 || dk->log2_size > 10 ||
+            dk->log2_index_bytes != dk->log2_size || dk->nentries != 40 || mp->ma_used != 27 || dk->refcnt < 1) {
+            ok = 0;
+            break;
+        }
+        sp_dict_direct = 1;
+        Py_ssize_t p1 = 0, p2 = 0;
+        PyObject *k1, *v1, *k2, *v2;
+        for (;;) {
+            int a = PyDict_Next(d[t], &p1, &k1, &v1), b = sp_dict_next(d[t], &p2, &k2, &v2);
+            if (a != b || (a && (k1 != k2 || v1 != v2 || p1 != p2))) ok = 0;
+            if (!a || !b) break;
+        }
+        sp_dict_direct = 0;
+    }
+    Py_XDECREF(d[0]);
+    Py_XDECREF(d[1]);
+    if (rc) return -1;
+    sp_dict_direct = ok;
+#endif
+    return 0;
+}
+
 int sp_encode_init(void) {
+    if (sp_dict_check() < 0) return -1;
     PyDateTime_IMPORT;
     return PyDateTimeAPI ? 0 : -1;
 }

@@ -608,6 +608,21 @@ static PyObject *mod_direct(PyObject *self, PyObject *flag) {
     return PyBool_FromLong(old);
 }
 
+/* _dict_direct(flag): for the tests, which compare sp_dict_next's reading
+ * of the entries with PyDict_Next's. None asks without changing it; True
+ * turns it on only where the check at import passed. */
+static PyObject *mod_dict_direct(PyObject *self, PyObject *flag) {
+    (void)self;
+    int old = sp_dict_direct;
+    if (flag != Py_None) {
+        int on = PyObject_IsTrue(flag);
+        if (on < 0) return NULL;
+        if (!on) sp_dict_direct = 0;
+        else if (sp_dict_check() < 0) return NULL;
+    }
+    return PyBool_FromLong(old);
+}
+
 static PyMethodDef methods[] = {
     {"dumps", (PyCFunction)(void (*)(void))mod_dumps, METH_FASTCALL | METH_KEYWORDS,
      "dumps(obj, fmt='json', **options) -> bytes"},
@@ -621,6 +636,9 @@ static PyMethodDef methods[] = {
     {"simd", mod_simd, METH_NOARGS, "simd() -> str: the SIMD kernels in use"},
     {"_direct", mod_direct, METH_O,
      "_direct(flag) -> bool: dumps' direct JSON and MessagePack paths on or off (for the tests); the old value"},
+    {"_dict_direct", mod_dict_direct, METH_O,
+     "_dict_direct(flag) -> bool: dicts' entries read in place (CPython 3.11, 3.12) or through PyDict_Next "
+     "(for the tests; None only asks); the old value"},
     {NULL, NULL, 0, NULL},
 };
 

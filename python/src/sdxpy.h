@@ -122,6 +122,68 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o);
  * straight into its buffer; 0: through the writers alone (for the tests). */
 extern int sp_direct_paths;
 
+/* Iterating a dict for dumps: PyDict_Next, or on CPython 3.11 and 3.12
+ * for a dict with a combined table (every dict but instances' split
+ * __dict__) its entries read in place, without a call per entry. The
+ * layout is that of CPython's Include/internal/pycore_dict.h in those
+ * versions (struct _dictkeysobject, PyDictKeyEntry, PyDictUnicodeEntry:
+ * the entries follow the index table of 2^dk_log2_index_bytes bytes; a
+ * deleted entry has a NULL value); sp_dict_check() compares it with
+ * PyDict_Next at import and leaves sp_dict_direct 0 when they differ. The
+ * positions are PyDict_Next's (the entry index), so a loop may mix the
+ * two; as with PyDict_Next, a dict changed during the loop is detected by
+ * the caller (its size). */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000 && !defined(Py_LIMITED_API) && \
+    !defined(Py_GIL_DISABLED)
+#define SP_DICT_DIRECT 1
+typedef struct {
+    Py_ssize_t refcnt;
+    uint8_t log2_size;
+    uint8_t log2_index_bytes;
+    uint8_t kind; /* 0 general (PyDictKeyEntry), 1 unicode, 2 split */
+    uint32_t version;
+    Py_ssize_t usable;
+    Py_ssize_t nentries;
+    char indices[];
+} sp_dict_keys;
+typedef struct {
+    Py_hash_t hash;
+    PyObject *key, *value;
+} sp_dict_entry;
+typedef struct {
+    PyObject *key, *value;
+} sp_dict_uentry;
+#endif
+extern int sp_dict_direct;
+int sp_dict_check(void);
+
+static inline int sp_dict_next(PyObject *o, Py_ssize_t *pos, PyObject **k, PyObject **v) {
+#ifdef SP_DICT_DIRECT
+    const PyDictObject *mp = (const PyDictObject *)o;
+    if (sp_dict_direct && mp->ma_values == NULL) {
+        const sp_dict_keys *dk = (const sp_dict_keys *)(const void *)mp->ma_keys;
+        const char *entries = dk->indices + ((size_t)1 << dk->log2_index_bytes);
+        Py_ssize_t i = *pos, n = dk->nentries;
+        if (dk->kind == 0) {
+            const sp_dict_entry *e = (const sp_dict_entry *)(const void *)entries;
+            while (i < n && !e[i].value) i++;
+            if (i >= n) return 0;
+            *k = e[i].key;
+            *v = e[i].value;
+        } else {
+            const sp_dict_uentry *e = (const sp_dict_uentry *)(const void *)entries;
+            while (i < n && !e[i].value) i++;
+            if (i >= n) return 0;
+            *k = e[i].key;
+            *v = e[i].value;
+        }
+        *pos = i + 1;
+        return 1;
+    }
+#endif
+    return PyDict_Next(o, pos, k, v);
+}
+
 /* Converting (convert.c); the mapping options are parsed there. */
 PyObject *sp_convert(PyObject *self, PyObject *args, PyObject *kwargs);
 

@@ -9,6 +9,7 @@ import datetime
 import decimal
 import enum
 import json
+import sys
 import uuid
 
 import pytest
@@ -222,3 +223,97 @@ def test_default_that_changes_the_containers(fmt):
         assert results[0] == results[1], fn
         if fn is not drop:
             assert results[0][0] == "EncodeError" and "changed size" in results[0][1]
+
+
+# Dicts: on CPython 3.11 and 3.12 dumps reads a dict's entries in place
+# (sdxpy.h's sp_dict_next), elsewhere and for split tables through
+# PyDict_Next; _sdx._dict_direct(False) forces PyDict_Next. The two must
+# give the same bytes and the same errors in every format.
+
+ALL_FORMATS = ("json", "msgpack", "cbor", "bson", "ubjson", "bjdata", "binn")
+
+
+@contextlib.contextmanager
+def dict_direct(on):
+    old = _sdx._dict_direct(on)
+    try:
+        yield
+    finally:
+        _sdx._dict_direct(old)
+
+
+def test_dict_entries_are_read_in_place_where_the_layout_is_known():
+    known = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 12)
+    assert _sdx._dict_direct(None) is known
+    with dict_direct(False):
+        assert _sdx._dict_direct(None) is False
+    assert _sdx._dict_direct(None) is known
+
+
+class Plain:
+    pass
+
+
+def odd_dicts():
+    holes = {f"k{i}": i for i in range(40)}
+    for i in range(0, 40, 3):
+        del holes[f"k{i}"]
+    emptied = {"a": 1, "b": 2}
+    del emptied["a"], emptied["b"]
+    general = {i: str(i) for i in range(30)}
+    for i in range(0, 30, 4):
+        del general[i]
+    mixed = {"a": 1, 2: "b", None: 3, 1.5: [4]}
+    o = Plain()
+    o.x, o.y, o.z = 1, "two", [3.0]
+    split = o.__dict__  # a split table (the class's shared keys)
+    big2 = {f"key{i}": i for i in range(1000)}  # 2-byte indices
+    big4 = {f"key{i}": [i] for i in range(70000)}  # 4-byte indices
+    for i in range(0, 70000, 7):
+        del big4[f"key{i}"]
+    return [holes, emptied, {}, general, mixed, split, big2, big4,
+            {"nested": [holes, {"in": split}], "g": general}]
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_dicts_read_in_place_as_through_pydict_next(fmt):
+    for i, d in enumerate(odd_dicts()):
+        for opts in ({}, {"non_str_keys": True}, {"sort_keys": True}):
+            if fmt == "bson" and not opts:
+                opts = {"non_str_keys": True}
+            for path in (True, False):
+                with direct(path):
+                    got = outcome(d, fmt, **opts)
+                    with dict_direct(False):
+                        assert got == outcome(d, fmt, **opts), (fmt, i, opts, path)
+
+
+@given(VALUES, st.sampled_from(ALL_FORMATS))
+def test_random_values_alike_without_in_place_dicts(x, fmt):
+    opts = {"non_str_keys": True, "tags": "wrap", "default": repr}
+    got = outcome(x, fmt, **opts)
+    with dict_direct(False):
+        assert got == outcome(x, fmt, **opts)
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_dict_changed_while_read_in_place(fmt):
+    # default= changes the dict being written: an error, as through PyDict_Next
+    for change in ("grow", "delete", "replace"):
+        results = []
+        for on in (True, False):
+            with dict_direct(on):
+                d = {"a": 1, "b": object(), "c": 3}
+
+                def fn(o, d=d):
+                    if change == "grow":
+                        d.update({f"n{i}": i for i in range(50)})
+                    elif change == "delete":
+                        del d["c"]
+                    else:
+                        d.clear()
+                        d.update(x=1, y=2, z=3)
+                    return 0
+
+                results.append(outcome(d, fmt, default=fn, non_str_keys=True))
+        assert results[0] == results[1], (fmt, change)
