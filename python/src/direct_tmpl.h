@@ -50,7 +50,9 @@ static char *DW(dict)(DW_CTX *j, char *p, PyObject *o, int depth) {
             DW_NEED(p, DW_ROOM, o, fail);
             if (!(p = DW_ITEM(j, p, v, depth + 1))) goto fail;
         } else {
-            /* the key may run Python code: hold the value meanwhile */
+            /* the key may run Python code, which may take the entry out
+             * of the dict: hold the key and the value meanwhile */
+            Py_INCREF(k);
             Py_INCREF(v);
             if ((p = DW_KEY_OTHER(j, p, k, depth + 1)) != NULL) {
                 DW_NEED(p, DW_ROOM, o, fail_v);
@@ -58,6 +60,7 @@ static char *DW(dict)(DW_CTX *j, char *p, PyObject *o, int depth) {
             }
         fail_v:
             Py_DECREF(v);
+            Py_DECREF(k);
             if (!p) goto fail;
         }
         count++;

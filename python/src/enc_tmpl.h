@@ -90,10 +90,13 @@ static inline int ENC(entry)(enc_ctx *c, ENC_WT *w, PyObject *k, PyObject *v, in
         if (e) return enc_fail_key(c, e, k);
         return ENC(value)(c, w, v, depth);
     }
-    /* other keys may run Python code: hold the value meanwhile */
+    /* other keys may run Python code, which may take the entry out of the
+     * dict: hold the key and the value meanwhile */
+    Py_INCREF(k);
     Py_INCREF(v);
     int rc = ENC_KEY(c, w, k, depth) ? -1 : ENC(value)(c, w, v, depth);
     Py_DECREF(v);
+    Py_DECREF(k);
     return rc;
 }
 

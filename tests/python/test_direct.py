@@ -317,3 +317,27 @@ def test_dict_changed_while_read_in_place(fmt):
 
                 results.append(outcome(d, fmt, default=fn, non_str_keys=True))
         assert results[0] == results[1], (fmt, change)
+
+
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
+def test_default_that_drops_the_key_being_written(fmt):
+    # default= for a key removes that key from its dict, the dict's
+    # reference to it being the last but the call's: the key must stay
+    # alive until the entry is done (an error then names it)
+    class K:
+        pass
+
+    for result in (lambda o: object(), lambda o: "fine"):
+        for path in (True, False):
+            with direct(path):
+                box = {}
+
+                def fn(o, result=result):
+                    if isinstance(o, K):
+                        box["d"].clear()
+                    return result(o)
+
+                d = {K(): 1}
+                box["d"] = d
+                got = outcome(d, fmt, default=fn, non_str_keys=True)
+                assert isinstance(got, (bytes, tuple))
