@@ -75,12 +75,18 @@ OPTIONS = {
 
 
 @contextlib.contextmanager
-def direct(on):
-    old = _sdx._direct(on)
+def switched(switch, on):
+    """One of the module's test switches (_sdx._direct, _sdx._dict_direct)
+    set to `on` for the block, then back to what it was."""
+    old = switch(on)
     try:
         yield
     finally:
-        _sdx._direct(old)
+        switch(old)
+
+
+def direct(on):
+    return switched(_sdx._direct, on)
 
 
 def outcome(x, fmt, **opts):
@@ -233,13 +239,8 @@ def test_default_that_changes_the_containers(fmt):
 ALL_FORMATS = ("json", "msgpack", "cbor", "bson", "ubjson", "bjdata", "binn")
 
 
-@contextlib.contextmanager
 def dict_direct(on):
-    old = _sdx._dict_direct(on)
-    try:
-        yield
-    finally:
-        _sdx._dict_direct(old)
+    return switched(_sdx._dict_direct, on)
 
 
 def test_dict_entries_are_read_in_place_where_the_layout_is_known():
