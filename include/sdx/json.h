@@ -342,7 +342,384 @@ SDX_API void sdx_json_reader_free(sdx_json_reader *r);
  * separated by optional whitespace (newline-delimited or concatenated JSON),
  * each at depth 0; a number or literal must be followed by whitespace (or a
  * comment, when allowed) or the end of the input. */
-SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev);
+SDX_API bool (sdx_json_reader_next)(sdx_json_reader *r, sdx_event *ev);
+
+/* The state the inline fast path below reads and advances: the first
+ * member of every reader. Private: only sdx_json_reader_next_inline may
+ * touch it, and its layout belongs to this version of the library (a
+ * program built with these headers must run with the library built from
+ * them). */
+typedef struct sdx_json_reader_hot {
+    const char *cur;      /* just after the last event (NULL: see reader.c) */
+    const char *lim;      /* end of the bytes known to be well-formed UTF-8 */
+    uint64_t *stack;      /* bit level - 1 set: that level is a map */
+    uint32_t depth;       /* open containers */
+    uint32_t push_limit;  /* a container may open inline below this depth
+                             (the depth limit and the stack's levels) */
+    uint8_t state;        /* what may come next (SDX_JSON_HOT_*) */
+    uint8_t doubles;      /* a counter from 0 to 3, up at each double,
+                             down at each integer: from 2 on, numbers are
+                             read by sdx_json_reader_token_ at once */
+} sdx_json_reader_hot;
+
+/* The reader's states inside a container (private; reader.c has the rest,
+ * none of which has one of these bits). */
+enum {
+    SDX_JSON_HOT_MAP_COLON = 1, /* after a key: ':' and the member's value */
+    SDX_JSON_HOT_MAP_NEXT = 2,  /* after a member: ',' or '}' */
+    SDX_JSON_HOT_ARR_NEXT = 4,  /* after an element: ',' or ']' */
+    SDX_JSON_HOT_MAP_FIRST = 8, /* after '{': a key or '}' */
+    SDX_JSON_HOT_ARR_FIRST = 16, /* after '[': an element or ']' */
+    SDX_JSON_HOT_AFTER_ROOT = 64 /* a top-level value is complete */
+};
+
+/* Private helpers of the inline path (and of the library's number
+ * parser, whose speed depends on their being inlined everywhere, even in
+ * its largest functions). The index of the lowest set bit of x (x not 0). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SDX_JSON_HOT_FN static inline __attribute__((always_inline))
+#else
+#define SDX_JSON_HOT_FN static inline
+#endif
+SDX_JSON_HOT_FN unsigned sdx_hot_ctz64(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+#define SDX_HOT_ONES8 0x0101010101010101u
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define SDX_JSON_HOT_SSE2 1
+#endif
+
+/* The eight bytes at p as a little-endian number: one load. */
+SDX_JSON_HOT_FN uint64_t sdx_hot_load64le(const char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+/* The value of eight decimal digits given as byte lanes 0..9, the lowest
+ * address (the least significant byte of a little-endian load) holding the
+ * most significant digit. Pairs, then quadruples, then the whole: each step
+ * multiplies every lane by the weight of its right neighbour's digit count
+ * and adds that neighbour (shifted down one lane); lane values stay below
+ * the lane size (99 < 2^8, 9999 < 2^16, 10^8 < 2^32), so no carry crosses
+ * lanes that are kept, and the masks drop the odd lanes, which hold partial
+ * sums. (Eight digits at once, as in D. Lemire, "Number parsing at a
+ * gigabyte per second", Software: Practice and Experience 51(8), 2021.) */
+SDX_JSON_HOT_FN uint64_t sdx_hot_eight_digits(uint64_t t) {
+    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFu;
+    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFu;
+    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFu;
+}
+
+/* The count (0 to 8) of the decimal digits at the start of w, eight bytes
+ * loaded little-endian. A byte is flagged when it is >= 0x80, above '9'
+ * (it carries into the high bit when 0x46 is added) or below '0'
+ * (subtracting '0' borrows); digits neither carry nor borrow, so the first
+ * non-digit is flagged correctly. */
+SDX_JSON_HOT_FN unsigned sdx_hot_digit_count(uint64_t w) {
+    const uint64_t t = w - 0x30 * SDX_HOT_ONES8;
+    const uint64_t stop = (w | (w + 0x46 * SDX_HOT_ONES8) | t) & (0x80 * SDX_HOT_ONES8);
+    return stop ? sdx_hot_ctz64(stop) >> 3 : 8;
+}
+
+/* The value of the first n digits of w (n from sdx_hot_digit_count): their
+ * lanes moved to the top (the zeros in front are leading zero digits), by
+ * two shifts so that n = 0 needs no shift by 64. */
+SDX_JSON_HOT_FN uint64_t sdx_hot_digit_value(uint64_t w, unsigned n) {
+    const unsigned s = 32 - 4 * n;
+    return sdx_hot_eight_digits(((w - 0x30 * SDX_HOT_ONES8) << s) << s);
+}
+
+/* Both for the eight bytes at p: the count in *n, the value returned. */
+SDX_JSON_HOT_FN uint64_t sdx_hot_digits8(const char *p, unsigned *n) {
+    const uint64_t w = sdx_hot_load64le(p);
+    *n = sdx_hot_digit_count(w);
+    return sdx_hot_digit_value(w, *n);
+}
+
+#if defined(SDX_JSON_HOT_SSE2)
+/* The index of the first byte of the 16 at p that ends a string's plain
+ * run ('"', '\\' or below 0x20), or 16; (x ^ 0x80) < 0xA0 as signed bytes
+ * is x < 0x20 unsigned. */
+SDX_JSON_HOT_FN unsigned sdx_hot_string_stop16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    const __m128i ctl = _mm_cmplt_epi8(_mm_xor_si128(v, _mm_set1_epi8((char)0x80)),
+                                       _mm_set1_epi8((char)0xA0));
+    const __m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    const __m128i b = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    const unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(q, b)));
+    return sdx_hot_ctz64(m | 0x10000u);
+}
+#define SDX_JSON_HOT_STOP(p) sdx_hot_string_stop16(p)
+#define SDX_JSON_HOT_STOP_N 16
+#else
+/* The index of the first byte of the eight at p that ends a string's plain
+ * run ('"', '\\' or below 0x20), or 8. Each test flags a byte exactly up
+ * to the first one it flags (a borrow may flag bytes after it), so the
+ * lowest flag of the three together is exact. */
+SDX_JSON_HOT_FN unsigned sdx_hot_string_stop8(const char *p) {
+    const uint64_t v = sdx_hot_load64le(p);
+    const uint64_t hi = 0x80 * SDX_HOT_ONES8;
+    const uint64_t q = v ^ 0x22 * SDX_HOT_ONES8, b = v ^ 0x5C * SDX_HOT_ONES8;
+    const uint64_t m = (((q - SDX_HOT_ONES8) & ~q) | ((b - SDX_HOT_ONES8) & ~b) |
+                        ((v - 0x20 * SDX_HOT_ONES8) & ~v)) &
+                       hi;
+    return m ? sdx_hot_ctz64(m) >> 3 : 8;
+}
+#define SDX_JSON_HOT_STOP(p) sdx_hot_string_stop8(p)
+#define SDX_JSON_HOT_STOP_N 8
+#endif
+
+/* The length of the plain run at the start of a string's content q (up to
+ * its closing quote, a backslash or a control byte), or 4 x
+ * SDX_JSON_HOT_STOP_N when it is at least that long: 64 bytes with SSE2,
+ * else 32. */
+SDX_JSON_HOT_FN unsigned sdx_hot_string_run(const char *q) {
+    unsigned n = 0, k;
+    for (int i = 0; i < 4; i++, n += SDX_JSON_HOT_STOP_N)
+        if ((k = SDX_JSON_HOT_STOP(q + n)) < SDX_JSON_HOT_STOP_N) return n + k;
+    return n;
+}
+
+#if defined(SDX_JSON_HOT_SSE2)
+/* The index of the first byte of the 16 at p that is not JSON whitespace
+ * (space, tab, line feed, carriage return); 16 if all are. */
+SDX_JSON_HOT_FN unsigned sdx_hot_ws_run16(const char *p) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    const __m128i ws = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+    const unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
+    return sdx_hot_ctz64(m | 0x10000u);
+}
+#else
+/* Bytes of eight loaded little-endian that are not zero: their high bit
+ * (exact for every byte: no carry crosses one). */
+SDX_JSON_HOT_FN uint64_t sdx_hot_nonzero8(uint64_t x) {
+    const uint64_t low = 0x7F * SDX_HOT_ONES8;
+    return (((x & low) + low) | x) & (0x80 * SDX_HOT_ONES8);
+}
+#endif
+
+/* Past the JSON whitespace (space, line feed, tab, carriage return) that
+ * starts at p, when it is shorter than 32 bytes (NULL: longer): a single
+ * space (after a colon) at once, else 16 bytes at a time with SSE2, 8 at a
+ * time elsewhere. */
+SDX_JSON_HOT_FN const char *sdx_hot_skip_ws(const char *p) {
+    if (*p == ' ' && (unsigned char)p[1] > ' ') return p + 1;
+#if defined(SDX_JSON_HOT_SSE2)
+    for (int i = 0; i < 2; i++, p += 16) {
+        const unsigned k = sdx_hot_ws_run16(p);
+        if (k < 16) return p + k;
+    }
+#else
+    for (int i = 0; i < 4; i++, p += 8) {
+        const uint64_t x = sdx_hot_load64le(p);
+        const uint64_t m = sdx_hot_nonzero8(x ^ 0x20 * SDX_HOT_ONES8) &
+                           sdx_hot_nonzero8(x ^ 0x0A * SDX_HOT_ONES8) &
+                           sdx_hot_nonzero8(x ^ 0x09 * SDX_HOT_ONES8) &
+                           sdx_hot_nonzero8(x ^ 0x0D * SDX_HOT_ONES8);
+        if (m) return p + (sdx_hot_ctz64(m) >> 3);
+    }
+#endif
+    return NULL;
+}
+
+/* The exported function into a copy of the event: the caller's event then
+ * never has its address taken, and the compiler may keep it in registers. */
+static inline bool sdx_json_hot_slow(sdx_json_reader *r, sdx_event *ev) {
+    sdx_event e;
+    bool ok = (sdx_json_reader_next)(r, &e);
+    sdx_hot_copy(ev, &e);
+    return ok;
+}
+
+/* Private, for the inline path: the number or string (or key, when
+ * `after` is SDX_JSON_HOT_MAP_COLON) that starts at p, where the reader's
+ * state puts a value or key (p at least 128 bytes before the window's
+ * validated end), read as the exported function reads it; `after` is the
+ * state that follows. Into a copy of the event, as above. */
+SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned after,
+                                    sdx_event *ev);
+static inline bool sdx_json_hot_token(sdx_json_reader *r, const char *p, unsigned after,
+                                      sdx_event *ev) {
+    sdx_event e;
+    bool ok = sdx_json_reader_token_(r, p, after, &e);
+    sdx_hot_copy(ev, &e);
+    return ok;
+}
+
+/* What sdx_json_reader_next(r, ev) expands to: the exported function with
+ * the commonest tokens read inline, in the caller's code, inside a
+ * container, when the reader's window holds 128 validated bytes from where
+ * it stands: whitespace runs shorter than 32 bytes, ',' and ':', the
+ * closing bracket of a container, keys and strings of up to 63 bytes
+ * (31 without SSE2) without escapes (the window's bytes are well-formed
+ * UTF-8 already), integers of up to 15 digits, true, false, null, and '[' and '{' while the
+ * depth limit and the nesting stack allow. It commits nothing until it has
+ * the event. Other numbers and strings go to the private function above,
+ * everything else (the top level, errors, comments, the window's end) to
+ * the exported function, from the same state: all give the same events,
+ * offsets and errors. The reads stay inside the 128 bytes: two whitespace
+ * runs of at most 31 bytes (the one before the event's first byte and the
+ * one after a ',' or ':'), then at most 65 bytes of a token. */
+static inline bool sdx_json_reader_next_inline(sdx_json_reader *r, sdx_event *ev) {
+    sdx_json_reader_hot *s = (sdx_json_reader_hot *)(void *)r;
+    const char *p = s->cur;
+    const unsigned st = s->state;
+    const uint32_t d = s->depth;
+    unsigned after;
+    if (!(st & 31) || !p || s->lim - p < 128) return sdx_json_hot_slow(r, ev);
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
+    if (st & SDX_JSON_HOT_MAP_COLON) {
+        if (*p != ':') return sdx_json_hot_slow(r, ev);
+        p++;
+        after = SDX_JSON_HOT_MAP_NEXT;
+        goto value;
+    }
+    if (st & (SDX_JSON_HOT_MAP_NEXT | SDX_JSON_HOT_ARR_NEXT)) {
+        const int map = (st & SDX_JSON_HOT_MAP_NEXT) != 0;
+        if (*p == ',') {
+            p++;
+            if (map) goto key;
+            after = SDX_JSON_HOT_ARR_NEXT;
+            goto value;
+        }
+        if (*p == (map ? '}' : ']')) goto close;
+        return sdx_json_hot_slow(r, ev);
+    }
+    if (st & SDX_JSON_HOT_MAP_FIRST) {
+        if (*p == '"') goto key_at;
+        if (*p == '}') goto close;
+        return sdx_json_hot_slow(r, ev);
+    }
+    /* SDX_JSON_HOT_ARR_FIRST */
+    if (*p == ']') goto close;
+    after = SDX_JSON_HOT_ARR_NEXT;
+    goto value_at;
+
+key:
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
+    if (*p != '"') return sdx_json_hot_slow(r, ev);
+key_at:
+    after = SDX_JSON_HOT_MAP_COLON;
+    goto string;
+
+value:
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
+value_at:
+    switch (*p) {
+    case '"':
+        goto string;
+    case '[':
+    case '{': {
+        const int map = *p == '{';
+        if (d >= s->push_limit) return sdx_json_hot_slow(r, ev);
+        uint64_t *w = &s->stack[d >> 6];
+        const uint64_t bit = (uint64_t)1 << (d & 63);
+        *w = map ? *w | bit : *w & ~bit;
+        sdx_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
+        ev->v.count = SDX_COUNT_UNKNOWN;
+        s->depth = d + 1;
+        s->state = (uint8_t)(map ? SDX_JSON_HOT_MAP_FIRST : SDX_JSON_HOT_ARR_FIRST);
+        s->cur = p + 1;
+        return true;
+    }
+    case '-':
+    case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9': {
+        /* an integer of up to 15 digits with no leading zero; -0, longer
+         * ones, fractions and exponents are the exported function's */
+        if (s->doubles >= 2) return sdx_json_hot_token(r, p, after, ev);
+        const int neg = *p == '-';
+        const char *q = p + neg;
+        const uint64_t w = sdx_hot_load64le(q);
+        unsigned n = sdx_hot_digit_count(w);
+        uint64_t v;
+        if (n < 8) {
+            const char c = q[n];
+            if (n == 0 || c == '.' || (c | 0x20) == 'e' || (*q == '0' && (n > 1 || neg)))
+                return sdx_json_hot_token(r, p, after, ev);
+            v = sdx_hot_digit_value(w, n);
+        } else {
+            static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+            const uint64_t w2 = sdx_hot_load64le(q + 8);
+            const unsigned m = sdx_hot_digit_count(w2);
+            const char c = q[8 + m];
+            if (m == 8 || c == '.' || (c | 0x20) == 'e' || *q == '0')
+                return sdx_json_hot_token(r, p, after, ev);
+            v = sdx_hot_digit_value(w, 8) * pow10[m] + sdx_hot_digit_value(w2, m);
+            n = 8 + m;
+        }
+        sdx_hot_head(ev, SDX_INT, d);
+        ev->v.i = neg ? -(int64_t)v : (int64_t)v;
+        s->doubles = (uint8_t)(s->doubles - (s->doubles != 0));
+        p = q + n;
+        break;
+    }
+    case 't':
+        if ((uint32_t)sdx_hot_load64le(p) != 0x65757274u) return sdx_json_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_BOOL, d);
+        ev->v.b = true;
+        p += 4;
+        break;
+    case 'f':
+        if ((uint32_t)sdx_hot_load64le(p + 1) != 0x65736c61u) return sdx_json_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_BOOL, d);
+        p += 5;
+        break;
+    case 'n':
+        if ((uint32_t)sdx_hot_load64le(p) != 0x6c6c756eu) return sdx_json_hot_slow(r, ev);
+        sdx_hot_head(ev, SDX_NULL, d);
+        p += 4;
+        break;
+    default:
+        return sdx_json_hot_slow(r, ev);
+    }
+    s->state = (uint8_t)after;
+    s->cur = p;
+    return true;
+
+string: {
+    const char *q = p + 1;
+    const unsigned n = sdx_hot_string_run(q);
+    if (n == 4 * SDX_JSON_HOT_STOP_N || q[n] != '"') return sdx_json_hot_token(r, p, after, ev);
+    sdx_hot_head(ev, after == SDX_JSON_HOT_MAP_COLON ? SDX_KEY : SDX_STR, d);
+    ev->v.str.ptr = q;
+    ev->v.str.len = n;
+    s->state = (uint8_t)after;
+    s->cur = q + n + 1;
+    return true;
+}
+
+close: {
+    const uint32_t e = d - 1;
+    sdx_hot_head(ev, SDX_END, e);
+    s->depth = e;
+    s->state = (uint8_t)(e == 0 ? SDX_JSON_HOT_AFTER_ROOT
+                         : (s->stack[(e - 1) >> 6] >> ((e - 1) & 63) & 1) ? SDX_JSON_HOT_MAP_NEXT
+                                                                          : SDX_JSON_HOT_ARR_NEXT);
+    s->cur = p + 1;
+    return true;
+}
+}
+
+#define sdx_json_reader_next(r, ev) sdx_json_reader_next_inline(r, ev)
 
 /* SDX_OK (after a clean end or while reading), or the sticky error; *err
  * (if not NULL) gets the details: code, static message, byte offset, and

@@ -62,13 +62,14 @@
  * containers are single bits, tested one after another by how often they
  * come (see there); the others are rare. */
 enum {
-    ST_MAP_COLON = 1,   /* after a key: ':' and the member's value */
-    ST_MAP_NEXT = 2,    /* after a member: ',' or '}' */
-    ST_ARR_NEXT = 4,    /* after an element: ',' or ']' */
-    ST_MAP_FIRST = 8,   /* after '{': a key or '}' */
-    ST_ARR_FIRST = 16,  /* after '[': an element or ']' */
-    ST_ROOT = 32,       /* a top-level value */
-    ST_AFTER_ROOT = 64, /* a top-level value is complete: the end, or (sequences) the next one */
+    ST_MAP_COLON = SDX_JSON_HOT_MAP_COLON, /* after a key: ':' and the member's value */
+    ST_MAP_NEXT = SDX_JSON_HOT_MAP_NEXT,   /* after a member: ',' or '}' */
+    ST_ARR_NEXT = SDX_JSON_HOT_ARR_NEXT,   /* after an element: ',' or ']' */
+    ST_MAP_FIRST = SDX_JSON_HOT_MAP_FIRST, /* after '{': a key or '}' */
+    ST_ARR_FIRST = SDX_JSON_HOT_ARR_FIRST, /* after '[': an element or ']' */
+    ST_ROOT = 32,                          /* a top-level value */
+    ST_AFTER_ROOT = SDX_JSON_HOT_AFTER_ROOT, /* a top-level value is complete: the end, or
+                                                (sequences) the next one */
     ST_BOM = 96,        /* nothing read yet, SDX_JSON_READ_BOM given */
     ST_END = 128,       /* the input ended cleanly */
     ST_ERROR = 160      /* reading failed (r->err) */
@@ -86,18 +87,16 @@ typedef struct line_mark {
 } line_mark;
 
 struct sdx_json_reader {
-    /* hot */
-    const char *cur; /* just after the last event: where next() goes on;
-                        NULL once a stream's buffer dropped it (last_off) */
-    const char *lim; /* end of the validated bytes */
-    uint8_t state;
+    /* hot: cur (just after the last event: where next() goes on; NULL once
+     * a stream's buffer dropped it, see last_off), lim (end of the
+     * validated bytes), stack, depth, push_limit, state; the inline path of
+     * json.h reads and advances them */
+    sdx_json_reader_hot h;
     bool stream;
     bool eof;        /* no bytes after `end` will come (always, over memory) */
-    uint32_t depth;  /* open containers */
     uint32_t max_depth;
     uint32_t flags;  /* sdx_json_read_flag */
     unsigned numflags;
-    uint64_t *stack; /* bit level - 1 set: that level is a map */
     const char *buf; /* start of the window: input offset base_off */
     const char *end; /* end of the bytes in the window */
     uint64_t base_off;
@@ -177,7 +176,7 @@ static void advance_lines(line_mark *m, const char *buf, uint64_t base_off, cons
  * the window, or its end). */
 static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char *at,
                                    const char *msg) {
-    r->state = ST_ERROR;
+    r->h.state = ST_ERROR;
     if (r->err != SDX_OK) return;
     r->err = code;
     r->err_msg = msg;
@@ -192,7 +191,7 @@ static SDX_NOINLINE void set_error(sdx_json_reader *r, sdx_err code, const char 
 /* Reading stopped at lim and no more bytes come: the end of the input
  * inside a value, or the first ill-formed UTF-8 sequence. */
 static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
-    if (r->lim < r->end) set_error(r, SDX_ERR_UTF8, r->lim, "invalid UTF-8");
+    if (r->h.lim < r->end) set_error(r, SDX_ERR_UTF8, r->h.lim, "invalid UTF-8");
     else set_error(r, SDX_ERR_TRUNCATED, r->end, "unexpected end of input");
 }
 
@@ -200,7 +199,7 @@ static SDX_NOINLINE void fail_at_lim(sdx_json_reader *r) {
  * end in the middle of a character: that is the end of input (the text could
  * go on), not invalid UTF-8. */
 static bool tail_is_truncation(const sdx_json_reader *r) {
-    return r->lim < r->end && r->eof && sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim));
+    return r->h.lim < r->end && r->eof && sdx_utf8_is_cut(r->h.lim, (size_t)(r->end - r->h.lim));
 }
 
 static SDX_NOINLINE void fail_at_lim_in_text(sdx_json_reader *r) {
@@ -224,14 +223,14 @@ static size_t utf8_seq_at(const char *p, size_t avail) {
 /* Validate bytes after lim: one block over memory, all there are in a
  * stream's buffer. Returns whether lim moved. */
 static bool validate_more(sdx_json_reader *r) {
-    const char *lim = r->lim;
+    const char *lim = r->h.lim;
     const size_t avail = (size_t)(r->end - lim);
     if (!avail) return false;
     const size_t n = !r->stream && avail > MEM_BLOCK ? MEM_BLOCK : avail;
     size_t ok = r->valid(lim, n);
     /* a sequence the block's end cut is whole when the bytes after count */
     if (ok < n) ok += utf8_seq_at(lim + ok, avail - ok);
-    r->lim = lim + ok;
+    r->h.lim = lim + ok;
     return ok > 0;
 }
 
@@ -241,13 +240,13 @@ static bool validate_more(sdx_json_reader *r) {
  * moved all the same, keep's byte to the buffer's start. */
 static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
     const size_t drop = (size_t)(keep - r->buf), used = (size_t)(r->end - keep);
-    const size_t lim_off = (size_t)(r->lim - keep);
+    const size_t lim_off = (size_t)(r->h.lim - keep);
     /* the last event's end, if it is dropped, as an offset */
-    if (r->cur && r->cur < keep) {
-        r->last_off = r->base_off + (uint64_t)(r->cur - r->buf);
-        r->cur = NULL;
+    if (r->h.cur && r->h.cur < keep) {
+        r->last_off = r->base_off + (uint64_t)(r->h.cur - r->buf);
+        r->h.cur = NULL;
     }
-    const size_t cur_off = r->cur ? (size_t)(r->cur - keep) : 0;
+    const size_t cur_off = r->h.cur ? (size_t)(r->h.cur - keep) : 0;
     /* the line mark may lie beyond keep (see read_string_slow) */
     size_t mark_off = 0;
     if (r->lines->pos > keep) mark_off = (size_t)(r->lines->pos - keep);
@@ -256,9 +255,9 @@ static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
     r->base_off += drop;
     r->buf = r->sbuf;
     r->end = r->sbuf + used;
-    r->lim = r->sbuf + lim_off;
+    r->h.lim = r->sbuf + lim_off;
     r->lines->pos = r->sbuf + mark_off;
-    if (r->cur) r->cur = r->sbuf + cur_off;
+    if (r->h.cur) r->h.cur = r->sbuf + cur_off;
     size_t room = r->sbuf_cap - used;
     const size_t min_room = r->chunk / 2 ? r->chunk / 2 : 1;
     if (room < min_room) {
@@ -277,9 +276,9 @@ static SDX_NOINLINE const char *refill(sdx_json_reader *r, const char *keep) {
         r->sbuf_cap = cap;
         r->buf = nb;
         r->end = nb + used;
-        r->lim = nb + lim_off;
+        r->h.lim = nb + lim_off;
         r->lines->pos = nb + mark_off;
-        if (r->cur) r->cur = nb + cur_off;
+        if (r->h.cur) r->h.cur = nb + cur_off;
         room = cap - used;
     }
     const size_t want = room < r->chunk ? room : r->chunk;
@@ -305,7 +304,7 @@ static SDX_NOINLINE bool more(sdx_json_reader *r, const char **keep) {
         if (validate_more(r)) return true;
         if (r->eof) return false;
         /* a stream: more bytes may complete a sequence cut at the end */
-        if (r->lim < r->end && !sdx_utf8_is_cut(r->lim, (size_t)(r->end - r->lim))) return false;
+        if (r->h.lim < r->end && !sdx_utf8_is_cut(r->h.lim, (size_t)(r->end - r->h.lim))) return false;
         const char *k = refill(r, *keep);
         *keep = r->sbuf; /* moved there even when the read failed */
         if (!k) return false;
@@ -321,20 +320,20 @@ static bool more_in_token(sdx_json_reader *r, const char **tok, const char **at)
     return got;
 }
 
-/* Skip whitespace from p == r->lim on, making more bytes available as
- * needed; returns the first other byte, or r->lim when none comes. */
+/* Skip whitespace from p == r->h.lim on, making more bytes available as
+ * needed; returns the first other byte, or r->h.lim when none comes. */
 static SDX_NOINLINE const char *skip_ws_more(sdx_json_reader *r, const char *p) {
     for (;;) {
-        if (!more(r, &p)) return r->lim;
-        p = sdx_json_skip_ws(p, r->lim);
-        if (p < r->lim) return p;
+        if (!more(r, &p)) return r->h.lim;
+        p = sdx_json_skip_ws(p, r->h.lim);
+        if (p < r->h.lim) return p;
     }
 }
 
 /* Make at least `need` validated bytes available at p if the input has
  * them; returns p's address afterwards. */
 static const char *want_bytes(sdx_json_reader *r, const char *p, size_t need) {
-    while ((size_t)(r->lim - p) < need && more(r, &p)) {
+    while ((size_t)(r->h.lim - p) < need && more(r, &p)) {
     }
     return p;
 }
@@ -343,26 +342,26 @@ static const char *want_bytes(sdx_json_reader *r, const char *p, size_t need) {
 /* Comments                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* At a '/' (p < r->lim) with SDX_JSON_READ_COMMENTS: skip comments and the
- * whitespace between and after them. Returns the first other byte, r->lim
+/* At a '/' (p < r->h.lim) with SDX_JSON_READ_COMMENTS: skip comments and the
+ * whitespace between and after them. Returns the first other byte, r->h.lim
  * when the input ends (after a line comment, or at an ill-formed byte), or
  * NULL with the error set. */
 static SDX_NOINLINE const char *skip_comments(sdx_json_reader *r, const char *p) {
-    while (p < r->lim && *p == '/') {
+    while (p < r->h.lim && *p == '/') {
         p = want_bytes(r, p, 2);
-        if (r->lim - p < 2) {
+        if (r->h.lim - p < 2) {
             fail_at_lim(r);
             return NULL;
         }
         if (p[1] == '/') {
             p += 2;
             for (;;) { /* to the line feed, which the whitespace skip takes */
-                const char *nl = memchr(p, '\n', (size_t)(r->lim - p));
+                const char *nl = memchr(p, '\n', (size_t)(r->h.lim - p));
                 if (nl) {
                     p = nl;
                     break;
                 }
-                p = r->lim;
+                p = r->h.lim;
                 if (!more(r, &p)) {
                     if (r->err != SDX_OK) return NULL;
                     if (tail_is_truncation(r)) {
@@ -371,14 +370,14 @@ static SDX_NOINLINE const char *skip_comments(sdx_json_reader *r, const char *p)
                     }
                     /* a line comment may end the input; an invalid byte is
                      * reported where the caller stands */
-                    return r->lim;
+                    return r->h.lim;
                 }
             }
         } else if (p[1] == '*') {
             p += 2;
             for (;;) {
-                const char *star = memchr(p, '*', (size_t)(r->lim - p));
-                if (star && r->lim - star >= 2) {
+                const char *star = memchr(p, '*', (size_t)(r->h.lim - p));
+                if (star && r->h.lim - star >= 2) {
                     if (star[1] == '/') {
                         p = star + 2;
                         break;
@@ -387,7 +386,7 @@ static SDX_NOINLINE const char *skip_comments(sdx_json_reader *r, const char *p)
                     continue;
                 }
                 /* a '*' at the last byte may begin the end */
-                p = star ? star : r->lim;
+                p = star ? star : r->h.lim;
                 if (!more(r, &p)) {
                     if (r->err == SDX_OK) fail_at_lim_in_text(r);
                     return NULL;
@@ -397,8 +396,8 @@ static SDX_NOINLINE const char *skip_comments(sdx_json_reader *r, const char *p)
             set_error(r, SDX_ERR_SYNTAX, p, "invalid comment");
             return NULL;
         }
-        p = sdx_json_skip_ws(p, r->lim);
-        if (p == r->lim) p = skip_ws_more(r, p);
+        p = sdx_json_skip_ws(p, r->h.lim);
+        if (p == r->h.lim) p = skip_ws_more(r, p);
     }
     return p;
 }
@@ -426,7 +425,7 @@ static bool scratch_reserve(sdx_json_reader *r, size_t need) {
  * stream the window may move, and the text is unescaped in place. */
 static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char *q, size_t n,
                                                  sdx_event *ev) {
-    const char *lim = r->lim;
+    const char *lim = r->h.lim;
     const char *src = q + 1 + n;
     bool escaped = false;
     size_t dlen = 0; /* unescaped bytes so far, once escaped */
@@ -434,7 +433,7 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
         if (escaped && r->stream) r->lines->pos = src; /* beyond what was written */
         if (src == lim) {
             const bool got = more_in_token(r, &q, &src);
-            lim = r->lim;
+            lim = r->h.lim;
             if (!got) {
                 fail_at_lim_in_text(r);
                 return NULL;
@@ -477,7 +476,7 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
                 }
                 /* the escape runs into lim: read it again with more bytes */
                 const bool got = more_in_token(r, &q, &src);
-                lim = r->lim;
+                lim = r->h.lim;
                 if (!got) {
                     fail_at_lim(r);
                     return NULL;
@@ -559,7 +558,7 @@ static SDX_NOINLINE const char *read_literal(sdx_json_reader *r, const char *p, 
                                              size_t n) {
     for (;;) {
         sdx_json_lexerr e;
-        if (sdx_json_match_word(p, r->lim, word, n, &e)) return p + n;
+        if (sdx_json_match_word(p, r->h.lim, word, n, &e)) return p + n;
         if (e.code != SDX_ERR_TRUNCATED) {
             set_error(r, e.code, e.at, e.msg);
             return NULL;
@@ -594,7 +593,7 @@ static SDX_NOINLINE const char *read_nan_inf(sdx_json_reader *r, const char *p, 
 static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char *p,
                                                  sdx_event *ev) {
     for (;;) {
-        const char *lim = r->lim;
+        const char *lim = r->h.lim;
         sdx_num num;
         const char *err_at = NULL;
         const char *q = sdx_json_number(p, lim, r->numflags, &num, &err_at);
@@ -609,7 +608,7 @@ static SDX_NOINLINE const char *read_number_slow(sdx_json_reader *r, const char 
             }
             if (more_in_token(r, &p, &q)) continue;
             if (r->err != SDX_OK) return NULL;
-            lim = r->lim;
+            lim = r->h.lim;
         }
         if (!q) {
             if ((r->flags & SDX_JSON_READ_NAN_INF) && p + 1 < lim && p[1] == 'I')
@@ -652,7 +651,13 @@ static SDX_ALWAYS_INLINE const char *read_number(sdx_json_reader *r, const char 
 
 /* Whether nesting level `level` (1 = the outermost container) is a map. */
 static inline bool level_is_map(const sdx_json_reader *r, uint32_t level) {
-    return (r->stack[(level - 1) >> 6] >> ((level - 1) & 63)) & 1;
+    return (r->h.stack[(level - 1) >> 6] >> ((level - 1) & 63)) & 1;
+}
+
+/* The depth below which json.h's inline path may open a container: the
+ * depth limit, and the levels the stack holds. */
+static void set_push_limit(sdx_json_reader *r) {
+    r->h.push_limit = r->stack_levels < r->max_depth ? (uint32_t)r->stack_levels : r->max_depth;
 }
 
 /* Double the stack's levels (but not beyond the limit, in whole words). */
@@ -661,28 +666,29 @@ static SDX_NOINLINE bool grow_stack(sdx_json_reader *r, const char *at) {
     uint64_t levels = r->stack_levels * 2;
     if (levels > limit) levels = limit;
     const size_t old_size = (size_t)(r->stack_levels / 8), size = (size_t)(levels / 8);
-    uint64_t *ns = sdx_grow_inline(&r->alloc, r->stack, r->inline_stack, old_size, old_size, size);
+    uint64_t *ns = sdx_grow_inline(&r->alloc, r->h.stack, r->inline_stack, old_size, old_size, size);
     if (!ns) {
         set_error(r, SDX_ERR_NOMEM, at, "out of memory");
         return false;
     }
-    r->stack = ns;
+    r->h.stack = ns;
     r->stack_levels = levels;
+    set_push_limit(r);
     return true;
 }
 
 /* Open a container (its bracket at `at`) one level down. */
 static SDX_ALWAYS_INLINE bool push(sdx_json_reader *r, const char *at, bool map) {
-    if (SDX_UNLIKELY(r->depth >= r->max_depth)) {
+    if (SDX_UNLIKELY(r->h.depth >= r->max_depth)) {
         set_error(r, SDX_ERR_DEPTH, at, "nesting too deep");
         return false;
     }
-    const uint32_t level = r->depth + 1;
+    const uint32_t level = r->h.depth + 1;
     if (SDX_UNLIKELY(level > r->stack_levels) && !grow_stack(r, at)) return false;
-    uint64_t *w = &r->stack[(level - 1) >> 6];
+    uint64_t *w = &r->h.stack[(level - 1) >> 6];
     const uint64_t bit = (uint64_t)1 << ((level - 1) & 63);
     *w = map ? *w | bit : *w & ~bit;
-    r->depth = level;
+    r->h.depth = level;
     return true;
 }
 
@@ -690,9 +696,9 @@ static SDX_ALWAYS_INLINE bool push(sdx_json_reader *r, const char *at, bool map)
 /* Events                                                                    */
 /* ------------------------------------------------------------------------ */
 
-SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
-    const char *p = r->cur;
-    const char *lim = r->lim;
+SDX_API bool (sdx_json_reader_next)(sdx_json_reader *r, sdx_event *ev) {
+    const char *p = r->h.cur;
+    const char *lim = r->h.lim;
     uint8_t after; /* the state after the value about to be read */
     int at;        /* where that value stands (AT_*) */
 
@@ -704,7 +710,7 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
      * conditional branches is predicted well from the history of recent
      * branches (GCC turns a chain of == tests on one value into a switch). */
     {
-        const uint8_t st = r->state;
+        const uint8_t st = r->h.state;
         if (st & ST_MAP_COLON) goto map_colon;
         if (st & ST_MAP_NEXT) goto map_next;
         if (st & ST_ARR_NEXT) goto arr_next;
@@ -721,8 +727,8 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
 /* One event is ready: remember where it ended and what comes next. */
 #define EMIT(next_state)                                                     \
     do {                                                                     \
-        r->state = (next_state);                                             \
-        r->cur = p;                                                          \
+        r->h.state = (next_state);                                             \
+        r->h.cur = p;                                                          \
         return true;                                                         \
     } while (0)
 
@@ -736,7 +742,7 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
                 p = sdx_json_skip_ws(p, lim);                                \
                 if (SDX_UNLIKELY(p == lim)) {                                \
                     p = skip_ws_more(r, p);                                  \
-                    lim = r->lim;                                            \
+                    lim = r->h.lim;                                            \
                     if (p == lim) goto exhausted;                            \
                 }                                                            \
             }                                                                \
@@ -749,7 +755,7 @@ SDX_API bool sdx_json_reader_next(sdx_json_reader *r, sdx_event *ev) {
         if (*p == '/' && (r->flags & SDX_JSON_READ_COMMENTS)) {              \
             p = skip_comments(r, p);                                         \
             if (!p) goto fail;                                               \
-            lim = r->lim;                                                    \
+            lim = r->h.lim;                                                    \
             if (p == lim) goto at_lim;                                       \
             goto label;                                                      \
         }                                                                    \
@@ -795,7 +801,7 @@ map_key:
     if (*p == '}' && (r->flags & SDX_JSON_READ_TRAILING_COMMAS)) goto close;
     COMMENT_OR_FAIL(map_key, "expected a string key");
 key:
-    ev->depth = r->depth;
+    ev->depth = r->h.depth;
     p = read_string(r, p, lim, ev);
     if (SDX_UNLIKELY(!p)) goto fail;
     ev->kind = SDX_KEY;
@@ -812,7 +818,7 @@ map_colon:
     /* ---- the top level ---- */
 bom:
     p = want_bytes(r, p, 3);
-    lim = r->lim;
+    lim = r->h.lim;
     if (r->err != SDX_OK) goto fail;
     if (lim - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
         (unsigned char)p[2] == 0xBF)
@@ -845,7 +851,7 @@ trailer:
     if (*p == '/' && (r->flags & SDX_JSON_READ_COMMENTS)) {
         p = skip_comments(r, p);
         if (!p) goto fail;
-        lim = r->lim;
+        lim = r->h.lim;
         if (p == lim) goto input_end;
         goto trailer;
     }
@@ -854,13 +860,13 @@ trailer:
 input_end:
     /* nothing more comes where the input may end */
     if (r->err != SDX_OK) goto fail;
-    if (r->lim < r->end) goto at_lim; /* an ill-formed UTF-8 sequence */
-    r->state = ST_END;
+    if (r->h.lim < r->end) goto at_lim; /* an ill-formed UTF-8 sequence */
+    r->h.state = ST_END;
     return false;
 
     /* ---- a value ---- */
 value:
-    ev->depth = r->depth;
+    ev->depth = r->h.depth;
     switch ((unsigned char)*p) {
     case '"':
         p = read_string(r, p, lim, ev);
@@ -920,7 +926,7 @@ value:
     if (*p == '/' && (r->flags & SDX_JSON_READ_COMMENTS)) {
         p = skip_comments(r, p);
         if (!p) goto fail;
-        lim = r->lim;
+        lim = r->h.lim;
         if (p == lim) {
             if (at == AT_ROOT) goto root_exhausted;
             goto at_lim;
@@ -935,7 +941,7 @@ value:
 close:
     p++;
     {
-        const uint32_t d = --r->depth;
+        const uint32_t d = --r->h.depth;
         ev->kind = SDX_END;
         ev->depth = d;
         EMIT(d == 0 ? ST_AFTER_ROOT : level_is_map(r, d) ? ST_MAP_NEXT : ST_ARR_NEXT);
@@ -944,12 +950,40 @@ close:
 at_lim:
     fail_at_lim(r);
 fail:
-    r->state = ST_ERROR;
+    r->h.state = ST_ERROR;
     return false;
 
 #undef EMIT
 #undef SKIP_WS
 #undef COMMENT_OR_FAIL
+}
+
+/* json.h's inline path at a number or string it does not read itself
+ * (a double, a long integer, a long string, escapes): what the value and
+ * key positions of sdx_json_reader_next do with it. */
+SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned after,
+                                    sdx_event *ev) {
+    ev->tag_kind = SDX_TAG_NONE;
+    ev->flags = 0;
+    ev->tag = 0;
+    ev->depth = r->h.depth;
+    const bool str = *p == '"';
+    p = str ? read_string(r, p, r->h.lim, ev) : read_number(r, p, r->h.lim, ev);
+    if (SDX_UNLIKELY(!p)) {
+        r->h.state = ST_ERROR;
+        return false;
+    }
+    if (str) {
+        ev->kind = after == ST_MAP_COLON ? SDX_KEY : SDX_STR;
+    } else {
+        /* numbers in a row are often of one kind: a run of doubles skips
+         * the inline path's integer attempt */
+        uint8_t n = r->h.doubles;
+        r->h.doubles = ev->kind == SDX_DOUBLE ? (uint8_t)(n + (n < 3)) : (uint8_t)(n - (n != 0));
+    }
+    r->h.state = (uint8_t)after;
+    r->h.cur = p;
+    return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -965,9 +999,10 @@ static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_JSON_DEFAULT_MAX_DEPTH;
     r->numflags = (r->flags & SDX_JSON_READ_BIGNUM_RAW) ? SDX_NUM_BIG_RAW : 0;
-    r->state = (r->flags & SDX_JSON_READ_BOM) ? ST_BOM : ST_ROOT;
-    r->stack = r->inline_stack;
+    r->h.state = (r->flags & SDX_JSON_READ_BOM) ? ST_BOM : ST_ROOT;
+    r->h.stack = r->inline_stack;
     r->stack_levels = INLINE_LEVELS;
+    set_push_limit(r);
     r->scratch = NULL;
     r->sbuf = NULL;
     r->read = NULL;
@@ -983,7 +1018,7 @@ static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
 
 /* Point the window at [data, data + len). */
 static void window_init(sdx_json_reader *r, const char *data, size_t len) {
-    r->buf = r->cur = r->lim = data;
+    r->buf = r->h.cur = r->h.lim = data;
     r->end = data + len;
     r->line_own.pos = data;
     r->line_own.lines = 0;
@@ -1031,7 +1066,7 @@ SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_o
 SDX_API void sdx_json_reader_free(sdx_json_reader *r) {
     if (!r) return;
     const sdx_alloc a = r->alloc;
-    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
     a.free(a.ctx, r->scratch);
     a.free(a.ctx, r->sbuf);
     a.free(a.ctx, r);
@@ -1061,16 +1096,16 @@ SDX_API sdx_err sdx_json_reader_error(const sdx_json_reader *r, sdx_error *err) 
 }
 
 SDX_API uint64_t sdx_json_reader_offset(const sdx_json_reader *r) {
-    return r->cur ? r->base_off + (uint64_t)(r->cur - r->buf) : r->last_off;
+    return r->h.cur ? r->base_off + (uint64_t)(r->h.cur - r->buf) : r->last_off;
 }
 
 SDX_API bool sdx_json_reader_skip(sdx_json_reader *r) {
     sdx_event ev;
     uint32_t target; /* the depth of the END that finishes the skip */
-    switch (r->state) {
+    switch (r->h.state) {
     case ST_ARR_FIRST:
     case ST_MAP_FIRST: /* just after a begin event */
-        target = r->depth - 1;
+        target = r->h.depth - 1;
         break;
     case ST_MAP_COLON: /* just after a key: its value */
         if (!sdx_json_reader_next(r, &ev)) return false;
@@ -1120,10 +1155,10 @@ static const char *boundary_before(const char *buf, const char *cut) {
 }
 
 sdx_json_reader *sdx_json_reader_clone_truncated(const sdx_json_reader *r, size_t cut) {
-    if (r->stream || cut > (size_t)(r->end - r->buf) || cut < (size_t)(r->cur - r->buf))
+    if (r->stream || cut > (size_t)(r->end - r->buf) || cut < (size_t)(r->h.cur - r->buf))
         return NULL;
     /* the copies count lines from r's last event on */
-    advance_lines(r->lines, r->buf, r->base_off, r->cur);
+    advance_lines(r->lines, r->buf, r->base_off, r->h.cur);
     sdx_json_reader *c = r->alloc.malloc(r->alloc.ctx, sizeof *c);
     if (!c) return NULL;
     *c = *r;
@@ -1131,18 +1166,18 @@ sdx_json_reader *sdx_json_reader_clone_truncated(const sdx_json_reader *r, size_
     c->line_own = *r->lines;
     c->scratch = NULL;
     c->scratch_cap = 0;
-    if (r->stack != r->inline_stack) {
+    if (r->h.stack != r->inline_stack) {
         const size_t size = (size_t)(r->stack_levels / 8);
-        c->stack = r->alloc.malloc(r->alloc.ctx, size);
-        if (!c->stack) {
+        c->h.stack = r->alloc.malloc(r->alloc.ctx, size);
+        if (!c->h.stack) {
             r->alloc.free(r->alloc.ctx, c);
             return NULL;
         }
-        memcpy(c->stack, r->stack, size);
+        memcpy(c->h.stack, r->h.stack, size);
     } else {
-        c->stack = c->inline_stack;
+        c->h.stack = c->inline_stack;
     }
     c->end = r->buf + cut;
-    if (c->lim > c->end) c->lim = boundary_before(c->buf, c->end);
+    if (c->h.lim > c->end) c->h.lim = boundary_before(c->buf, c->end);
     return c;
 }

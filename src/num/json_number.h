@@ -32,6 +32,7 @@
 
 #include "core/platform.h"
 #include "num/num.h"
+#include "sdx/json.h"
 
 /* The fast path runs where this many bytes follow the sign; it reads at
  * most 44 of them (the longest case: 19 integer digits, the point, and a
@@ -65,34 +66,12 @@ static const uint64_t sdx_num_pow10[20] = {1u,
 
 static inline bool sdx_num_is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
-/* The value of eight decimal digits given as byte lanes 0..9, the lowest
- * address (the least significant byte of a little-endian load) holding the
- * most significant digit. Pairs, then quadruples, then the whole: each step
- * multiplies every lane by the weight of its right neighbour's digit count and
- * adds that neighbour (shifted down one lane); lane values stay below the lane
- * size (99 < 2^8, 9999 < 2^16, 10^8 < 2^32), so no carry crosses lanes that
- * are kept, and the masks drop the odd lanes, which hold partial sums. */
-static SDX_ALWAYS_INLINE uint64_t sdx_num_eight_digits(uint64_t t) {
-    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFu;
-    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFu;
-    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFu;
-}
+/* Eight digits at once, and the digits at the start of eight bytes: the
+ * helpers of json.h's inline reading path (described there). */
+static SDX_ALWAYS_INLINE uint64_t sdx_num_eight_digits(uint64_t t) { return sdx_hot_eight_digits(t); }
 
-/* The digits at the start of the eight bytes at p: their count (0 to 8) in
- * *n, and their value. A byte is flagged when it is >= 0x80, above '9' (it
- * carries into the high bit when 0x46 is added) or below '0' (subtracting
- * '0' borrows); digits neither carry nor borrow, so the first non-digit is
- * flagged correctly. The n digit lanes are moved to the top (the zeros in
- * front are leading zero digits), by two shifts so that n = 0 needs no
- * shift by 64. */
 static SDX_ALWAYS_INLINE uint64_t sdx_num_digits8(const char *p, unsigned *n) {
-    const uint64_t v = sdx_load64le(p);
-    const uint64_t t = v - 0x30 * SDX_NUM_ONES8;
-    const uint64_t stop = (v | (v + 0x46 * SDX_NUM_ONES8) | t) & (0x80 * SDX_NUM_ONES8);
-    const unsigned k = stop ? sdx_ctz64(stop) >> 3 : 8;
-    const unsigned s = 32 - 4 * k;
-    *n = k;
-    return sdx_num_eight_digits((t << s) << s);
+    return sdx_hot_digits8(p, n);
 }
 
 /* The digits at the start of the 24 bytes at p: their count (0 to 24) in

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "sdx/json.h"
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -28,27 +29,12 @@
 #if defined(SDX_INLINE_SSE2)
 
 /* Index of the first byte of p[0, 16) that is '"', '\\' or below 0x20;
- * 16 if none is. (x ^ 0x80) < 0xA0 as signed bytes is x < 0x20 unsigned. */
-static inline unsigned sdx_inline_string_stop16(const char *p) {
-    const __m128i v = _mm_loadu_si128((const __m128i *)p);
-    const __m128i ctl = _mm_cmplt_epi8(_mm_xor_si128(v, _mm_set1_epi8((char)0x80)),
-                                       _mm_set1_epi8((char)0xA0));
-    const __m128i q = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
-    const __m128i b = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
-    const unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(ctl, _mm_or_si128(q, b)));
-    return sdx_ctz64(m | 0x10000u);
-}
+ * 16 if none is (json.h's, for its inline reading path). */
+static inline unsigned sdx_inline_string_stop16(const char *p) { return sdx_hot_string_stop16(p); }
 
 /* Index of the first byte of p[0, 16) that is not JSON whitespace (space,
- * tab, line feed, carriage return); 16 if all are. */
-static inline unsigned sdx_inline_ws_run16(const char *p) {
-    const __m128i v = _mm_loadu_si128((const __m128i *)p);
-    const __m128i ws = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
-    const unsigned m = ~(unsigned)_mm_movemask_epi8(ws) & 0xFFFFu;
-    return sdx_ctz64(m | 0x10000u);
-}
+ * tab, line feed, carriage return); 16 if all are (json.h's). */
+static inline unsigned sdx_inline_ws_run16(const char *p) { return sdx_hot_ws_run16(p); }
 
 /* Number of spaces (0x20) at the start of p[0, 16), 16 if all are. */
 static inline unsigned sdx_inline_space_run16(const char *p) {

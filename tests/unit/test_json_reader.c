@@ -1413,9 +1413,167 @@ TEST(clone_truncated) {
     free(t);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The inline path (json.h)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A random token for the inline path's cases and their neighbours:
+ * integers of 1 to 20 digits (leading zeros, -0, fractions, exponents),
+ * strings of 0 to 40 bytes (escapes, UTF-8, control bytes), literals and
+ * their misspellings, whitespace and comments around separators. */
+static void gen_scalar(sbuf *b, uint64_t *rng) {
+    static const char *const lits[] = {"true", "false", "null", "tru", "nul", "falsy", "NaN",
+                                       "-Infinity", "1.5", "2e3", "-0", "0", "01", "-", "-x"};
+    static const char *const frags[] = {"a", "Z", " ", "\\n", "\\u00e9", "\xc3\xa9", "\"", "\x01",
+                                        "\\", "\xf0\x9f\x98\x80", "7", "\\\""};
+    const unsigned k = (unsigned)(test_rand(rng) % 10);
+    if (k < 4) {
+        const unsigned n = 1 + (unsigned)(test_rand(rng) % 20);
+        if (test_rand(rng) % 3 == 0) sb_put(b, "-", 1);
+        for (unsigned i = 0; i < n; i++) {
+            char c = (char)('0' + test_rand(rng) % 10);
+            if (i == 0 && n > 1 && test_rand(rng) % 8) c = (char)('1' + test_rand(rng) % 9);
+            sb_put(b, &c, 1);
+        }
+        if (test_rand(rng) % 10 == 0) {
+            const char *f = test_rand(rng) % 2 ? ".25" : "e2";
+            sb_put(b, f, strlen(f));
+        }
+    } else if (k < 8) {
+        const unsigned n = (unsigned)(test_rand(rng) % 41);
+        const int plain = test_rand(rng) % 4 != 0;
+        sb_put(b, "\"", 1);
+        for (unsigned i = 0; i < n; i++) {
+            if (plain) {
+                char c = (char)('a' + test_rand(rng) % 26);
+                sb_put(b, &c, 1);
+            } else {
+                const char *f = frags[test_rand(rng) % (sizeof frags / sizeof *frags)];
+                if ((f[0] == '"' || f[0] == '\x01' || (f[0] == '\\' && !f[1])) && test_rand(rng) % 8)
+                    f = "q";
+                sb_put(b, f, strlen(f));
+            }
+        }
+        sb_put(b, "\"", 1);
+    } else {
+        const char *l = lits[test_rand(rng) % (sizeof lits / sizeof *lits)];
+        if (test_rand(rng) % 4) l = lits[test_rand(rng) % 3];
+        sb_put(b, l, strlen(l));
+    }
+}
+
+/* A separator, sometimes with whitespace (runs of 1 to 40 bytes, around
+ * the inline path's limit of 31) or a comment around it. */
+static void gen_ws(sbuf *b, uint64_t *rng) {
+    const unsigned r = (unsigned)(test_rand(rng) % 16);
+    if (r < 3) {
+        const unsigned n = 1 + (unsigned)(test_rand(rng) % 40);
+        for (unsigned i = 0; i < n; i++) sb_put(b, &" \n\t\r    "[test_rand(rng) % 8], 1);
+    } else if (r == 3 && test_rand(rng) % 8 == 0) {
+        const char *c = test_rand(rng) % 2 ? "/* c */" : "//x\n";
+        sb_put(b, c, strlen(c));
+    }
+}
+
+static void gen_sep(sbuf *b, uint64_t *rng, const char *sep) {
+    gen_ws(b, rng);
+    sb_put(b, sep, strlen(sep));
+    gen_ws(b, rng);
+}
+
+static void gen_value(sbuf *b, uint64_t *rng, unsigned depth) {
+    const unsigned k = (unsigned)(test_rand(rng) % 8);
+    if (depth >= 9 || k >= 3) {
+        gen_scalar(b, rng);
+        return;
+    }
+    const int map = k == 0;
+    const unsigned n = (unsigned)(test_rand(rng) % (test_rand(rng) % 4 ? 5 : 20));
+    sb_put(b, map ? "{" : "[", 1);
+    for (unsigned i = 0; i < n; i++) {
+        if (i) gen_sep(b, rng, ",");
+        if (map) {
+            sbuf key = {0};
+            gen_scalar(&key, rng);
+            if (key.p[0] != '"' && test_rand(rng) % 16) sb_put(b, "\"k\"", 3);
+            else sb_put(b, key.p, key.len);
+            sb_free(&key);
+            gen_sep(b, rng, ":");
+        }
+        gen_value(b, rng, depth + 1);
+    }
+    if (n && test_rand(rng) % 32 == 0) sb_put(b, ",", 1); /* trailing comma */
+    sb_put(b, map ? "}" : "]", 1);
+}
+
+/* A dump with the offset after every event, through the inline path or
+ * the exported function alone. */
+static void dump_path(sbuf *b, const char *t, size_t len, const sdx_json_read_opts *o,
+                      int use_inline, size_t chunk) {
+    mem_stream m = {t, len, 0, chunk, 99, 0};
+    sdx_json_reader *r = chunk ? sdx_json_reader_new_stream(mem_stream_read, &m, chunk, o)
+                               : sdx_json_reader_new(t, len, o);
+    if (!CHECK(r != NULL)) return;
+    sdx_event ev;
+    while (use_inline ? sdx_json_reader_next(r, &ev) : (sdx_json_reader_next)(r, &ev)) {
+        CHECK(ev.tag_kind == SDX_TAG_NONE && ev.tag == 0 && ev.flags == 0);
+        dump_event(b, &ev);
+        sb_printf(b, "@%llu ", (unsigned long long)sdx_json_reader_offset(r));
+    }
+    dump_outcome(b, r);
+    sdx_json_reader_free(r);
+}
+
+/* Random documents, whole, cut short and with a byte changed, under
+ * several options and depth limits, over memory and (depth limit 3) over a
+ * stream read 200 bytes at a time: the inline path gives every event,
+ * offset and error the exported function gives over memory. */
+TEST(inline_path) {
+    static const uint32_t flags[] = {0, SDX_JSON_READ_TRAILING_COMMAS | SDX_JSON_READ_COMMENTS |
+                                            SDX_JSON_READ_NAN_INF | SDX_JSON_READ_BIGNUM_RAW};
+    static const uint32_t depths[] = {0, 3, 6};
+    uint64_t rng = 0x5eed1234;
+    size_t docs = 0, events = 0;
+    for (int i = 0; i < 400; i++) {
+        sbuf doc = {0};
+        sb_put(&doc, "[", 1);
+        for (int j = 0; j < 12; j++) {
+            if (j) sb_put(&doc, ",", 1);
+            gen_value(&doc, &rng, 1);
+        }
+        sb_put(&doc, "]", 1);
+        for (int v = 0; v < 3; v++) {
+            size_t len = doc.len;
+            char *t = malloc(len ? len : 1);
+            if (!CHECK(t != NULL)) break;
+            memcpy(t, doc.p, len);
+            if (v == 1) len = (size_t)(test_rand(&rng) % (len + 1));
+            if (v == 2) t[test_rand(&rng) % len] = "\"[]{},:0-9 \\e.tnx\x80"[test_rand(&rng) % 19];
+            for (size_t f = 0; f < 2; f++) {
+                for (size_t d = 0; d < 3; d++) {
+                    sdx_json_read_opts o = {flags[f], depths[d], NULL};
+                    sbuf a = {0}, e = {0};
+                    dump_path(&a, t, len, &o, 1, d == 1 ? 200 : 0);
+                    dump_path(&e, t, len, &o, 0, 0);
+                    if (!CHECK(strcmp(a.p, e.p) == 0))
+                        fprintf(stderr, "inline:   %s\nexported: %s\n", a.p, e.p);
+                    for (size_t k = 0; k < a.len; k++) events += a.p[k] == '@';
+                    sb_free(&a);
+                    sb_free(&e);
+                }
+            }
+            docs++;
+            free(t);
+        }
+        sb_free(&doc);
+    }
+    CHECK(docs == 1200 && events > 100000);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"events", events},
+                                  {"inline_path", inline_path},
                                   {"numbers", numbers},
                                   {"strings", strings},
                                   {"string_errors", string_errors},
