@@ -542,7 +542,7 @@ SDX_JSON_HOT_FN const char *sdx_hot_skip_ws(const char *p) {
 
 /* The exported function into a copy of the event: the caller's event then
  * never has its address taken, and the compiler may keep it in registers. */
-static inline bool sdx_json_hot_slow(sdx_json_reader *r, sdx_event *ev) {
+SDX_JSON_HOT_FN bool sdx_json_hot_slow(sdx_json_reader *r, sdx_event *ev) {
     sdx_event e;
     bool ok = (sdx_json_reader_next)(r, &e);
     sdx_hot_copy(ev, &e);
@@ -556,7 +556,7 @@ static inline bool sdx_json_hot_slow(sdx_json_reader *r, sdx_event *ev) {
  * state that follows. Into a copy of the event, as above. */
 SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned after,
                                     sdx_event *ev);
-static inline bool sdx_json_hot_token(sdx_json_reader *r, const char *p, unsigned after,
+SDX_JSON_HOT_FN bool sdx_json_hot_token(sdx_json_reader *r, const char *p, unsigned after,
                                       sdx_event *ev) {
     sdx_event e;
     bool ok = sdx_json_reader_token_(r, p, after, &e);
@@ -578,16 +578,16 @@ static inline bool sdx_json_hot_token(sdx_json_reader *r, const char *p, unsigne
  * offsets and errors. The reads stay inside the 128 bytes: two whitespace
  * runs of at most 31 bytes (the one before the event's first byte and the
  * one after a ',' or ':'), then at most 65 bytes of a token. */
-static inline bool sdx_json_reader_next_inline(sdx_json_reader *r, sdx_event *ev) {
+SDX_JSON_HOT_FN bool sdx_json_reader_next_inline(sdx_json_reader *r, sdx_event *ev) {
     sdx_json_reader_hot *s = (sdx_json_reader_hot *)(void *)r;
     const char *p = s->cur;
     const unsigned st = s->state;
     const uint32_t d = s->depth;
     unsigned after;
-    if (!(st & 31) || !p || s->lim - p < 128) return sdx_json_hot_slow(r, ev);
-    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
+    if (!(st & 31) || !p || s->lim - p < 128) goto slow;
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) goto slow;
     if (st & SDX_JSON_HOT_MAP_COLON) {
-        if (*p != ':') return sdx_json_hot_slow(r, ev);
+        if (*p != ':') goto slow;
         p++;
         after = SDX_JSON_HOT_MAP_NEXT;
         goto value;
@@ -601,12 +601,12 @@ static inline bool sdx_json_reader_next_inline(sdx_json_reader *r, sdx_event *ev
             goto value;
         }
         if (*p == (map ? '}' : ']')) goto close;
-        return sdx_json_hot_slow(r, ev);
+        goto slow;
     }
     if (st & SDX_JSON_HOT_MAP_FIRST) {
         if (*p == '"') goto key_at;
         if (*p == '}') goto close;
-        return sdx_json_hot_slow(r, ev);
+        goto slow;
     }
     /* SDX_JSON_HOT_ARR_FIRST */
     if (*p == ']') goto close;
@@ -614,14 +614,14 @@ static inline bool sdx_json_reader_next_inline(sdx_json_reader *r, sdx_event *ev
     goto value_at;
 
 key:
-    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
-    if (*p != '"') return sdx_json_hot_slow(r, ev);
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) goto slow;
+    if (*p != '"') goto slow;
 key_at:
     after = SDX_JSON_HOT_MAP_COLON;
     goto string;
 
 value:
-    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) return sdx_json_hot_slow(r, ev);
+    if ((unsigned char)*p <= ' ' && !(p = sdx_hot_skip_ws(p))) goto slow;
 value_at:
     switch (*p) {
     case '"':
@@ -629,7 +629,7 @@ value_at:
     case '[':
     case '{': {
         const int map = *p == '{';
-        if (d >= s->push_limit) return sdx_json_hot_slow(r, ev);
+        if (d >= s->push_limit) goto slow;
         uint64_t *w = &s->stack[d >> 6];
         const uint64_t bit = (uint64_t)1 << (d & 63);
         *w = map ? *w | bit : *w & ~bit;
@@ -645,7 +645,7 @@ value_at:
     case '5': case '6': case '7': case '8': case '9': {
         /* an integer of up to 15 digits with no leading zero; -0, longer
          * ones, fractions and exponents are the exported function's */
-        if (s->doubles >= 2) return sdx_json_hot_token(r, p, after, ev);
+        if (s->doubles >= 2) goto token;
         const int neg = *p == '-';
         const char *q = p + neg;
         const uint64_t w = sdx_hot_load64le(q);
@@ -654,7 +654,7 @@ value_at:
         if (n < 8) {
             const char c = q[n];
             if (n == 0 || c == '.' || (c | 0x20) == 'e' || (*q == '0' && (n > 1 || neg)))
-                return sdx_json_hot_token(r, p, after, ev);
+                goto token;
             v = sdx_hot_digit_value(w, n);
         } else {
             static const uint32_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
@@ -662,7 +662,7 @@ value_at:
             const unsigned m = sdx_hot_digit_count(w2);
             const char c = q[8 + m];
             if (m == 8 || c == '.' || (c | 0x20) == 'e' || *q == '0')
-                return sdx_json_hot_token(r, p, after, ev);
+                goto token;
             v = sdx_hot_digit_value(w, 8) * pow10[m] + sdx_hot_digit_value(w2, m);
             n = 8 + m;
         }
@@ -673,23 +673,23 @@ value_at:
         break;
     }
     case 't':
-        if ((uint32_t)sdx_hot_load64le(p) != 0x65757274u) return sdx_json_hot_slow(r, ev);
+        if ((uint32_t)sdx_hot_load64le(p) != 0x65757274u) goto slow;
         sdx_hot_head(ev, SDX_BOOL, d);
         ev->v.b = true;
         p += 4;
         break;
     case 'f':
-        if ((uint32_t)sdx_hot_load64le(p + 1) != 0x65736c61u) return sdx_json_hot_slow(r, ev);
+        if ((uint32_t)sdx_hot_load64le(p + 1) != 0x65736c61u) goto slow;
         sdx_hot_head(ev, SDX_BOOL, d);
         p += 5;
         break;
     case 'n':
-        if ((uint32_t)sdx_hot_load64le(p) != 0x6c6c756eu) return sdx_json_hot_slow(r, ev);
+        if ((uint32_t)sdx_hot_load64le(p) != 0x6c6c756eu) goto slow;
         sdx_hot_head(ev, SDX_NULL, d);
         p += 4;
         break;
     default:
-        return sdx_json_hot_slow(r, ev);
+        goto slow;
     }
     s->state = (uint8_t)after;
     s->cur = p;
@@ -698,7 +698,7 @@ value_at:
 string: {
     const char *q = p + 1;
     const unsigned n = sdx_hot_string_run(q);
-    if (n == 4 * SDX_JSON_HOT_STOP_N || q[n] != '"') return sdx_json_hot_token(r, p, after, ev);
+    if (n == 4 * SDX_JSON_HOT_STOP_N || q[n] != '"') goto token;
     sdx_hot_head(ev, after == SDX_JSON_HOT_MAP_COLON ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = q;
     ev->v.str.len = n;
@@ -717,6 +717,11 @@ close: {
     s->cur = p + 1;
     return true;
 }
+
+slow:
+    return sdx_json_hot_slow(r, ev);
+token:
+    return sdx_json_hot_token(r, p, after, ev);
 }
 
 #define sdx_json_reader_next(r, ev) sdx_json_reader_next_inline(r, ev)
