@@ -551,9 +551,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             }
             memcpy(h, head, len);
         }
-        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
-            !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
-            goto out;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         struct node_fast_frame *f = &frames[depth - 1];
         if (f->kind != FRAME_LIST) {
             /* the key: a string of an object, an int32 of a map; the first
@@ -561,9 +559,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             if (SDX_VAL_TYPE(v) == SDX_TYPE_STR && f->kind != FRAME_MAP_INT) {
                 size_t kn = (size_t)SDX_VAL_LEN(v);
                 if (kn > 255) goto out;
-                if ((size_t)((u8 *)b->end - p) < kn + 1 + NODE_FAST_ROOM &&
-                    !(p = (u8 *)node_walk_room(b, (char *)p, kn + 1 + NODE_FAST_ROOM)))
-                    goto out;
+                NODE_WALK_NEED(b, p, kn + 1 + NODE_FAST_ROOM, out);
                 *p = (u8)kn;
                 if (!sdx_utf8_copy_ok(w->utf8_valid, (char *)p + 1, v->v.s, kn,
                                       check && !(v->tag & SDX_VAL_NOESC)))
@@ -579,9 +575,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
                 goto out;
             }
             v++;
-            if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
-                !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         }
         switch (SDX_VAL_TYPE(v)) {
         case SDX_TYPE_NULL: *p++ = SDX_BINN_NULL; break;
@@ -599,9 +593,7 @@ static int node_fast(sdx_binn_writer *w, sdx_node n) {
             const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
             if (sn > SDX_BINN_SIZE_MAX) goto out;
-            if ((size_t)((u8 *)b->end - p) < sn + NODE_FAST_ROOM &&
-                !(p = (u8 *)node_walk_room(b, (char *)p, sn + NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, sn + NODE_FAST_ROOM, out);
             *p = text ? SDX_BINN_TEXT : SDX_BINN_BLOB;
             p = sdx_binn_put_size(p + 1, (uint32_t)sn);
             if (!text) {

@@ -574,8 +574,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
     int rc = 0;
     const sdx_val *v = n.val + 1, *end = sdx_val_next(n.val);
     char *p = b->cur;
-    if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-        goto out;
+    NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
     frames[0].end = end;
     frames[0].start = start;
     frames[0].array = 0;
@@ -584,8 +583,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
     for (;;) {
         while (v == frames[depth - 1].end) {
             /* the terminator, then the length */
-            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
             *p++ = 0;
             struct node_fast_frame *f = &frames[--depth];
             size_t len = (size_t)(p - b->start) - f->start;
@@ -593,8 +591,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             sdx_store_le32(b->start + f->start, (uint32_t)len);
             if (depth == 0) goto done;
         }
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-            goto out;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         struct node_fast_frame *f = &frames[depth - 1];
         char *type_at = p++;
         if (f->array) {
@@ -707,7 +704,7 @@ out:
     sdx_stack_free(&st);
     rc = node_walk_end(b, rc, p, start);
     if (rc > 0) w->roots++;
-    if (rc < 0) fail(w, b->err ? b->err : SDX_ERR_NOMEM); /* the buffer could not grow: the writer's error */
+    if (rc < 0) fail(w, b->err); /* the buffer could not grow: its error */
     return rc;
 }
 

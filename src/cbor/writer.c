@@ -628,9 +628,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
     u8 *p = (u8 *)b->cur;
     for (; v < end; v++) {
-        if ((size_t)((u8 *)b->end - p) < NODE_FAST_ROOM &&
-            !(p = (u8 *)node_walk_room(b, (char *)p, NODE_FAST_ROOM)))
-            goto back;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
         switch (SDX_VAL_TYPE(v)) {
         case SDX_TYPE_NULL: *p++ = SDX_CB_NULL; break;
         case SDX_TYPE_BOOL: *p++ = v->v.u ? SDX_CB_TRUE : SDX_CB_FALSE; break;
@@ -646,9 +644,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: {
             const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
-            if ((size_t)((u8 *)b->end - p) < sn + SDX_CB_HEAD_MAX &&
-                !(p = (u8 *)node_walk_room(b, (char *)p, sn + SDX_CB_HEAD_MAX)))
-                goto back;
+            NODE_WALK_NEED(b, p, sn + SDX_CB_HEAD_MAX, back);
             p = sdx_cb_head(p, text ? SDX_CB_TEXT : SDX_CB_BYTES, sn);
             if (!text) {
                 if (sn) memcpy(p, v->v.s, sn);

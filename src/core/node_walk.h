@@ -206,6 +206,16 @@ static SDX_NOINLINE char *node_walk_room(sdx_buf *b, char *p, size_t need) {
     return sdx_buf_reserve_slow(b, need);
 }
 
+/* Room for `need` bytes at p (a char or byte pointer into b's memory),
+ * the buffer growing to give it, p moving with it; to the label `fail` when
+ * it cannot grow. A macro, so that the common case is one compare. */
+#define NODE_WALK_NEED(b, p, need, fail)                                                  \
+    do {                                                                                  \
+        if ((size_t)((b)->end - (char *)(p)) < (need) &&                                  \
+            !((p) = (void *)node_walk_room((b), (char *)(p), (need))))                    \
+            goto fail;                                                                    \
+    } while (0)
+
 /* The end of an own walk. `written`: the buffer's position moves to p, the
  * end of the value, and 1 is returned. Else 0, with the buffer rewound to
  * `start`, where the value began, for walk_node to write it all again; or

@@ -746,33 +746,29 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
     size_t want = NODE_FAST_ROOM;
     if (n.doc && n.val == n.doc->vals && sdx_doc_consumed(n.doc) < SIZE_MAX / 2)
         want += (size_t)sdx_doc_consumed(n.doc);
-    if ((size_t)(b->end - p) < want && !(p = node_walk_room(b, p, want))) goto out;
+    NODE_WALK_NEED(b, p, want, out);
     if (pos == POS_ARR_NEXT) *p++ = ',';
     int first = 1; /* no element written yet in the innermost container */
     for (;;) {
         while (depth && v == frames[depth - 1].end) {
-            if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
             *p++ = frames[--depth].map ? '}' : ']';
             first = 0;
         }
         if (v == end) break;
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-            goto out;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         if (depth && frames[depth - 1].map) {
             /* a key, then its value */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
             size_t room = node_fast_room_for(kn, raw);
-            if ((size_t)(b->end - p) < room && !(p = node_walk_room(b, p, room))) goto out;
+            NODE_WALK_NEED(b, p, room, out);
             *p = ',';
             p += !first;
             if (!(p = node_fast_string(w, p, v->v.s, kn, raw, "\":", 2))) goto refused;
             v++;
-            if ((size_t)(b->end - p) < NODE_FAST_ROOM &&
-                !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         } else if (depth) {
             *p = ',';
             p += !first;
@@ -804,7 +800,7 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
             size_t room = node_fast_room_for(sn, raw);
-            if ((size_t)(b->end - p) < room && !(p = node_walk_room(b, p, room))) goto out;
+            NODE_WALK_NEED(b, p, room, out);
             if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\"", 1))) goto refused;
             break;
         }

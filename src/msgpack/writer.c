@@ -641,8 +641,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     const sdx_val *v = n.val, *end = sdx_val_next(n.val);
     char *p = b->cur;
     for (; v < end; v++) {
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM)))
-            goto back;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
         switch (SDX_VAL_TYPE(v)) {
         case SDX_TYPE_NULL: *p++ = (char)0xc0; break;
         case SDX_TYPE_BOOL: *p++ = (char)(v->v.u ? 0xc3 : 0xc2); break;
@@ -663,7 +662,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
                 break;
             }
             if (sn > 0xffffffffu) goto back;
-            if ((size_t)(b->end - p) < sn + 5 && !(p = node_walk_room(b, p, sn + 5))) goto back;
+            NODE_WALK_NEED(b, p, sn + 5, back);
             char *body = sdx_mp_w_str_head(p, sn);
             int ok;
             if (sn <= FUSED_STRING)
@@ -680,7 +679,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: {
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > 0xffffffffu) goto back;
-            if ((size_t)(b->end - p) < bn + 5 && !(p = node_walk_room(b, p, bn + 5))) goto back;
+            NODE_WALK_NEED(b, p, bn + 5, back);
             char *body = sdx_mp_w_sized_head(p, bn, 0xc4);
             if (bn) memcpy(body, v->v.s, bn);
             p = body + bn;

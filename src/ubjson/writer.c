@@ -582,15 +582,13 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
     for (;;) {
         while (v == frames[depth - 1].end)
             if (--depth == 0) goto done;
-        if ((size_t)(b->end - p) < NODE_FAST_ROOM && !(p = node_walk_room(b, p, NODE_FAST_ROOM))) goto out;
+        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         if (frames[depth - 1].map) {
             /* the key: a str's length and bytes, no marker */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
             if (kn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < kn + 2 * NODE_FAST_ROOM &&
-                !(p = node_walk_room(b, p, kn + 2 * NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, kn + 2 * NODE_FAST_ROOM, out);
             p = sdx_ubj_w_uint(p, kn);
             if (!sdx_utf8_copy_ok(w->utf8_valid, p, v->v.s, kn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
             p += kn;
@@ -620,9 +618,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 break;
             }
             if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < sn + NODE_FAST_ROOM &&
-                !(p = node_walk_room(b, p, sn + NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, sn + NODE_FAST_ROOM, out);
             *p++ = 'S';
             p = sdx_ubj_w_uint(p, sn);
             if (!sdx_utf8_copy_ok(w->utf8_valid, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
@@ -632,9 +628,7 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
         case SDX_TYPE_BIN: { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            if ((size_t)(b->end - p) < bn + NODE_FAST_ROOM &&
-                !(p = node_walk_room(b, p, bn + NODE_FAST_ROOM)))
-                goto out;
+            NODE_WALK_NEED(b, p, bn + NODE_FAST_ROOM, out);
             memcpy(p, "[$U#", 4);
             p = sdx_ubj_w_uint(p + 4, bn);
             if (bn) memcpy(p, v->v.s, bn);
