@@ -514,6 +514,17 @@ SDX_JSON_HOT_FN uint64_t sdx_hot_nonzero8(uint64_t x) {
     const uint64_t low = 0x7F * SDX_HOT_ONES8;
     return (((x & low) + low) | x) & (0x80 * SDX_HOT_ONES8);
 }
+
+/* The index of the first byte of the eight at p that is not JSON
+ * whitespace; 8 if all are. */
+SDX_JSON_HOT_FN unsigned sdx_hot_ws_run8(const char *p) {
+    const uint64_t x = sdx_hot_load64le(p);
+    const uint64_t m = sdx_hot_nonzero8(x ^ 0x20 * SDX_HOT_ONES8) &
+                       sdx_hot_nonzero8(x ^ 0x0A * SDX_HOT_ONES8) &
+                       sdx_hot_nonzero8(x ^ 0x09 * SDX_HOT_ONES8) &
+                       sdx_hot_nonzero8(x ^ 0x0D * SDX_HOT_ONES8);
+    return m ? sdx_hot_ctz64(m) >> 3 : 8;
+}
 #endif
 
 /* Past the JSON whitespace (space, line feed, tab, carriage return) that
@@ -529,12 +540,8 @@ SDX_JSON_HOT_FN const char *sdx_hot_skip_ws(const char *p) {
     }
 #else
     for (int i = 0; i < 4; i++, p += 8) {
-        const uint64_t x = sdx_hot_load64le(p);
-        const uint64_t m = sdx_hot_nonzero8(x ^ 0x20 * SDX_HOT_ONES8) &
-                           sdx_hot_nonzero8(x ^ 0x0A * SDX_HOT_ONES8) &
-                           sdx_hot_nonzero8(x ^ 0x09 * SDX_HOT_ONES8) &
-                           sdx_hot_nonzero8(x ^ 0x0D * SDX_HOT_ONES8);
-        if (m) return p + (sdx_hot_ctz64(m) >> 3);
+        const unsigned k = sdx_hot_ws_run8(p);
+        if (k < 8) return p + k;
     }
 #endif
     return NULL;

@@ -41,8 +41,6 @@
  * stream's window. Nearer to the end, the caller's slow path decides. */
 #define SDX_JSON_NUMBER_FAST_AVAIL 48
 
-#define SDX_NUM_ONES8 0x0101010101010101u
-
 static const uint64_t sdx_num_pow10[20] = {1u,
                                            10u,
                                            100u,
@@ -66,31 +64,23 @@ static const uint64_t sdx_num_pow10[20] = {1u,
 
 static inline bool sdx_num_is_digit(char c) { return (unsigned char)(c - '0') < 10; }
 
-/* Eight digits at once, and the digits at the start of eight bytes: the
- * helpers of json.h's inline reading path (described there). */
-static SDX_ALWAYS_INLINE uint64_t sdx_num_eight_digits(uint64_t t) { return sdx_hot_eight_digits(t); }
-
-static SDX_ALWAYS_INLINE uint64_t sdx_num_digits8(const char *p, unsigned *n) {
-    return sdx_hot_digits8(p, n);
-}
-
 /* The digits at the start of the 24 bytes at p: their count (0 to 24) in
  * *n and their value, exact when n <= 19 (else modulo 2^64). A further word
  * is read only when the one before is all digits, which depends on the kind
  * of number more than on the number, so the branches are well predicted. */
 static SDX_ALWAYS_INLINE uint64_t sdx_num_digits24(const char *p, unsigned *n) {
     unsigned a, b, c;
-    const uint64_t x = sdx_num_digits8(p, &a);
+    const uint64_t x = sdx_hot_digits8(p, &a);
     if (SDX_LIKELY(a < 8)) {
         *n = a;
         return x;
     }
-    const uint64_t y = sdx_num_digits8(p + 8, &b);
+    const uint64_t y = sdx_hot_digits8(p + 8, &b);
     if (SDX_LIKELY(b < 8)) {
         *n = 8 + b;
         return x * sdx_num_pow10[b] + y;
     }
-    const uint64_t z = sdx_num_digits8(p + 16, &c);
+    const uint64_t z = sdx_hot_digits8(p + 16, &c);
     *n = 16 + c;
     return (x * 100000000u + y) * sdx_num_pow10[c] + z;
 }
@@ -222,7 +212,7 @@ static SDX_ALWAYS_INLINE const char *sdx_json_number_fast(const char *p, const c
         if (w == 0) {
             /* "0.000123": the zeros after the point only scale, so they
              * need not count against the 19 digits */
-            const uint64_t nz = sdx_load64le(f) ^ 0x30 * SDX_NUM_ONES8;
+            const uint64_t nz = sdx_load64le(f) ^ 0x30 * SDX_HOT_ONES8;
             zeros = nz ? sdx_ctz64(nz) >> 3 : 8;
             if (SDX_UNLIKELY(zeros == 8)) return NULL;
         }
@@ -237,7 +227,7 @@ static SDX_ALWAYS_INLINE const char *sdx_json_number_fast(const char *p, const c
         const bool eneg = *e == '-';
         e += eneg || *e == '+';
         unsigned en;
-        const uint64_t x = sdx_num_digits8(e, &en);
+        const uint64_t x = sdx_hot_digits8(e, &en);
         if (SDX_UNLIKELY(en - 1 > 2)) return NULL; /* no digit, or more than three */
         q += eneg ? -(int64_t)x : (int64_t)x;
         e += en;

@@ -94,13 +94,13 @@ static SDX_ALWAYS_INLINE const char *scan_digits(const char *p, const char *end,
         uint64_t t = v - 0x3030303030303030u;
         uint64_t stop = (v | (v + 0x4646464646464646u) | t) & 0x8080808080808080u;
         if (stop == 0) {
-            w = w * 100000000u + sdx_num_eight_digits(t);
+            w = w * 100000000u + sdx_hot_eight_digits(t);
             p += 8;
             continue;
         }
         unsigned n = sdx_ctz64(stop) >> 3;
         if (n) {
-            w = w * sdx_num_pow10[n] + sdx_num_eight_digits(t << (64 - 8 * n));
+            w = w * sdx_num_pow10[n] + sdx_hot_eight_digits(t << (64 - 8 * n));
             p += n;
         }
         *acc = w;
@@ -546,8 +546,8 @@ static SDX_ALWAYS_INLINE const char *scan_exponent(const char *p, const char *en
         uint64_t stop = (v | (v + 0x4646464646464646u) | t) & 0x8080808080808080u;
         if (SDX_LIKELY(stop != 0)) {
             unsigned n = sdx_ctz64(stop) >> 3;
-            *exp = neg ? -(int64_t)sdx_num_eight_digits(t << (64 - 8 * n))
-                       : (int64_t)sdx_num_eight_digits(t << (64 - 8 * n));
+            *exp = neg ? -(int64_t)sdx_hot_eight_digits(t << (64 - 8 * n))
+                       : (int64_t)sdx_hot_eight_digits(t << (64 - 8 * n));
             return p + n;
         }
     }

@@ -75,47 +75,22 @@ static inline unsigned sdx_inline_space_run16(const char *p) {
 
 #else
 
-/* SWAR: the high bit of each byte that matches, exact up to the first match
- * (false positives only above a true one, from a subtraction's borrow). */
-#define SDX_INLINE_ONES 0x0101010101010101ull
-#define SDX_INLINE_HIGHS 0x8080808080808080ull
-
-static inline uint64_t sdx_inline_zero_bytes(uint64_t x) {
-    return (x - SDX_INLINE_ONES) & ~x & SDX_INLINE_HIGHS;
-}
-
-static inline uint64_t sdx_inline_string_stops(uint64_t x) {
-    return ((x - 0x20 * SDX_INLINE_ONES) & ~x & SDX_INLINE_HIGHS) |
-           sdx_inline_zero_bytes(x ^ ('"' * SDX_INLINE_ONES)) |
-           sdx_inline_zero_bytes(x ^ ('\\' * SDX_INLINE_ONES));
-}
-
+/* SWAR: eight bytes at a time with json.h's word tests. */
 static inline unsigned sdx_inline_string_stop16(const char *p) {
-    uint64_t m = sdx_inline_string_stops(sdx_load64le(p));
-    if (m) return sdx_ctz64(m) >> 3;
-    m = sdx_inline_string_stops(sdx_load64le(p + 8));
-    return m ? 8 + (sdx_ctz64(m) >> 3) : 16;
-}
-
-/* The high bit of each byte of x that is not zero (exact in every byte). */
-static inline uint64_t sdx_inline_nonzero_bytes(uint64_t x) {
-    const uint64_t low7 = ~SDX_INLINE_HIGHS;
-    return (((x & low7) + low7) | x) & SDX_INLINE_HIGHS;
+    const unsigned k = sdx_hot_string_stop8(p);
+    return k < 8 ? k : 8 + sdx_hot_string_stop8(p + 8);
 }
 
 static inline unsigned sdx_inline_space_run16(const char *p) {
-    uint64_t m = sdx_inline_nonzero_bytes(sdx_load64le(p) ^ (' ' * SDX_INLINE_ONES));
+    uint64_t m = sdx_hot_nonzero8(sdx_load64le(p) ^ (' ' * SDX_HOT_ONES8));
     if (m) return sdx_ctz64(m) >> 3;
-    m = sdx_inline_nonzero_bytes(sdx_load64le(p + 8) ^ (' ' * SDX_INLINE_ONES));
+    m = sdx_hot_nonzero8(sdx_load64le(p + 8) ^ (' ' * SDX_HOT_ONES8));
     return m ? 8 + (sdx_ctz64(m) >> 3) : 16;
 }
 
 static inline unsigned sdx_inline_ws_run16(const char *p) {
-    for (unsigned i = 0; i < 16; i++) {
-        const char c = p[i];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return i;
-    }
-    return 16;
+    const unsigned k = sdx_hot_ws_run8(p);
+    return k < 8 ? k : 8 + sdx_hot_ws_run8(p + 8);
 }
 
 #endif
