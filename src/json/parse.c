@@ -541,10 +541,18 @@ static size_t max_slots(size_t len) { return len / 2 + 2; }
 #define SLOT_SAMPLE 4096
 static size_t initial_slots(const char *text, size_t len) {
     if (len <= SLOT_SAMPLE) return max_slots(len);
+    /* counted in blocks of 128 bytes with a byte-sized count each, a loop
+     * compilers turn into byte-lane SIMD compares (a size_t count widened
+     * every byte to 64-bit lanes: 1.5 us for the 4 KiB); '[' and '{'
+     * differ only in bit 0x20 */
     size_t marks = 1;
-    for (size_t i = 0; i < SLOT_SAMPLE; i++) {
-        const unsigned char c = (unsigned char)text[i];
-        marks += c == ',' || c == ':' || c == '[' || c == '{';
+    for (size_t i = 0; i < SLOT_SAMPLE; i += 128) {
+        unsigned char block = 0;
+        for (size_t j = 0; j < 128; j++) {
+            const unsigned char c = (unsigned char)text[i + j];
+            block += (unsigned char)((c == ',') | (c == ':') | ((c | 0x20) == '{'));
+        }
+        marks += block;
     }
     const size_t est = (len / SLOT_SAMPLE + 1) * marks;
     const size_t want = est + est / 4 + 64;
