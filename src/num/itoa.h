@@ -15,13 +15,16 @@
  * instruction on the path. Inline, because it sits on the hot path of every
  * writer.
  *
- * On x86-64 the same splits run in one SSE2 register instead, 16 digits at
- * once (sdx_itoa_ascii16), as dtoa.c has done for its digits: the
- * multiplications then go to the vector units: values of 5 to 19 digits
- * take 2.8-4.6 ns instead of 3.6-8.3, of random lengths 3.0 instead of 4.5
- * (bench/micro/itoa_bench.c). The length of a value of 5 to 8 digits comes from
- * comparisons of the value, not from its digits, so that where the next
- * value goes does not wait for this one's digits.
+ * On x86-64 values of 13 to 20 digits run the same splits in one SSE2
+ * register instead, 16 digits at once (sdx_itoa_ascii16), as dtoa.c does
+ * for its digits: one chain of vector multiplications instead of two
+ * scalar ones. Below 13 digits (one 8-digit group at most, and a short
+ * head) the SWAR steps are faster: on the Intel Xeon of 2026-11-28 the
+ * SSE2 chain of 5 to 12 digits cost 4.2-7.0 ns against 3.6-5.9
+ * (bench/micro/itoa_bench.c, whose sse2_before is the earlier all-SSE2
+ * version), and the JSON writer and document serializer of the suite ran
+ * 3-5 % faster on citm_catalog (its 9-digit ids), bench/README.md. (On the
+ * AMD EPYC of 2026-11-25 SSE2 had measured faster from 5 digits.)
  */
 #ifndef SDX_ITOA_H
 #define SDX_ITOA_H
@@ -172,13 +175,6 @@ static SDX_ALWAYS_INLINE __m128i sdx_itoa_ascii16(uint64_t hi, uint64_t lo) {
     return _mm_add_epi8(_mm_or_si128(q, _mm_slli_epi16(r, 8)), _mm_set1_epi8('0'));
 }
 
-/* The digits of lo < 10^8 as eight ASCII bytes (with leading zeros), first
- * digit in the lowest byte. */
-static SDX_ALWAYS_INLINE uint64_t sdx_itoa_ascii8(uint32_t lo) {
-    __m128i d = sdx_itoa_ascii16(0, lo);
-    return (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(d, d));
-}
-
 /* The number of digits of 10^4 <= v < 10^8. */
 static SDX_ALWAYS_INLINE unsigned sdx_itoa_len5to8(uint64_t v) {
     return 5u + (v >= 100000u) + (v >= 1000000u) + (v >= 10000000u);
@@ -188,17 +184,12 @@ static SDX_ALWAYS_INLINE unsigned sdx_itoa_len5to8(uint64_t v) {
  * 20 digits but may store up to SDX_ITOA_RESERVE bytes. */
 static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
     if (v < 10000u) return sdx_itoa_upto4(dst, (uint32_t)v);
-    if (v < 100000000u) {
-        const unsigned len = sdx_itoa_len5to8(v);
-        sdx_store64le(dst, sdx_itoa_ascii8((uint32_t)v) >> (8 * (8 - len)));
-        return dst + len;
-    }
+    if (v < 100000000u) return sdx_itoa_upto8(dst, (uint32_t)v);
     if (v < 10000000000000000ull) {
         const uint64_t hi = v / 100000000u, lo = v - hi * 100000000u;
         if (hi < 10000u) {
             dst = sdx_itoa_upto4(dst, (uint32_t)hi);
-            sdx_store64le(dst, sdx_itoa_ascii8((uint32_t)lo));
-            return dst + 8;
+            return sdx_itoa_put8(dst, (uint32_t)lo);
         }
         const __m128i d = sdx_itoa_ascii16(hi, lo);
         const unsigned len = sdx_itoa_len5to8(hi);
