@@ -33,4 +33,10 @@ static inline size_t sdx_json_escape_ascii(char *e, uint8_t c) {
     return 6;
 }
 
+/* The length of that escape, without writing it: 2 for '"', '\\', '/' and
+ * the control characters with a short form (\b \t \n \f \r), else 6. */
+static inline size_t sdx_json_escape_ascii_len(uint8_t c) {
+    return c >= 0x20 || (c >= '\b' && c <= '\r' && c != 0x0B) ? 2 : 6;
+}
+
 #endif /* SDX_JSON_ESCAPE_H */

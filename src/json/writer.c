@@ -300,6 +300,17 @@ static size_t escape_non_ascii(sdx_json_writer *w, char *e, const char *s, size_
     return 6 + escape_u16(e + 6, 0xDC00 + (cp & 0x3FF));
 }
 
+/* p, or where the buffer moved it, with room for `need` bytes there;
+ * NULL with the sticky error set when it cannot grow. */
+static SDX_ALWAYS_INLINE char *body_room(sdx_json_writer *w, char *p, size_t need) {
+    sdx_buf *b = w->out;
+    if (SDX_UNLIKELY((size_t)(b->end - p) < need)) {
+        b->cur = p;
+        if (!(p = sdx_buf_reserve_slow(b, need))) fail_buf(w);
+    }
+    return p;
+}
+
 /* Write the escaped body of s[0, n) at p and make sure `tail` more bytes fit
  * after it. Returns the end of the body, or NULL with the sticky error set.
  * Each reservation is at most what the rest of the string will certainly
@@ -314,7 +325,6 @@ static size_t escape_non_ascii(sdx_json_writer *w, char *e, const char *s, size_
  * which saves a kernel call that would stop there again at once. */
 static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s, size_t n,
                                       size_t tail, int at_stop) {
-    sdx_buf *b = w->out;
     const unsigned set = w->esc_set;
     const unsigned set_valid = set & ~(unsigned)SDX_ESC_HIGH;
     const int escape_unicode = (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE) != 0;
@@ -323,13 +333,7 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
     for (;;) {
         if (!at_stop) {
             size_t piece = n < STRING_PIECE ? n : STRING_PIECE;
-            if (SDX_UNLIKELY((size_t)(b->end - p) < piece + tail)) {
-                b->cur = p;
-                if (!(p = sdx_buf_reserve_slow(b, piece + tail))) {
-                    fail_buf(w);
-                    return NULL;
-                }
-            }
+            if (!(p = body_room(w, p, piece + tail))) return NULL;
             size_t k;
             if (s < valid_end && !escape_unicode) {
                 if ((size_t)(valid_end - s) < piece) piece = (size_t)(valid_end - s);
@@ -351,8 +355,18 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
         char esc[12];
         size_t elen, used = 1;
         if (c < 0x80) {
-            elen = sdx_json_escape_ascii(esc, c);
-        } else if (!escape_unicode) {
+            /* written in place: through esc, the copy's wide loads of bytes
+             * just stored one by one could not be forwarded from the store
+             * buffer and waited for them (half of this function's time on
+             * text that escapes often) */
+            elen = sdx_json_escape_ascii_len(c);
+            if (!(p = body_room(w, p, elen + tail))) return NULL;
+            p += sdx_json_escape_ascii(p, c);
+            s++;
+            if (--n == 0) return p;
+            continue;
+        }
+        if (!escape_unicode) {
             size_t valid = w->utf8_valid(s, n);
             if (valid) {
                 valid_end = s + valid;
@@ -369,13 +383,7 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
             fail(w, SDX_ERR_UTF8);
             return NULL;
         }
-        if (SDX_UNLIKELY((size_t)(b->end - p) < elen + tail)) {
-            b->cur = p;
-            if (!(p = sdx_buf_reserve_slow(b, elen + tail))) {
-                fail_buf(w);
-                return NULL;
-            }
-        }
+        if (!(p = body_room(w, p, elen + tail))) return NULL;
         memcpy(p, esc, elen);
         p += elen;
         s += used;
