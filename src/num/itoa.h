@@ -20,7 +20,7 @@
  * for its digits: one chain of vector multiplications instead of two
  * scalar ones. Below 13 digits (one 8-digit group at most, and a short
  * head) the SWAR steps are faster: on the Intel Xeon of 2026-11-28 the
- * SSE2 chain of 5 to 12 digits cost 4.2-7.0 ns against 3.6-5.9
+ * SSE2 chain took 1.05-1.35x their time for 5 to 12 digits
  * (bench/micro/itoa_bench.c, whose sse2_before is the earlier all-SSE2
  * version), and the JSON writer and document serializer of the suite ran
  * 3-5 % faster on citm_catalog (its 9-digit ids), bench/README.md. (On the
