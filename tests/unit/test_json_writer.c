@@ -5,6 +5,7 @@
 #include <stdarg.h>
 
 #include "alloc_test.h"
+#include "json/escape.h"
 #include "sdx/json.h"
 #include "simd/simd.h"
 #include "sbuf.h"
@@ -539,6 +540,16 @@ static void long_strings_body(void) {
 }
 
 TEST(long_strings) { for_each_simd_level(long_strings_body); }
+
+/* The writer reserves an escape's room from sdx_json_escape_ascii_len
+ * before writing it in place: the two must agree on every ASCII byte. */
+TEST(escape_lengths) {
+    for (unsigned c = 0; c < 0x80; c++) {
+        char e[8];
+        if (!CHECK_EQ_INT((int)sdx_json_escape_ascii_len((uint8_t)c), (int)sdx_json_escape_ascii(e, (uint8_t)c)))
+            fprintf(stderr, "  byte %#x\n", c);
+    }
+}
 
 TEST(escape_options_exact) {
     sbuf out = {0};
@@ -1289,6 +1300,7 @@ int main(int argc, char **argv) {
                       {"lengths_and_positions", lengths_and_positions},
                       {"random_strings", random_strings},
                       {"long_strings", long_strings},
+                      {"escape_lengths", escape_lengths},
                       {"escape_options_exact", escape_options_exact},
                       {"numbers", numbers},
                       {"raw_numbers", raw_numbers},
