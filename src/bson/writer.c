@@ -604,7 +604,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             if (kn >= SDX_BSON_MAX_SIZE) goto out;
             if ((size_t)(b->end - p) < kn + NODE_FAST_ROOM) {
                 size_t at = (size_t)(type_at - b->start);
-                if (!(p = node_walk_room(b, p, kn + NODE_FAST_ROOM))) goto out;
+                if (!(p = sdx_buf_room_slow(b, p, kn + NODE_FAST_ROOM))) goto out;
                 type_at = b->start + at;
             }
             int k = key_scan(v->v.s, kn);
@@ -655,7 +655,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             if (sn > SDX_BSON_MAX_SIZE - 16 || (str && !node_fast_text_ok(w, v))) goto out;
             if ((size_t)(b->end - p) < sn + 6) {
                 size_t at = (size_t)(type_at - b->start);
-                if (!(p = node_walk_room(b, p, sn + 6))) goto out;
+                if (!(p = sdx_buf_room_slow(b, p, sn + 6))) goto out;
                 type_at = b->start + at;
             }
             *type_at = str ? SDX_BSON_STRING : SDX_BSON_BINARY;

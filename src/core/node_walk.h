@@ -194,17 +194,12 @@ out:
 }
 
 #ifdef NODE_WALK_OWN
+#include "core/buf_room.h"
+
 /* With NODE_WALK_OWN: the helpers of a writer's own walk of a document's
  * value array (node_fast in its writer.c, after this include), which
  * writes the common case straight into a memory buffer and hands anything
  * else to walk_node. */
-
-/* Room for `need` bytes at p, the buffer growing to give it: where to
- * write, or NULL with the buffer's error set. */
-static SDX_NOINLINE char *node_walk_room(sdx_buf *b, char *p, size_t need) {
-    b->cur = p;
-    return sdx_buf_reserve_slow(b, need);
-}
 
 /* Room for `need` bytes at p (a char or byte pointer into b's memory),
  * the buffer growing to give it, p moving with it; to the label `fail` when
@@ -212,7 +207,7 @@ static SDX_NOINLINE char *node_walk_room(sdx_buf *b, char *p, size_t need) {
 #define NODE_WALK_NEED(b, p, need, fail)                                                  \
     do {                                                                                  \
         if ((size_t)((b)->end - (char *)(p)) < (need) &&                                  \
-            !((p) = (void *)node_walk_room((b), (char *)(p), (need))))                    \
+            !((p) = (void *)sdx_buf_room_slow((b), (char *)(p), (need))))                    \
             goto fail;                                                                    \
     } while (0)
 

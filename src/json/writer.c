@@ -13,6 +13,7 @@
 
 #include "core/base64.h"
 #include "core/alloc.h"
+#include "core/buf_room.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "json/escape.h"
@@ -303,11 +304,8 @@ static size_t escape_non_ascii(sdx_json_writer *w, char *e, const char *s, size_
 /* p, or where the buffer moved it, with room for `need` bytes there;
  * NULL with the sticky error set when it cannot grow. */
 static SDX_ALWAYS_INLINE char *body_room(sdx_json_writer *w, char *p, size_t need) {
-    sdx_buf *b = w->out;
-    if (SDX_UNLIKELY((size_t)(b->end - p) < need)) {
-        b->cur = p;
-        if (!(p = sdx_buf_reserve_slow(b, need))) fail_buf(w);
-    }
+    if (SDX_UNLIKELY((size_t)(w->out->end - p) < need) && !(p = sdx_buf_room_slow(w->out, p, need)))
+        fail_buf(w);
     return p;
 }
 

@@ -183,11 +183,10 @@ static SDX_ALWAYS_INLINE unsigned sdx_itoa_len5to8(uint64_t v) {
 /* Decimal digits of v at dst, no terminator; returns the end. Writes at most
  * 20 digits but may store up to SDX_ITOA_RESERVE bytes. */
 static SDX_ALWAYS_INLINE char *sdx_u64_to_dec(char *dst, uint64_t v) {
-    if (v < 10000u) return sdx_itoa_upto4(dst, (uint32_t)v);
-    if (v < 100000000u) return sdx_itoa_upto8(dst, (uint32_t)v);
+    if (v < 100000000u) return sdx_itoa_small(dst, (uint32_t)v);
     if (v < 10000000000000000ull) {
         const uint64_t hi = v / 100000000u, lo = v - hi * 100000000u;
-        if (hi < 10000u) {
+        if (hi < 10000u) { /* below 13 digits: the SWAR steps, as sdx_itoa_u64_swar */
             dst = sdx_itoa_upto4(dst, (uint32_t)hi);
             return sdx_itoa_put8(dst, (uint32_t)lo);
         }
