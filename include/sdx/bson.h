@@ -406,6 +406,34 @@ static inline bool sdx_bs_hot_slow(sdx_bson_reader *r, sdx_event *ev) {
     return ok;
 }
 
+/* The length of the key at k, whose NUL must come before lim (the
+ * terminator of its document, so the bytes up to lim are input): a key of
+ * up to 31 bytes, ASCII when `high` is 0x80 (any bytes when 0), else
+ * (size_t)-1. Eight bytes at a time while eight are left before lim: a
+ * zero byte is found by the borrow of subtracting 1 from each byte (Hacker's
+ * Delight, 6-1: exact for the lowest zero byte, which is the one taken),
+ * then byte by byte. */
+static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_t high) {
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones * 0x80, mask = ones * high;
+    size_t i = 0;
+    uint64_t seen = 0;
+    while (i < 32 && lim - (k + i) >= 8) {
+        const uint64_t w = sdx_hot_le(k + i, 8), z = (w - ones) & ~w & highs;
+        if (z) {
+            const unsigned b = sdx_hot_ctz64(z) >> 3; /* bytes before the NUL */
+            seen |= w & ((UINT64_C(1) << (8 * b)) - 1);
+            return seen & mask ? (size_t)-1 : i + b;
+        }
+        seen |= w;
+        i += 8;
+    }
+    for (; i < 32 && k + i < lim; i++) {
+        if (!k[i]) return seen & mask ? (size_t)-1 : i;
+        seen |= (uint64_t)k[i] << 56;
+    }
+    return (size_t)-1;
+}
+
 /* What sdx_bson_reader_next(r, ev) expands to: the exported function with
  * the commonest elements read inline, in the caller's code, inside a
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
@@ -441,11 +469,20 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         }
         const uint8_t t = d[el];
         if (!((uint8_t)(t - 1) < 0x13 || t == 0x7f || t == 0xff)) return sdx_bs_hot_slow(r, ev);
-        const uint8_t *k = d + el + 1, *q = k, *lim = d + s->end;
-        if (lim - k > 32) lim = k + 32;
-        uint8_t high = 0;
-        while (q < lim && *q) high |= *q++;
-        if (q == lim || (high & s->high)) return sdx_bs_hot_slow(r, ev);
+        const uint8_t *k = d + el + 1, *q = k;
+        if (s->array) {
+            /* "0", "1", ...: short, of lengths that change seldom, which
+             * the branches of a byte loop predict */
+            const uint8_t *lim = d + s->end;
+            if (lim - k > 32) lim = k + 32;
+            uint8_t high = 0;
+            while (q < lim && *q) high |= *q++;
+            if (q == lim || (high & s->high)) return sdx_bs_hot_slow(r, ev);
+        } else {
+            const size_t klen = sdx_bs_hot_key(k, d + s->end, s->high);
+            if (klen == (size_t)-1) return sdx_bs_hot_slow(r, ev);
+            q = k + klen;
+        }
         at = (size_t)(q + 1 - d);
         if (!s->array) {
             sdx_hot_head(ev, SDX_KEY, depth);

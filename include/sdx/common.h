@@ -242,6 +242,21 @@ static inline uint64_t sdx_hot_word(const void *p) {
     memcpy(&v, p, 8);
     return v;
 }
+/* The index of the lowest set bit of x (x not 0). */
+#if defined(__GNUC__) || defined(__clang__)
+static inline __attribute__((always_inline)) unsigned sdx_hot_ctz64(uint64_t x) {
+    return (unsigned)__builtin_ctzll(x);
+}
+#else
+static inline unsigned sdx_hot_ctz64(uint64_t x) {
+    unsigned n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+#endif
 /* Copy n bytes from s to p (s may be NULL when n is 0) and tell whether
  * they were all ASCII, with `mask` the high bit of each byte (0 accepts
  * any bytes): one pass of word loads that both copies and tests, the

@@ -375,24 +375,12 @@ enum {
 
 /* Private helpers of the inline path (and of the library's number
  * parser, whose speed depends on their being inlined everywhere, even in
- * its largest functions). The index of the lowest set bit of x (x not 0). */
+ * its largest functions). */
 #if defined(__GNUC__) || defined(__clang__)
 #define SDX_JSON_HOT_FN static inline __attribute__((always_inline))
 #else
 #define SDX_JSON_HOT_FN static inline
 #endif
-SDX_JSON_HOT_FN unsigned sdx_hot_ctz64(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
 
 #define SDX_HOT_ONES8 0x0101010101010101u
 
