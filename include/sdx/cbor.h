@@ -337,59 +337,43 @@ static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
     return p + 9;
 }
 
-/* Where an item of `need` bytes goes when the innermost container allows
- * one without bookkeeping and the buffer has room: the frame, the buffer,
- * the position and the frame's count, all loaded before the item's bytes
- * are stored (char stores may alias anything, so nothing is reloaded after
- * them). */
-typedef struct sdx_cb_w_slot {
-    sdx_cbor_frame *f;
-    sdx_buf *b;
-    char *p;
-    uint64_t left;
-} sdx_cb_w_slot;
-
-static inline bool sdx_cb_w_room(const sdx_cbor_writer *w, size_t need, sdx_cb_w_slot *s) {
-    s->f = w->top;
+/* Where an item of `need` bytes goes (sdx_hot_slot) when the innermost
+ * container allows one without bookkeeping and the buffer has room. */
+static inline bool sdx_cb_w_room(const sdx_cbor_writer *w, size_t need, sdx_hot_slot *s) {
+    sdx_cbor_frame *f = w->top;
+    s->left = &f->left;
+    s->n = f->left;
     s->b = w->out;
     s->p = s->b->cur;
-    s->left = s->f->left;
-    return s->left != 0 && !s->f->slow && (size_t)(s->b->end - s->p) >= need;
-}
-
-/* Count the item just stored and move the buffer to its end `e`. */
-static inline sdx_err sdx_cb_w_done(const sdx_cb_w_slot *s, char *e) {
-    s->f->left = s->left - 1;
-    s->b->cur = e;
-    return SDX_OK;
+    return s->n != 0 && !f->slow && (size_t)(s->b->end - s->p) >= need;
 }
 
 static inline sdx_err sdx_cbor_writer_null_inline(sdx_cbor_writer *w) {
-    sdx_cb_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 1, &s)) return (sdx_cbor_writer_null)(w);
     *s.p = (char)0xf6;
-    return sdx_cb_w_done(&s, s.p + 1);
+    return sdx_hot_slot_done(&s, s.p + 1);
 }
 
 static inline sdx_err sdx_cbor_writer_bool_inline(sdx_cbor_writer *w, bool v) {
-    sdx_cb_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 1, &s)) return (sdx_cbor_writer_bool)(w, v);
     *s.p = (char)(v ? 0xf5 : 0xf4);
-    return sdx_cb_w_done(&s, s.p + 1);
+    return sdx_hot_slot_done(&s, s.p + 1);
 }
 
 static inline sdx_err sdx_cbor_writer_int_inline(sdx_cbor_writer *w, int64_t v) {
-    sdx_cb_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 9, &s)) return (sdx_cbor_writer_int)(w, v);
     /* -1 - v for a negative v is ~v in two's complement (section 3.1) */
     uint64_t sign = (uint64_t)(v >> 63);
-    return sdx_cb_w_done(&s, sdx_cb_w_head(s.p, (unsigned)(sign & 0x20), (uint64_t)v ^ sign));
+    return sdx_hot_slot_done(&s, sdx_cb_w_head(s.p, (unsigned)(sign & 0x20), (uint64_t)v ^ sign));
 }
 
 static inline sdx_err sdx_cbor_writer_uint_inline(sdx_cbor_writer *w, uint64_t v) {
-    sdx_cb_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 9, &s)) return (sdx_cbor_writer_uint)(w, v);
-    return sdx_cb_w_done(&s, sdx_cb_w_head(s.p, 0x00, v));
+    return sdx_hot_slot_done(&s, sdx_cb_w_head(s.p, 0x00, v));
 }
 
 /* A double as float64 when the shorter widths cannot hold it, told
@@ -401,7 +385,7 @@ static inline sdx_err sdx_cbor_writer_uint_inline(sdx_cbor_writer *w, uint64_t v
 static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v) {
     uint64_t bits;
     memcpy(&bits, &v, 8);
-    sdx_cb_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 9, &s) ||
         (!(w->flags & SDX_CBOR_WRITE_FLOAT64) &&
          ((bits & 0x1fffffffu) == 0 ||
@@ -409,7 +393,7 @@ static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v
         return (sdx_cbor_writer_double)(w, v);
     s.p[0] = (char)0xfb;
     sdx_hot_store_be(s.p + 1, bits, 8);
-    return sdx_cb_w_done(&s, s.p + 9);
+    return sdx_hot_slot_done(&s, s.p + 9);
 }
 
 /* A container of known count while the writer's frames have room (a map
@@ -485,16 +469,16 @@ static inline void sdx_cb_w_copy(char *p, const char *s, size_t n) {
  * checks), where the innermost container allows an item without
  * bookkeeping and the buffer has room; `key`: only where a map key is due. */
 static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int key) {
-    sdx_cb_w_slot at;
+    sdx_hot_slot at;
     if (n > 64 || !sdx_cb_w_room(w, 66, &at) ||
-        (key && (at.f->kind != SDX_CB_W_MAP || (at.left & 1))) || (n && !s))
+        (key && (w->top->kind != SDX_CB_W_MAP || (at.n & 1))) || (n && !s))
         return 0;
     const uint64_t high = w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     /* head and bytes are stored before the ASCII test: on failure the
      * buffer's position stays, and the exported function writes them */
     char *p = sdx_cb_w_head(at.p, 0x60, n);
     if (!sdx_hot_copy_ascii(p, s, n, high)) return 0;
-    sdx_cb_w_done(&at, p + n);
+    sdx_hot_slot_done(&at, p + n);
     return 1;
 }
 

@@ -350,64 +350,48 @@ static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
     return p + 5;
 }
 
-/* Where a value of `need` bytes goes when the innermost container allows
- * a value and the buffer has room: the frame, the buffer, the position and
- * the frame's count, all loaded before the value's bytes are stored (char
- * stores may alias anything, so nothing is reloaded after them). */
-typedef struct sdx_mp_w_slot {
-    sdx_msgpack_frame *f;
-    sdx_buf *b;
-    char *p;
-    uint64_t left;
-} sdx_mp_w_slot;
-
-static inline bool sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need, sdx_mp_w_slot *s) {
-    s->f = w->top;
+/* Where a value of `need` bytes goes (sdx_hot_slot) when the innermost
+ * container allows a value and the buffer has room. */
+static inline bool sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need, sdx_hot_slot *s) {
+    s->left = &w->top->left;
+    s->n = *s->left;
     s->b = w->out;
     s->p = s->b->cur;
-    s->left = s->f->left;
-    return s->left != 0 && (size_t)(s->b->end - s->p) >= need;
-}
-
-/* Count the value just stored and move the buffer to its end `e`. */
-static inline sdx_err sdx_mp_w_done(const sdx_mp_w_slot *s, char *e) {
-    s->f->left = s->left - 1;
-    s->b->cur = e;
-    return SDX_OK;
+    return s->n != 0 && (size_t)(s->b->end - s->p) >= need;
 }
 
 static inline sdx_err sdx_msgpack_writer_null_inline(sdx_msgpack_writer *w) {
-    sdx_mp_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_mp_w_room(w, 1, &s)) return (sdx_msgpack_writer_null)(w);
     *s.p = (char)0xc0;
-    return sdx_mp_w_done(&s, s.p + 1);
+    return sdx_hot_slot_done(&s, s.p + 1);
 }
 
 static inline sdx_err sdx_msgpack_writer_bool_inline(sdx_msgpack_writer *w, bool v) {
-    sdx_mp_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_mp_w_room(w, 1, &s)) return (sdx_msgpack_writer_bool)(w, v);
     *s.p = (char)(v ? 0xc3 : 0xc2);
-    return sdx_mp_w_done(&s, s.p + 1);
+    return sdx_hot_slot_done(&s, s.p + 1);
 }
 
 static inline sdx_err sdx_msgpack_writer_int_inline(sdx_msgpack_writer *w, int64_t v) {
-    sdx_mp_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_mp_w_room(w, 9, &s)) return (sdx_msgpack_writer_int)(w, v);
-    return sdx_mp_w_done(&s, sdx_mp_w_int(s.p, v));
+    return sdx_hot_slot_done(&s, sdx_mp_w_int(s.p, v));
 }
 
 static inline sdx_err sdx_msgpack_writer_uint_inline(sdx_msgpack_writer *w, uint64_t v) {
-    sdx_mp_w_slot s;
+    sdx_hot_slot s;
     if (!sdx_mp_w_room(w, 9, &s)) return (sdx_msgpack_writer_uint)(w, v);
-    return sdx_mp_w_done(&s, sdx_mp_w_uint(s.p, v));
+    return sdx_hot_slot_done(&s, sdx_mp_w_uint(s.p, v));
 }
 
 static inline sdx_err sdx_msgpack_writer_double_inline(sdx_msgpack_writer *w, double v) {
-    sdx_mp_w_slot s;
+    sdx_hot_slot s;
     if ((w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)) ||
         !sdx_mp_w_room(w, 9, &s))
         return (sdx_msgpack_writer_double)(w, v);
-    return sdx_mp_w_done(&s, sdx_mp_w_f64(s.p, v));
+    return sdx_hot_slot_done(&s, sdx_mp_w_f64(s.p, v));
 }
 
 /* A container of known count while the writer's frames have room. The new
