@@ -120,9 +120,13 @@ typedef struct sdx_msgpack_writer {
     uint64_t ascii_mask;    /* the high bits, or 0 when UTF-8 is not checked */
     sdx_err err;
     uint32_t flags;
-    uint32_t depth;
+    uint32_t depth;         /* the open containers when an error struck
+                               (top then points at a frame of its own) */
     uint32_t cap;           /* frames available */
-    sdx_msgpack_frame *frames; /* inline_frames or an allocation */
+    sdx_msgpack_frame *frames; /* inline_frames or an allocation; the open
+                               containers are frames + 1 .. top */
+    sdx_msgpack_frame *last;   /* frames + cap - 1: a container may open
+                               inline while top is below it */
     sdx_alloc alloc;
     sdx_msgpack_frame inline_frames[SDX_MSGPACK_WRITER_INLINE_DEPTH];
 } sdx_msgpack_writer;
@@ -401,15 +405,14 @@ static inline int sdx_mp_w_begin(sdx_msgpack_writer *w, uint64_t count, int map)
     sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    uint32_t depth = w->depth;
-    if (count > 0xffffffffu || depth + 1 >= w->cap || f->left == 0 || (size_t)(b->end - p) < 5)
-        return 0;
+    /* f->left first: after an error f is a frame outside frames[] (left 0),
+     * which is never compared with w->last */
+    if (f->left == 0 || count > 0xffffffffu || f >= w->last || (size_t)(b->end - p) < 5) return 0;
     f->left--;
     f[1].left = map ? 2 * count : count;
     f[1].kind = (uint8_t)(map ? SDX_MP_FRAME_MAP : SDX_MP_FRAME_ARRAY);
     f[1].pinned = 0;
     w->top = f + 1;
-    w->depth = depth + 1;
     b->cur = sdx_mp_w_container(p, count, map);
     return 1;
 }
@@ -431,7 +434,6 @@ static inline int sdx_mp_w_end(sdx_msgpack_writer *w) {
     sdx_msgpack_frame *f = w->top;
     if (f->left != 0 || (f->kind != SDX_MP_FRAME_ARRAY && f->kind != SDX_MP_FRAME_MAP)) return 0;
     w->top = f - 1;
-    w->depth--;
     return 1;
 }
 

@@ -43,6 +43,7 @@ static sdx_msgpack_frame dead_frame = {0, 0, SDX_MP_FRAME_DEAD, 0};
 
 static SDX_NOINLINE sdx_err fail(sdx_msgpack_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
+    if (w->top != &dead_frame) w->depth = (uint32_t)(w->top - w->frames); /* for finish */
     w->top = &dead_frame;
     return w->err;
 }
@@ -63,6 +64,7 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
     w->frames = w->inline_frames;
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
+    w->last = w->frames + w->cap - 1;
     w->depth = 0;
     w->top = w->frames;
     w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
@@ -471,20 +473,22 @@ sdx_err sdx_msgpack_writer_timestamp(sdx_msgpack_writer *w, int64_t sec, uint32_
 
 static SDX_NOINLINE int grow_frames(sdx_msgpack_writer *w) {
     sdx_err e = SDX_OK;
+    const size_t depth = (size_t)(w->top - w->frames);
     sdx_msgpack_frame *f = sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
         fail(w, e);
         return 0;
     }
     w->frames = f;
-    w->top = f + w->depth;
+    w->last = f + w->cap - 1;
+    w->top = f + depth;
     return 1;
 }
 
 static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, uint8_t kind) {
     if (w->err) return w->err;
     if (count > 0xffffffffu && count != SDX_COUNT_UNKNOWN) return fail(w, SDX_ERR_UNSUPPORTED);
-    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    if (w->top >= w->last && !grow_frames(w)) return w->err;
     if (!value_begin(w)) return w->err;
     sdx_buf *b = w->out;
     uint64_t header = sdx_buf_total(b);
@@ -493,7 +497,6 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
                                             kind == SDX_MP_FRAME_MAP) - (char *)head);
     if (!put_bytes(w, head, hn)) return w->err;
     sdx_msgpack_frame *f = ++w->top;
-    w->depth++;
     f->kind = kind;
     f->pinned = 0;
     if (count == SDX_COUNT_UNKNOWN) {
@@ -551,7 +554,6 @@ static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
         return fail(w, SDX_ERR_USAGE);
     }
     w->top--;
-    w->depth--;
     return SDX_OK;
 }
 
@@ -706,12 +708,12 @@ sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) { return walk
 sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     if (!w->err) {
         int sequence = (w->flags & SDX_MSGPACK_WRITE_SEQUENCE) != 0;
-        if (w->depth != 0 || (!sequence && w->frames[0].left != 0))
+        if (w->top != w->frames || (!sequence && w->frames[0].left != 0))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
     }
-    if (w->depth != 0 && w->out->pin != UINT64_MAX) {
+    if (w->top == &dead_frame && w->out->pin != UINT64_MAX) {
         /* Open unknown-count containers after an error: release the pin. */
         for (uint32_t i = 1; i <= w->depth; i++)
             if (w->frames[i].pinned) sdx_buf_unpin(w->out);
@@ -719,6 +721,7 @@ sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
     w->frames = w->inline_frames;
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
+    w->last = w->frames; /* nothing opens inline */
     w->depth = 0;
     w->top = &dead_frame; /* nothing more is accepted */
     return w->err;

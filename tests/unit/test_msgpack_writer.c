@@ -489,6 +489,32 @@ TEST(unknown_counts_nested_random) {
     }
 }
 
+TEST(error_inside_unknown_counts_releases_the_pin) {
+    /* An error while unknown-count containers are open (some nested beyond
+     * the writer's inline frames): finish still releases the stream's pin,
+     * whichever container took it, and reports the error. */
+    static const int depths[] = {1, 3, SDX_MSGPACK_WRITER_INLINE_DEPTH + 5};
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        for (int known_first = 0; known_first < 2; known_first++) {
+            sdx_buf out, s;
+            sdx_buf_init(&out, NULL);
+            sdx_buf_init_stream(&s, stream_sink, &out, 16, NULL);
+            sdx_msgpack_writer w;
+            sdx_msgpack_writer_init(&w, &s, NULL);
+            if (known_first) sdx_msgpack_writer_begin_array(&w, 1);
+            for (int i = 0; i < depths[d]; i++) sdx_msgpack_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+            sdx_msgpack_writer_int(&w, 7);
+            CHECK(s.pin != UINT64_MAX);
+            CHECK_EQ_INT(sdx_msgpack_writer_string(&w, "\xff", 1), SDX_ERR_UTF8);
+            CHECK_EQ_INT(sdx_msgpack_writer_begin_map(&w, 2), SDX_ERR_UTF8); /* sticky */
+            CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_ERR_UTF8);
+            CHECK(s.pin == UINT64_MAX);
+            sdx_buf_destroy(&s);
+            sdx_buf_destroy(&out);
+        }
+    }
+}
+
 TEST(stream_pin_bounds_flushing) {
     /* Before and after an unknown-count container, a stream flushes chunk by
      * chunk; while it is open, its bytes stay buffered. */
@@ -1077,6 +1103,8 @@ int main(int argc, char **argv) {
                                   {"unknown_counts_every_boundary", unknown_counts_every_boundary},
                                   {"unknown_counts_nested_random", unknown_counts_nested_random},
                                   {"stream_pin_bounds_flushing", stream_pin_bounds_flushing},
+                                  {"error_inside_unknown_counts_releases_the_pin",
+                                   error_inside_unknown_counts_releases_the_pin},
                                   {"put_events", put_events},
                                   {"sequence", sequence},
                                   {"usage_errors", usage_errors},
