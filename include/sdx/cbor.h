@@ -170,9 +170,13 @@ typedef struct sdx_cbor_writer {
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
     uint32_t flags;
-    uint32_t depth;
+    uint32_t depth;             /* the open containers when an error struck
+                                   (top then points at a frame of its own) */
     uint32_t cap;               /* frames available */
-    sdx_cbor_frame *frames;     /* inline_frames or an allocation */
+    sdx_cbor_frame *frames;     /* inline_frames or an allocation; the open
+                                   containers are frames + 1 .. top */
+    sdx_cbor_frame *last;       /* frames + cap - 1: a container may open
+                                   while top is below it */
     sdx_cbor_entry *entries;    /* deterministic maps: their entries */
     size_t nentries, entries_cap;
     char *scratch;              /* deterministic maps: sorting space */
@@ -404,8 +408,9 @@ static inline int sdx_cb_w_begin(sdx_cbor_writer *w, uint64_t count, int map) {
     sdx_cbor_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    uint32_t depth = w->depth;
-    if (count >= (UINT64_C(1) << 61) || depth + 1 >= w->cap || f->left == 0 || f->slow ||
+    /* f->left first: after an error f is a frame outside frames[] (left 0),
+     * which is never compared with w->last */
+    if (f->left == 0 || count >= (UINT64_C(1) << 61) || f >= w->last || f->slow ||
         (size_t)(b->end - p) < 9 || (map && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)))
         return 0;
     f->left--;
@@ -415,7 +420,6 @@ static inline int sdx_cb_w_begin(sdx_cbor_writer *w, uint64_t count, int map) {
     f[1].slow = 0;
     f[1].pinned = 0;
     w->top = f + 1;
-    w->depth = depth + 1;
     b->cur = sdx_cb_w_head(p, map ? 0xa0 : 0x80, count);
     return 1;
 }
@@ -437,7 +441,6 @@ static inline int sdx_cb_w_end(sdx_cbor_writer *w) {
         (f->kind != SDX_CB_W_ARRAY && f->kind != SDX_CB_W_MAP))
         return 0;
     w->top = f - 1;
-    w->depth--;
     return 1;
 }
 

@@ -54,6 +54,7 @@ static sdx_cbor_frame dead_frame = {0, 0, 0, FRAME_DEAD, 0, 0, 0};
 
 static SDX_NOINLINE sdx_err fail(sdx_cbor_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
+    if (w->top != &dead_frame) w->depth = (uint32_t)(w->top - w->frames); /* for finish */
     w->top = &dead_frame;
     return w->err;
 }
@@ -75,6 +76,7 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
     w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
     w->frames = w->inline_frames;
     w->cap = SDX_CBOR_WRITER_INLINE_DEPTH;
+    w->last = w->frames + w->cap - 1;
     w->depth = 0;
     w->entries = NULL;
     w->nentries = w->entries_cap = 0;
@@ -361,13 +363,15 @@ sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t n) {
 
 static SDX_NOINLINE int grow_frames(sdx_cbor_writer *w) {
     sdx_err e = SDX_OK;
+    const size_t depth = (size_t)(w->top - w->frames);
     sdx_cbor_frame *f = sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
         fail(w, e);
         return 0;
     }
     w->frames = f;
-    w->top = f + w->depth;
+    w->last = f + w->cap - 1;
+    w->top = f + depth;
     return 1;
 }
 
@@ -376,8 +380,7 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     sdx_cbor_frame *f = w->top;
     sdx_buf *b = w->out;
     /* Fast path: a known count, no bookkeeping, room for the head. */
-    if (SDX_LIKELY(count != SDX_COUNT_UNKNOWN && f->left != 0 && !f->slow &&
-                   w->depth + 1 < w->cap &&
+    if (SDX_LIKELY(count != SDX_COUNT_UNKNOWN && f->left != 0 && !f->slow && f < w->last &&
                    !(kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)) &&
                    (size_t)(b->end - b->cur) >= SDX_CB_HEAD_MAX &&
                    (kind != FRAME_MAP || count < UNKNOWN_MIN / 2))) {
@@ -388,7 +391,6 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
         f[1].slow = 0;
         f[1].pinned = 0;
         w->top = f + 1;
-        w->depth++;
         b->cur = (char *)sdx_cb_head((u8 *)b->cur, major, count);
         return SDX_OK;
     }
@@ -397,7 +399,7 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
      * no input could ever complete it. */
     if (count != SDX_COUNT_UNKNOWN && count >= (kind == FRAME_MAP ? UNKNOWN_MIN / 2 : UNKNOWN_MIN))
         return fail(w, SDX_ERR_LIMIT);
-    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    if (w->top >= w->last && !grow_frames(w)) return w->err;
     if (!item_begin(w)) return w->err;
     uint64_t header = sdx_buf_total(b);
     uint8_t mode = count != SDX_COUNT_UNKNOWN                 ? MODE_DEFINITE
@@ -409,7 +411,6 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     else e = one(head, (u8)(major | 31));
     if (!put_bytes(w, head, (size_t)(e - head))) return w->err;
     f = ++w->top;
-    w->depth++;
     f->kind = kind;
     f->mode = mode;
     f->header = header;
@@ -531,7 +532,6 @@ static sdx_err end_slow(sdx_cbor_writer *w) {
     }
     if (f->pinned) sdx_buf_unpin(w->out);
     w->top--;
-    w->depth--;
     return SDX_OK;
 }
 
@@ -540,7 +540,6 @@ sdx_err (sdx_cbor_writer_end)(sdx_cbor_writer *w) {
     if (SDX_LIKELY(f->left == 0 && f->mode == MODE_DEFINITE && !f->slow &&
                    (f->kind == FRAME_ARRAY || f->kind == FRAME_MAP))) {
         w->top = f - 1;
-        w->depth--;
         return SDX_OK;
     }
     return end_slow(w);
@@ -677,13 +676,13 @@ sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) { return walk_node_
 sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     if (!w->err) {
         int sequence = (w->flags & SDX_CBOR_WRITE_SEQUENCE) != 0;
-        if (w->depth != 0 || (!sequence && w->frames[0].left != 0) ||
+        if (w->top != w->frames || (!sequence && w->frames[0].left != 0) ||
             (w->frames[0].slow & SLOW_TAGGED))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
     }
-    if (w->depth != 0 && w->out->pin != UINT64_MAX) {
+    if (w->top == &dead_frame && w->out->pin != UINT64_MAX) {
         /* Open containers after an error: release the pin. */
         for (uint32_t i = 1; i <= w->depth; i++)
             if (w->frames[i].pinned) sdx_buf_unpin(w->out);
@@ -696,6 +695,7 @@ sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     w->nentries = w->entries_cap = w->scratch_cap = 0;
     w->frames = w->inline_frames;
     w->cap = SDX_CBOR_WRITER_INLINE_DEPTH;
+    w->last = w->frames; /* nothing opens inline */
     w->depth = 0;
     w->top = &dead_frame; /* nothing more is accepted */
     return w->err;

@@ -450,6 +450,33 @@ TEST(stream_buffers) {
     CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_ERR_OVERFLOW);
 }
 
+TEST(error_inside_patched_containers_releases_the_pin) {
+    /* An error while back-patched containers are open (some nested beyond
+     * the writer's inline frames): finish still releases the stream's pin,
+     * whichever container took it, and reports the error. */
+    static const int depths[] = {1, 3, SDX_CBOR_WRITER_INLINE_DEPTH + 5};
+    for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
+        for (int known_first = 0; known_first < 2; known_first++) {
+            sdx_buf sink, st;
+            sdx_buf_init(&sink, NULL);
+            sdx_buf_init_stream(&st, collect, &sink, 16, NULL);
+            sdx_cbor_writer w;
+            sdx_cbor_write_opts o = {SDX_CBOR_WRITE_DEFINITE, NULL};
+            sdx_cbor_writer_init(&w, &st, &o);
+            if (known_first) sdx_cbor_writer_begin_array(&w, 1);
+            for (int i = 0; i < depths[d]; i++) sdx_cbor_writer_begin_array(&w, SDX_COUNT_UNKNOWN);
+            sdx_cbor_writer_int(&w, 7);
+            CHECK(st.pin != UINT64_MAX);
+            CHECK_EQ_INT(sdx_cbor_writer_string(&w, "\xff", 1), SDX_ERR_UTF8);
+            CHECK_EQ_INT(sdx_cbor_writer_begin_map(&w, 2), SDX_ERR_UTF8); /* sticky */
+            CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_ERR_UTF8);
+            CHECK(st.pin == UINT64_MAX);
+            sdx_buf_destroy(&st);
+            sdx_buf_destroy(&sink);
+        }
+    }
+}
+
 TEST(sequences_and_misuse) {
     wfix f;
     sdx_cbor_writer *w = wopen(&f, SDX_CBOR_WRITE_SEQUENCE);
@@ -827,6 +854,8 @@ int main(int argc, char **argv) {
                         {"tags_simple_undefined", tags_simple_undefined},
                         {"deterministic", deterministic},
                         {"stream_buffers", stream_buffers},
+                        {"error_inside_patched_containers_releases_the_pin",
+                         error_inside_patched_containers_releases_the_pin},
                         {"sequences_and_misuse", sequences_and_misuse},
                         {"events", events},
                         {"alloc_failures", alloc_failures},
