@@ -173,9 +173,11 @@ typedef struct sdx_ubjson_writer {
     size_t (*utf8_valid)(const char *s, size_t n); /* the SIMD kernel */
     sdx_err err;
     uint32_t flags;
-    uint32_t depth;
     uint32_t cap;
-    sdx_ubjson_frame *frames; /* inline_frames or an allocation */
+    sdx_ubjson_frame *frames; /* inline_frames or an allocation; the open
+                                 containers are frames + 1 .. top */
+    sdx_ubjson_frame *last;   /* frames + cap - 1: a container may open
+                                 while top is below it */
     sdx_alloc alloc;
     sdx_ubjson_frame inline_frames[SDX_UBJSON_WRITER_INLINE_DEPTH];
 } sdx_ubjson_writer;
@@ -446,9 +448,8 @@ static inline int sdx_ubj_w_begin(sdx_ubjson_writer *w, uint64_t count, int map)
     sdx_ubjson_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    uint32_t depth = w->depth;
     if (count > 0x7fffffff || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && count > 0xff) ||
-        depth + 1 >= w->cap || !sdx_ubj_w_slot(f, 0) || (size_t)(b->end - p) < 7)
+        f >= w->last || !sdx_ubj_w_slot(f, 0) || (size_t)(b->end - p) < 7)
         return 0;
     f->items++;
     f[1].items = 0;
@@ -456,7 +457,6 @@ static inline int sdx_ubj_w_begin(sdx_ubjson_writer *w, uint64_t count, int map)
     f[1].kind = (uint8_t)(map ? SDX_UBJ_W_MAP : SDX_UBJ_W_ARRAY);
     f[1].type = 0;
     w->top = f + 1;
-    w->depth = depth + 1;
     p[0] = map ? '{' : '[';
     p[1] = '#';
     b->cur = sdx_ubj_w_uint(p + 2, count);
@@ -479,7 +479,6 @@ static inline sdx_err sdx_ubjson_writer_end_inline(sdx_ubjson_writer *w) {
     if (f->items != f->limit || f->limit == UINT64_MAX || f->kind == SDX_UBJ_W_ROOT)
         return (sdx_ubjson_writer_end)(w);
     w->top = f - 1;
-    w->depth--;
     return SDX_OK;
 }
 

@@ -50,7 +50,7 @@ sdx_err sdx_ubjson_writer_init(sdx_ubjson_writer *w, sdx_buf *out,
     w->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
     w->frames = w->inline_frames;
     w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
-    w->depth = 0;
+    w->last = w->frames + w->cap - 1;
     w->top = w->frames;
     w->top->items = 0;
     w->top->limit = w->flags & SDX_UBJSON_WRITE_SEQUENCE ? UINT64_MAX : 1;
@@ -356,6 +356,7 @@ sdx_err sdx_ubjson_writer_bin(sdx_ubjson_writer *w, const void *data, size_t n) 
  * error set when it cannot grow. */
 static SDX_NOINLINE bool grow_frames(sdx_ubjson_writer *w) {
     sdx_err e = SDX_OK;
+    const size_t depth = (size_t)(w->top - w->frames);
     sdx_ubjson_frame *f =
         sdx_grow_frames(&w->alloc, w->frames, w->inline_frames, &w->cap, sizeof *f, &e);
     if (!f) {
@@ -363,7 +364,8 @@ static SDX_NOINLINE bool grow_frames(sdx_ubjson_writer *w) {
         return false;
     }
     w->frames = f;
-    w->top = f + w->depth;
+    w->last = f + w->cap - 1;
+    w->top = f + depth;
     return true;
 }
 
@@ -377,7 +379,7 @@ static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count
         return fail(w, SDX_ERR_UNSUPPORTED);
     if (kind == FRAME_ARRAY && count != SDX_COUNT_UNKNOWN && count > INT64_MAX)
         return fail(w, SDX_ERR_UNSUPPORTED);
-    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    if (w->top >= w->last && !grow_frames(w)) return w->err;
     if (!value_slot(w, &t)) return w->err;
     if (t && t != marker) return fail(w, SDX_ERR_TYPE);
     if (!t) *p++ = marker;
@@ -391,7 +393,6 @@ static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count
     }
     if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
     sdx_ubjson_frame *f = ++w->top;
-    w->depth++;
     f->kind = kind;
     f->type = type;
     f->items = 0;
@@ -430,7 +431,7 @@ sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const 
             return fail(w, SDX_ERR_INVALID_ARG);
         elements *= dims[i];
     }
-    if (w->depth + 1 >= w->cap && !grow_frames(w)) return w->err;
+    if (w->top >= w->last && !grow_frames(w)) return w->err;
     if (!value_slot(w, &t)) return w->err;
     if (t && t != '[') return fail(w, SDX_ERR_TYPE);
     /* [$t#[d0 d1 ...]: the dimension vector as a plain array of integers,
@@ -448,7 +449,6 @@ sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const 
     head[0] = ']';
     if (!put_bytes(w, head, 1)) return w->err;
     sdx_ubjson_frame *f = ++w->top;
-    w->depth++;
     f->kind = FRAME_ARRAY;
     f->type = (u8)type;
     f->items = 0;
@@ -478,7 +478,6 @@ sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w) {
         if (!put_bytes(w, &m, 1)) return w->err;
     }
     w->top--;
-    w->depth--;
     return SDX_OK;
 }
 
@@ -671,7 +670,7 @@ sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) { return walk_n
 sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (!w->err) {
         bool sequence = (w->flags & SDX_UBJSON_WRITE_SEQUENCE) != 0;
-        if (w->depth != 0 || (!sequence && w->frames[0].items != 1))
+        if (w->top != w->frames || (!sequence && w->frames[0].items != 1))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail(w, w->out->err ? w->out->err : SDX_ERR_IO);
@@ -679,7 +678,7 @@ sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
     w->frames = w->inline_frames;
     w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
-    w->depth = 0;
+    w->last = w->frames + w->cap - 1;
     w->top = w->frames;
     w->top->kind = FRAME_ROOT;
     w->top->items = w->top->limit = 0; /* nothing more is accepted */
