@@ -414,7 +414,7 @@ static inline bool sdx_bs_hot_slow(sdx_bson_reader *r, sdx_event *ev) {
  * Delight, 6-1: exact for the lowest zero byte, which is the one taken),
  * then byte by byte. */
 static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_t high) {
-    const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones * 0x80, mask = ones * high;
+    const uint64_t ones = SDX_HOT_ONES8, highs = ones * 0x80, mask = ones * high;
     size_t i = 0;
     uint64_t seen = 0;
     while (i < 32 && lim - (k + i) >= 8) {

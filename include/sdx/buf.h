@@ -165,21 +165,21 @@ SDX_API void sdx_buf_clear(sdx_buf *b);
  * memory). Unflushed stream bytes are discarded: flush first. */
 SDX_API void sdx_buf_destroy(sdx_buf *b);
 
-/* Private to the writers' inline paths (msgpack.h, cbor.h), not part of
- * the API: where a value goes. The innermost container's count of items
- * still allowed (and its value), the buffer and the position, all loaded
- * before the value's bytes are stored: char stores may alias anything, so
- * nothing is reloaded after them. */
+/* Private to the writers' inline paths (msgpack.h, cbor.h, ubjson.h),
+ * not part of the API: where a value goes. The innermost container's item
+ * count and the value it takes with this item, the buffer and the
+ * position, all loaded before the value's bytes are stored: char stores
+ * may alias anything, so nothing is reloaded after them. */
 typedef struct sdx_hot_slot {
-    uint64_t *left;
-    uint64_t n;
+    uint64_t *count;
+    uint64_t next;
     sdx_buf *b;
     char *p;
 } sdx_hot_slot;
 
 /* Count the value just stored and move the buffer to its end `e`. */
 static inline sdx_err sdx_hot_slot_done(const sdx_hot_slot *s, char *e) {
-    *s->left = s->n - 1;
+    *s->count = s->next;
     s->b->cur = e;
     return SDX_OK;
 }

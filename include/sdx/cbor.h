@@ -170,8 +170,6 @@ typedef struct sdx_cbor_writer {
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
     uint32_t flags;
-    uint32_t depth;             /* the open containers when an error struck
-                                   (top then points at a frame of its own) */
     uint32_t cap;               /* frames available */
     sdx_cbor_frame *frames;     /* inline_frames or an allocation; the open
                                    containers are frames + 1 .. top */
@@ -345,11 +343,11 @@ static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
  * container allows one without bookkeeping and the buffer has room. */
 static inline bool sdx_cb_w_room(const sdx_cbor_writer *w, size_t need, sdx_hot_slot *s) {
     sdx_cbor_frame *f = w->top;
-    s->left = &f->left;
-    s->n = f->left;
+    s->count = &f->left;
+    s->next = f->left - 1;
     s->b = w->out;
     s->p = s->b->cur;
-    return s->n != 0 && !f->slow && (size_t)(s->b->end - s->p) >= need;
+    return f->left != 0 && !f->slow && (size_t)(s->b->end - s->p) >= need;
 }
 
 static inline sdx_err sdx_cbor_writer_null_inline(sdx_cbor_writer *w) {
@@ -474,7 +472,7 @@ static inline void sdx_cb_w_copy(char *p, const char *s, size_t n) {
 static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int key) {
     sdx_hot_slot at;
     if (n > 64 || !sdx_cb_w_room(w, 66, &at) ||
-        (key && (w->top->kind != SDX_CB_W_MAP || (at.n & 1))) || (n && !s))
+        (key && (w->top->kind != SDX_CB_W_MAP || (w->top->left & 1))) || (n && !s))
         return 0;
     const uint64_t high = w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     /* head and bytes are stored before the ASCII test: on failure the

@@ -242,6 +242,9 @@ static inline uint64_t sdx_hot_word(const void *p) {
     memcpy(&v, p, 8);
     return v;
 }
+/* Every byte 0x01: with a byte value times it, that byte in all eight. */
+#define SDX_HOT_ONES8 0x0101010101010101u
+
 /* The index of the lowest set bit of x (x not 0). */
 #if defined(__GNUC__) || defined(__clang__)
 static inline __attribute__((always_inline)) unsigned sdx_hot_ctz64(uint64_t x) {

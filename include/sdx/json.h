@@ -382,8 +382,6 @@ enum {
 #define SDX_JSON_HOT_FN static inline
 #endif
 
-#define SDX_HOT_ONES8 0x0101010101010101u
-
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define SDX_JSON_HOT_SSE2 1

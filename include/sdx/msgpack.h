@@ -120,8 +120,6 @@ typedef struct sdx_msgpack_writer {
     uint64_t ascii_mask;    /* the high bits, or 0 when UTF-8 is not checked */
     sdx_err err;
     uint32_t flags;
-    uint32_t depth;         /* the open containers when an error struck
-                               (top then points at a frame of its own) */
     uint32_t cap;           /* frames available */
     sdx_msgpack_frame *frames; /* inline_frames or an allocation; the open
                                containers are frames + 1 .. top */
@@ -357,11 +355,12 @@ static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
 /* Where a value of `need` bytes goes (sdx_hot_slot) when the innermost
  * container allows a value and the buffer has room. */
 static inline bool sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need, sdx_hot_slot *s) {
-    s->left = &w->top->left;
-    s->n = *s->left;
+    const uint64_t left = w->top->left;
+    s->count = &w->top->left;
+    s->next = left - 1;
     s->b = w->out;
     s->p = s->b->cur;
-    return s->n != 0 && (size_t)(s->b->end - s->p) >= need;
+    return left != 0 && (size_t)(s->b->end - s->p) >= need;
 }
 
 static inline sdx_err sdx_msgpack_writer_null_inline(sdx_msgpack_writer *w) {

@@ -325,30 +325,15 @@ static inline int sdx_ubj_w_slot(const sdx_ubjson_frame *f, int key) {
     return f->items < f->limit && !f->type && key_due == key;
 }
 
-/* Where a value (not a key) goes when it may come without bookkeeping and
- * `need` bytes fit: the frame, the buffer, the position and the frame's
- * item count, all loaded before the value's bytes are stored (char stores
- * may alias anything, so nothing is reloaded after them). */
-typedef struct sdx_ubj_w_at {
-    sdx_ubjson_frame *f;
-    sdx_buf *b;
-    char *p;
-    uint64_t items;
-} sdx_ubj_w_at;
-
-static inline bool sdx_ubj_w_room(const sdx_ubjson_writer *w, size_t need, int key, sdx_ubj_w_at *at) {
-    at->f = w->top;
-    at->b = w->out;
-    at->p = at->b->cur;
-    at->items = at->f->items;
-    return sdx_ubj_w_slot(at->f, key) && (size_t)(at->b->end - at->p) >= need;
-}
-
-/* Count the item just stored and move the buffer to its end `e`. */
-static inline sdx_err sdx_ubj_w_done(const sdx_ubj_w_at *at, char *e) {
-    at->f->items = at->items + 1;
-    at->b->cur = e;
-    return SDX_OK;
+/* Where an item goes (sdx_hot_slot) when it may come without bookkeeping
+ * (a value, or a key where `key`) and `need` bytes fit. */
+static inline bool sdx_ubj_w_room(const sdx_ubjson_writer *w, size_t need, int key, sdx_hot_slot *s) {
+    sdx_ubjson_frame *f = w->top;
+    s->count = &f->items;
+    s->next = f->items + 1;
+    s->b = w->out;
+    s->p = s->b->cur;
+    return sdx_ubj_w_slot(f, key) && (size_t)(s->b->end - s->p) >= need;
 }
 
 /* A nonnegative UBJSON integer up to INT64_MAX in its smallest type (U I
@@ -399,27 +384,27 @@ static inline char *sdx_ubj_w_int(char *p, int64_t v) {
 }
 
 static inline sdx_err sdx_ubjson_writer_null_inline(sdx_ubjson_writer *w) {
-    sdx_ubj_w_at at;
+    sdx_hot_slot at;
     if (!sdx_ubj_w_room(w, 1, 0, &at)) return (sdx_ubjson_writer_null)(w);
     *at.p = 'Z';
-    return sdx_ubj_w_done(&at, at.p + 1);
+    return sdx_hot_slot_done(&at, at.p + 1);
 }
 
 static inline sdx_err sdx_ubjson_writer_bool_inline(sdx_ubjson_writer *w, bool v) {
-    sdx_ubj_w_at at;
+    sdx_hot_slot at;
     if (!sdx_ubj_w_room(w, 1, 0, &at)) return (sdx_ubjson_writer_bool)(w, v);
     *at.p = v ? 'T' : 'F';
-    return sdx_ubj_w_done(&at, at.p + 1);
+    return sdx_hot_slot_done(&at, at.p + 1);
 }
 
 /* Integers in their smallest type; in BJData (little-endian, unsigned
  * types) only those of one byte, -128 to 255, which both dialects write
  * alike. */
 static inline sdx_err sdx_ubjson_writer_int_inline(sdx_ubjson_writer *w, int64_t v) {
-    sdx_ubj_w_at at;
+    sdx_hot_slot at;
     if (((w->flags & SDX_UBJSON_WRITE_BJDATA) && (v < -128 || v > 255)) || !sdx_ubj_w_room(w, 9, 0, &at))
         return (sdx_ubjson_writer_int)(w, v);
-    return sdx_ubj_w_done(&at, sdx_ubj_w_int(at.p, v));
+    return sdx_hot_slot_done(&at, sdx_ubj_w_int(at.p, v));
 }
 
 static inline sdx_err sdx_ubjson_writer_uint_inline(sdx_ubjson_writer *w, uint64_t v) {
@@ -432,12 +417,12 @@ static inline sdx_err sdx_ubjson_writer_uint_inline(sdx_ubjson_writer *w, uint64
 static inline sdx_err sdx_ubjson_writer_double_inline(sdx_ubjson_writer *w, double v) {
     uint64_t bits;
     memcpy(&bits, &v, 8);
-    sdx_ubj_w_at at;
+    sdx_hot_slot at;
     if ((w->flags & (SDX_UBJSON_WRITE_BJDATA | SDX_UBJSON_WRITE_FLOAT32_EXACT)) || !sdx_ubj_w_room(w, 9, 0, &at))
         return (sdx_ubjson_writer_double)(w, v);
     at.p[0] = 'D';
     sdx_hot_store_be(at.p + 1, bits, 8);
-    return sdx_ubj_w_done(&at, at.p + 9);
+    return sdx_hot_slot_done(&at, at.p + 9);
 }
 
 /* A container of known count (UBJSON: up to INT32_MAX, BJData: up to 255,
@@ -494,7 +479,7 @@ static inline sdx_err sdx_ubjson_writer_end_inline(sdx_ubjson_writer *w) {
  * without copying it again. When that fails nothing counts as written
  * (the buffer's position stays) and the exported function reports it. */
 static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, int key) {
-    sdx_ubj_w_at at;
+    sdx_hot_slot at;
     uint64_t mask = w->flags & SDX_UBJSON_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     if (n - 1 >= SDX_UBJ_W_TEXT_MAX || !sdx_ubj_w_room(w, SDX_UBJ_W_TEXT_MAX + 3, key, &at)) return 0;
     char *p = at.p;
@@ -510,7 +495,7 @@ static inline int sdx_ubj_w_text(sdx_ubjson_writer *w, const char *s, size_t n, 
         if (!sdx_hot_copy_ascii(p + 2, s, n, mask) && w->utf8_valid(s, n) != n) return 0;
         p += 2 + n;
     }
-    sdx_ubj_w_done(&at, p);
+    sdx_hot_slot_done(&at, p);
     return 1;
 }
 

@@ -54,7 +54,11 @@ static sdx_cbor_frame dead_frame = {0, 0, 0, FRAME_DEAD, 0, 0, 0};
 
 static SDX_NOINLINE sdx_err fail(sdx_cbor_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
-    if (w->top != &dead_frame) w->depth = (uint32_t)(w->top - w->frames); /* for finish */
+    /* nothing more is written: containers still open release a stream's
+     * pin (which a back-patched count holds) */
+    if (w->top != &dead_frame)
+        for (const sdx_cbor_frame *f = w->frames + 1; f <= w->top; f++)
+            if (f->pinned) sdx_buf_unpin(w->out);
     w->top = &dead_frame;
     return w->err;
 }
@@ -77,7 +81,6 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
     w->frames = w->inline_frames;
     w->cap = SDX_CBOR_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
-    w->depth = 0;
     w->entries = NULL;
     w->nentries = w->entries_cap = 0;
     w->scratch = NULL;
@@ -682,11 +685,6 @@ sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
     }
-    if (w->top == &dead_frame && w->out->pin != UINT64_MAX) {
-        /* Open containers after an error: release the pin. */
-        for (uint32_t i = 1; i <= w->depth; i++)
-            if (w->frames[i].pinned) sdx_buf_unpin(w->out);
-    }
     if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
     w->alloc.free(w->alloc.ctx, w->entries);
     w->alloc.free(w->alloc.ctx, w->scratch);
@@ -696,7 +694,6 @@ sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     w->frames = w->inline_frames;
     w->cap = SDX_CBOR_WRITER_INLINE_DEPTH;
     w->last = w->frames; /* nothing opens inline */
-    w->depth = 0;
     w->top = &dead_frame; /* nothing more is accepted */
     return w->err;
 }

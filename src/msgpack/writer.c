@@ -43,7 +43,11 @@ static sdx_msgpack_frame dead_frame = {0, 0, SDX_MP_FRAME_DEAD, 0};
 
 static SDX_NOINLINE sdx_err fail(sdx_msgpack_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
-    if (w->top != &dead_frame) w->depth = (uint32_t)(w->top - w->frames); /* for finish */
+    /* nothing more is written: containers still open release a stream's
+     * pin (which a back-patched count holds) */
+    if (w->top != &dead_frame)
+        for (const sdx_msgpack_frame *f = w->frames + 1; f <= w->top; f++)
+            if (f->pinned) sdx_buf_unpin(w->out);
     w->top = &dead_frame;
     return w->err;
 }
@@ -65,7 +69,6 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->frames = w->inline_frames;
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
-    w->depth = 0;
     w->top = w->frames;
     w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
     w->top->header = 0;
@@ -713,16 +716,10 @@ sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
     }
-    if (w->top == &dead_frame && w->out->pin != UINT64_MAX) {
-        /* Open unknown-count containers after an error: release the pin. */
-        for (uint32_t i = 1; i <= w->depth; i++)
-            if (w->frames[i].pinned) sdx_buf_unpin(w->out);
-    }
     if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
     w->frames = w->inline_frames;
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
     w->last = w->frames; /* nothing opens inline */
-    w->depth = 0;
     w->top = &dead_frame; /* nothing more is accepted */
     return w->err;
 }
