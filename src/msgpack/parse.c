@@ -45,9 +45,9 @@ static SDX_NOINLINE int fail(parser *ps, sdx_err code, const char *msg, const ui
     return 0;
 }
 
-static SDX_NOINLINE int grow_frames(parser *ps, frame *inline_frames, uint32_t max_depth) {
+static SDX_NOINLINE int grow_frames(parser *ps, frame *inline_frames, uint32_t limit) {
     uint32_t cap = ps->cap > UINT32_MAX / 2 ? UINT32_MAX : ps->cap * 2;
-    if (cap > max_depth) cap = max_depth;
+    if (cap > limit) cap = limit;
     frame *f;
     if (ps->frames == inline_frames) {
         f = ps->alloc.malloc(ps->alloc.ctx, (size_t)cap * sizeof(frame));
@@ -80,7 +80,15 @@ _Static_assert(SDX_TYPE_NULL == SDX_NULL + 1 && SDX_TYPE_BOOL == SDX_BOOL + 1 &&
     }
 
 /* The parse loop. Returns 1 with the document filled, or 0 with ps->code
- * set. */
+ * set.
+ *
+ * frames[0] stands for the input itself, a container of one value: the
+ * loop ends when it is used up, so a value that ends carries no test of
+ * its own for being the root. The open containers are frames[1..top]; the
+ * depth is computed where a container opens. The slot array, the next
+ * free slot and the array's end are kept in locals (a store into a slot
+ * could alias the document's fields, which the compiler would then load
+ * again for every value) and set again when the array grows. */
 static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32_t flags,
                         uint32_t max_depth, frame *inline_frames) {
     sdx_doc *doc = ps->doc;
@@ -88,27 +96,31 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
     const int check_utf8 = !(flags & SDX_MSGPACK_READ_NO_UTF8_CHECK);
     /* the most slots the input can need */
     const size_t bound = (size_t)(end - p) + 2;
-    size_t n = 0; /* slots filled */
-    uint32_t depth = 0;
-    frame *top = NULL;
+    sdx_val *vals = doc->vals;
+    sdx_val *v = vals; /* the next free slot */
+    sdx_val *v_end = vals + doc->vals_cap;
+    frame *base = ps->frames;
+    frame *top = base;
+    top->slot = 0;
+    top->left = 1;
 
     if (p == end) return fail(ps, SDX_ERR_TRUNCATED, "empty input", p);
     for (;;) {
-        if (depth) {
-            if (top->left == 0) { /* close the container */
-                sdx_val *c = &doc->vals[top->slot];
-                c->v.u = (uint64_t)(n - top->slot);
-                depth--;
-                top--;
-                if (depth == 0) break;
-                continue;
-            }
-            top->left--;
+        if (top->left == 0) { /* close the container, or end at the root */
+            if (top == base) break;
+            vals[top->slot].v.u = (uint64_t)(v - vals) - top->slot;
+            top--;
+            continue;
         }
-        if (SDX_UNLIKELY(doc->vals_cap - n < 2) && !sdx_doc_grow_vals(doc, n, 2, (size_t)(p - ps->start),
-                                                                  (size_t)(end - p), bound))
-            return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
-        sdx_val *v = &doc->vals[n];
+        top->left--;
+        if (SDX_UNLIKELY(v_end - v < 2)) {
+            const size_t used = (size_t)(v - vals);
+            if (!sdx_doc_grow_vals(doc, used, 2, (size_t)(p - ps->start), (size_t)(end - p), bound))
+                return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
+            vals = doc->vals;
+            v = vals + used;
+            v_end = vals + doc->vals_cap;
+        }
         size_t avail = (size_t)(end - p);
         if (SDX_UNLIKELY(avail == 0)) return fail(ps, SDX_ERR_TRUNCATED, "input ends inside a value", p);
         uint8_t c = *p;
@@ -118,8 +130,8 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             v->tag = SDX_TYPE_INT;
             v->v.i = c;
             p++;
-            n++;
-            goto scalar_done;
+            v++;
+            continue;
         }
         if (c >= 0xa0 && c < 0xc0) {
             len = c & 0x1f;
@@ -130,8 +142,8 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             v->tag = SDX_TYPE_INT;
             v->v.i = (int8_t)c;
             p++;
-            n++;
-            goto scalar_done;
+            v++;
+            continue;
         }
         if (c < 0x90) {
             len = c & 0x0f;
@@ -159,8 +171,8 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
         default:
             return fail(ps, SDX_ERR_SYNTAX, "reserved type byte 0xc1", p);
         }
-        n++;
-        goto scalar_done;
+        v++;
+        continue;
 
     str:
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "str longer than the input", p);
@@ -169,16 +181,16 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
         v->tag = TYPE_LEN(SDX_TYPE_STR, len);
         v->v.s = (const char *)p + h;
         p += h + len;
-        n++;
-        goto scalar_done;
+        v++;
+        continue;
 
     bin:
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "bin longer than the input", p);
         v->tag = TYPE_LEN(SDX_TYPE_BIN, len);
         v->v.s = (const char *)p + h;
         p += h + len;
-        n++;
-        goto scalar_done;
+        v++;
+        continue;
 
     ext:
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "ext longer than the input", p);
@@ -193,8 +205,8 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             v[1].tag = TYPE_LEN(SDX_TYPE_BIN, len);
             v[1].v.s = (const char *)p + h;
             p += h + len;
-            n += 2;
-            goto scalar_done;
+            v += 2;
+            continue;
         }
 
     array:
@@ -208,22 +220,27 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
             return fail(ps, SDX_ERR_TRUNCATED,
                         type == SDX_TYPE_MAP ? "map count exceeds the input" : "array count exceeds the input",
                         p);
-        if (SDX_UNLIKELY(depth >= max_depth))
-            return fail(ps, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
-        if (SDX_UNLIKELY(depth >= ps->cap) && !grow_frames(ps, inline_frames, max_depth))
-            return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
+        {
+            uint32_t depth = (uint32_t)(top - base); /* open containers */
+            if (SDX_UNLIKELY(depth >= max_depth))
+                return fail(ps, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
+            if (SDX_UNLIKELY(depth + 1 >= ps->cap)) {
+                /* frames[0] is the root's: depth + 1 frames in use */
+                if (!grow_frames(ps, inline_frames, max_depth < UINT32_MAX ? max_depth + 1 : UINT32_MAX) ||
+                    depth + 1 >= ps->cap)
+                    return fail(ps, SDX_ERR_NOMEM, "out of memory", p);
+                base = ps->frames;
+                top = base + depth;
+            }
+        }
         v->tag = TYPE_LEN(type, len);
-        top = &ps->frames[depth++];
-        top->slot = n;
+        ++top;
+        top->slot = (size_t)(v - vals);
         top->left = type == SDX_TYPE_MAP ? 2 * (uint64_t)len : len;
         p += h;
-        n++;
-        continue;
-
-    scalar_done:
-        if (SDX_UNLIKELY(depth == 0)) break;
+        v++;
     }
-    doc->nvals = n;
+    doc->nvals = (size_t)(v - vals);
     doc->consumed = (size_t)(p - ps->start);
     if (p != end && !(flags & SDX_MSGPACK_READ_STOP_AFTER_VALUE))
         return fail(ps, SDX_ERR_SYNTAX, "bytes after the value", p);
