@@ -505,6 +505,51 @@ static void lengths_and_positions_body(void) {
 
 TEST(lengths_and_positions) { for_each_simd_level(lengths_and_positions_body); }
 
+/* Strings and keys of up to 17 bytes inside containers (the writer's fast
+ * path, where most keys go): every byte value at every position (and a
+ * valid two-byte character), each in a heap block of exactly its size so
+ * that a read outside it shows under AddressSanitizer. */
+static void short_strings_body(void) {
+    for (size_t n = 0; n <= 17; n++) {
+        for (size_t pos = 0; pos <= n; pos++) {
+            for (int c = 0; c < 257; c++) {
+                if (pos == n && c > 0) break; /* n bytes of 'x' once */
+                char *s = malloc(n ? n : 1);
+                memset(s, 'x', n);
+                if (pos < n) s[pos] = (char)(c < 256 ? c : 0xC3);
+                if (c == 256 && pos + 1 < n) s[pos + 1] = (char)0xA9; /* U+00E9 */
+                sbuf want = {0};
+                sb_puts(&want, "[\"");
+                int valid = ref_escape(&want, s, n, 0);
+                sb_puts(&want, "\",{\"");
+                ref_escape(&want, s, n, 0);
+                sb_puts(&want, "\":0}]");
+                sdx_buf b;
+                sdx_buf_init(&b, NULL);
+                sdx_json_writer w;
+                sdx_json_writer_init(&w, &b, NULL);
+                sdx_json_writer_begin_array(&w, 2);
+                sdx_json_writer_string(&w, s, n);
+                sdx_json_writer_begin_map(&w, 1);
+                sdx_json_writer_key(&w, s, n);
+                sdx_json_writer_int(&w, 0);
+                sdx_json_writer_end(&w);
+                sdx_json_writer_end(&w);
+                sdx_err e = sdx_json_writer_finish(&w);
+                int ok = valid ? CHECK(e == SDX_OK) && CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), want.p, want.len)
+                               : CHECK(e == SDX_ERR_UTF8);
+                if (!ok) fprintf(stderr, "  length %zu, byte %d at %zu\n", n, c, pos);
+                sdx_buf_destroy(&b);
+                free(want.p);
+                free(s);
+                if (!ok) return;
+            }
+        }
+    }
+}
+
+TEST(short_strings) { for_each_simd_level(short_strings_body); }
+
 static void random_strings_body(void) {
     uint64_t seed = 77;
     char s[600];
@@ -1298,6 +1343,7 @@ int main(int argc, char **argv) {
                       {"random_documents_match_reference", random_documents_match_reference},
                       {"every_byte_value", every_byte_value},
                       {"lengths_and_positions", lengths_and_positions},
+                      {"short_strings", short_strings},
                       {"random_strings", random_strings},
                       {"long_strings", long_strings},
                       {"escape_lengths", escape_lengths},
