@@ -438,9 +438,10 @@ static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_
  * the commonest elements read inline, in the caller's code, inside a
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
  * checks) of an element with a known type, the values int32, int64,
- * double, boolean, null, strings (UTF-8 checked with the library's kernel
- * when longer than 16 bytes, else ASCII only), embedded documents and
- * short arrays of fixed-size scalars while the stack has room, and the end
+ * double, boolean, null, strings (UTF-8 checked here when ASCII and at
+ * most 16 bytes long, else with the library's kernel), embedded documents and
+ * arrays of up to 10 scalars, strings and documents while the stack has
+ * room, and the end
  * of a document inside another, each with the exported function's checks.
  * Everything else (other arrays, other types, anything malformed, the top
  * level, after an error) it hands to the exported function, which reports
@@ -547,10 +548,13 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         ev->v.count = SDX_COUNT_UNKNOWN;
         return true;
     }
-    case 0x04: { /* an array of up to 10 fixed-size scalars (double, int32,
-                  * int64, boolean, null) with the keys "0", "1", ... in
-                  * order, as the exported function's key check would find:
-                  * SDX_ARRAY; any other array goes to the exported function */
+    case 0x04: { /* an array of up to 10 elements with the keys "0", "1",
+                  * ... in order, as the exported function's key check would
+                  * find: SDX_ARRAY. Its elements are stepped over by their
+                  * sizes: fixed-size scalars (double, int32, int64,
+                  * boolean, null), strings and documents by their length
+                  * fields (checked in full when they are read); any other
+                  * array goes to the exported function */
         if (avail < 4 || depth >= s->room) return sdx_bs_hot_slow(r, ev);
         uint64_t l = sdx_hot_le(p, 4);
         if (l < 5 || l > avail) return sdx_bs_hot_slow(r, ev);
@@ -564,6 +568,17 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
             case 0x10: vs = 4; break;
             case 0x08: vs = 1; break;
             case 0x0a: vs = 0; break;
+            case 0x02: /* a string: its length, its NUL included, then it */
+                if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
+                vs = 4 + (size_t)sdx_hot_le(p + o + 3, 4);
+                if (vs < 5) return sdx_bs_hot_slow(r, ev);
+                break;
+            case 0x03:
+            case 0x04: /* a document: its length counts itself */
+                if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
+                vs = (size_t)sdx_hot_le(p + o + 3, 4);
+                if (vs < 5) return sdx_bs_hot_slow(r, ev);
+                break;
             default: return sdx_bs_hot_slow(r, ev);
             }
             if (last - o - 3 < vs) return sdx_bs_hot_slow(r, ev);
@@ -587,17 +602,17 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         if (avail < 4) return sdx_bs_hot_slow(r, ev);
         uint64_t l = sdx_hot_le(p, 4);
         if (l < 1 || l > avail - 4 || p[4 + l - 1] != 0) return sdx_bs_hot_slow(r, ev);
-        if (s->utf8_valid) { /* short: ASCII here; longer: the kernel */
+        if (s->utf8_valid) { /* short and ASCII: here; else the kernel */
             const uint64_t len = l - 1;
-            if (len > 16) {
-                if (s->utf8_valid((const char *)p + 4, (size_t)len) != len) return sdx_bs_hot_slow(r, ev);
-            } else {
-                uint64_t w = 0;
+            uint64_t w = 0x80;
+            if (len <= 16) {
+                w = 0;
                 if (len >= 8) w = sdx_hot_word(p + 4) | sdx_hot_word(p + 4 + len - 8);
                 else
                     for (uint64_t i = 0; i < len; i++) w |= p[4 + i];
-                if (w & 0x8080808080808080u) return sdx_bs_hot_slow(r, ev);
             }
+            if ((w & 0x8080808080808080u) && s->utf8_valid((const char *)p + 4, (size_t)len) != len)
+                return sdx_bs_hot_slow(r, ev);
         }
         sdx_hot_head(ev, SDX_STR, depth);
         ev->v.str.ptr = (const char *)p + 4;

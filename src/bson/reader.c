@@ -413,21 +413,49 @@ static size_t hop_size(const u8 *p, u8 t, size_t avail) {
     }
 }
 
+/* One more than the value size of the types whose values have a fixed
+ * size (values without bytes: 1); 0 for the others. */
+static const u8 fixed_hop[256] = {
+    [SDX_BSON_DOUBLE] = 9,     [SDX_BSON_DATETIME] = 9, [SDX_BSON_TIMESTAMP] = 9,
+    [SDX_BSON_INT64] = 9,      [SDX_BSON_INT32] = 5,    [SDX_BSON_OBJECTID] = 13,
+    [SDX_BSON_DECIMAL128] = 17, [SDX_BSON_BOOL] = 2,     [SDX_BSON_UNDEFINED] = 1,
+    [SDX_BSON_NULL] = 1,       [SDX_BSON_MINKEY] = 1,   [SDX_BSON_MAXKEY] = 1,
+};
+
 static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
     const u8 *d = r->h.data;
     char k[21] = "0"; /* the expected key, counted up in decimal */
     size_t kn = 1;
+    /* while kn <= 7: k and its NUL as a little-endian word, compared with
+     * the eight bytes after the type byte under a mask */
+    uint64_t kw = '0';
     for (size_t pos = at + 4;;) {
         if (pos >= end) return pos == end;
-        u8 t = d[pos];
-        if (t == 0 || end - pos - 1 < kn + 1 || d[pos + 1 + kn]) return false;
-        for (size_t i = 0; i < kn; i++)
-            if (d[pos + 1 + i] != (u8)k[i]) return false;
-        size_t vat = pos + 1 + kn + 1;
-        size_t vn = hop_size(d + vat, t, end - vat);
-        if (vn == 0) return false;
-        pos = vat + (vn == (size_t)-2 ? 0 : vn);
+        const u8 t = d[pos];
+        if (t == 0 || end - pos - 1 < kn + 1) return false;
+        if (kn <= 7 && end - pos - 1 >= 8) {
+            if ((sdx_load_le64(d + pos + 1) & (~UINT64_C(0) >> (8 * (7 - kn)))) != kw) return false;
+        } else {
+            if (d[pos + 1 + kn]) return false;
+            for (size_t i = 0; i < kn; i++)
+                if (d[pos + 1 + i] != (u8)k[i]) return false;
+        }
+        const size_t vat = pos + 1 + kn + 1;
+        const size_t f = fixed_hop[t];
+        if (f) {
+            if (end - vat < f - 1) return false;
+            pos = vat + f - 1;
+        } else {
+            const size_t vn = hop_size(d + vat, t, end - vat);
+            if (vn == 0) return false;
+            pos = vat + (vn == (size_t)-2 ? 0 : vn);
+        }
         /* the next index */
+        if (k[kn - 1] != '9') {
+            k[kn - 1]++;
+            kw += (uint64_t)1 << (8 * (kn - 1));
+            continue;
+        }
         size_t i = kn;
         while (i > 0 && k[i - 1] == '9') k[--i] = '0';
         if (i == 0) {
@@ -436,6 +464,8 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
         } else {
             k[i - 1]++;
         }
+        kw = 0;
+        for (i = 0; i < kn && kn <= 7; i++) kw |= (uint64_t)(u8)k[i] << (8 * i);
     }
 }
 

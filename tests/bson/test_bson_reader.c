@@ -371,10 +371,11 @@ TEST(inline_path) {
     unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
     CHECK(same_paths(deep, dn, 0));
     free(deep);
-    /* short arrays of fixed-size scalars, which the inline path opens
-     * itself: every scalar type, empty, nested, 10 and 11 elements (the
-     * inline limit and one past it), a string element (not inline) — and
-     * bit flips in all of them (keys out of order, lengths that lie) */
+    /* short arrays, which the inline path opens itself: every scalar
+     * type, empty, nested, 10 and 11 elements (the inline limit and one
+     * past it), strings, documents and arrays as elements, a binary
+     * element (not inline) — and bit flips in all of them (keys out of
+     * order, lengths that lie) */
     sdx_buf b;
     sdx_buf_init(&b, NULL);
     sdx_bson_writer w;
@@ -411,6 +412,25 @@ TEST(inline_path) {
     sdx_bson_writer_int(&w, 1);
     sdx_bson_writer_string(&w, "x", 1);
     sdx_bson_writer_end(&w);
+    sdx_bson_writer_key(&w, "g", 1);
+    sdx_bson_writer_begin_array(&w, 5);
+    sdx_bson_writer_string(&w, "", 0);
+    sdx_bson_writer_begin_map(&w, 1);
+    sdx_bson_writer_key(&w, "k", 1);
+    sdx_bson_writer_int(&w, 2);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_begin_array(&w, 1);
+    sdx_bson_writer_string(&w, "yz", 2);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_begin_array(&w, 0);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_string(&w, "\xC3\xA9", 2);
+    sdx_bson_writer_end(&w);
+    sdx_bson_writer_key(&w, "h", 1);
+    sdx_bson_writer_begin_array(&w, 2);
+    sdx_bson_writer_string(&w, "x", 1);
+    sdx_bson_writer_binary(&w, 0, "\1\2", 2);
+    sdx_bson_writer_end(&w);
     sdx_bson_writer_end(&w);
     if (CHECK_EQ_INT(sdx_bson_writer_finish(&w), SDX_OK) && CHECK(sdx_buf_len(&b) <= sizeof p)) {
         n = sdx_buf_len(&b);
@@ -425,6 +445,91 @@ TEST(inline_path) {
     sdx_buf_destroy(&b);
 }
 
+/* {"a": an array document of n elements}, with the key of element `bad`
+ * (none when bad is n or more) replaced by `badkey`; the elements cycle
+ * through values of every size class. Returns the size (o has room). */
+static size_t array_doc(unsigned char *o, size_t n, size_t bad, const char *badkey) {
+    size_t at = 4;
+    o[at++] = 0x04;
+    o[at++] = 'a';
+    o[at++] = 0;
+    const size_t arr = at;
+    at += 4;
+    for (size_t i = 0; i < n; i++) {
+        static const unsigned char types[] = {0x10, 0x01, 0x08, 0x0a, 0x02, 0x12, 0x03, 0x07, 0x04};
+        const unsigned char t = types[i % sizeof types];
+        char key[24];
+        if (i == bad) snprintf(key, sizeof key, "%s", badkey);
+        else snprintf(key, sizeof key, "%zu", i);
+        o[at++] = t;
+        memcpy(o + at, key, strlen(key) + 1);
+        at += strlen(key) + 1;
+        switch (t) {
+        case 0x10: memset(o + at, 1, 4); at += 4; break;
+        case 0x01: case 0x12: memset(o + at, 2, 8); at += 8; break;
+        case 0x08: o[at++] = 1; break;
+        case 0x0a: break;
+        case 0x02: sdx_store_le32(o + at, 2); memcpy(o + at + 4, "x", 2); at += 6; break;
+        case 0x03: case 0x04: sdx_store_le32(o + at, 5); o[at + 4] = 0; at += 5; break;
+        case 0x07: memset(o + at, 3, 12); at += 12; break;
+        }
+    }
+    o[at++] = 0;
+    sdx_store_le32(o + arr, (uint32_t)(at - arr));
+    o[at++] = 0;
+    sdx_store_le32(o, (uint32_t)at);
+    return at;
+}
+
+/* Whether {"a": [...]} reads without error with the array as SDX_ARRAY
+ * (1) or as an SDX_MAP tagged SDX_BSON_ARRAY (0); -1 otherwise. */
+static int array_reads_as(const unsigned char *in, size_t len) {
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, len, NULL);
+    sdx_event ev;
+    int as = -1, events = 0;
+    while (sdx_bson_reader_next(r, &ev)) {
+        if (++events != 3) continue;
+        if (ev.kind == SDX_ARRAY && ev.tag_kind == SDX_TAG_NONE) as = 1;
+        else if (ev.kind == SDX_MAP && ev.tag_kind == SDX_TAG_BSON && ev.tag == SDX_BSON_ARRAY) as = 0;
+    }
+    if (sdx_bson_reader_error(r, NULL) != SDX_OK) as = -1;
+    sdx_bson_reader_free(r);
+    return as;
+}
+
+/* Arrays whose keys are "0", "1", ... in order read as SDX_ARRAY; one key
+ * changed (another index, a leading zero, a digit more or less, empty)
+ * makes the array a map with its keys, at every index of arrays across
+ * the lengths where the keys gain a digit. */
+TEST(array_keys) {
+    static const size_t lengths[] = {0, 1, 2, 9, 10, 11, 12, 99, 100, 101, 1000, 1001};
+    unsigned char *buf = malloc(1001 * 40);
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        const size_t n = lengths[li];
+        if (!CHECK_EQ_INT(array_reads_as(buf, array_doc(buf, n, SIZE_MAX, "")), 1)) break;
+        for (size_t bad = 0; bad < n; bad++) {
+            if (n > 12 && bad % 7 != 0 && bad + 2 < n && bad != 9 && bad != 10 && bad != 99 && bad != 100)
+                continue;
+            char good[24], v[5][24];
+            snprintf(good, sizeof good, "%zu", bad);
+            snprintf(v[0], sizeof v[0], "%zu", bad + 1);
+            snprintf(v[1], sizeof v[1], "0%zu", bad);
+            snprintf(v[2], sizeof v[2], "%zu0", bad);
+            snprintf(v[3], sizeof v[3], "%.*s", (int)strlen(good) - 1, good);
+            snprintf(v[4], sizeof v[4], "%zux", bad);
+            for (int k = 0; k < 5; k++) {
+                const size_t len = array_doc(buf, n, bad, v[k]);
+                if (!CHECK_EQ_INT(array_reads_as(buf, len), 0)) {
+                    fprintf(stderr, "  %zu elements, key %zu as \"%s\"\n", n, bad, v[k]);
+                    free(buf);
+                    return;
+                }
+            }
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"round_trip_every_type", round_trip_every_type},
@@ -437,5 +542,6 @@ int main(int argc, char **argv) {
                                   {"alloc_failures", alloc_failures},
                                   {"scopes_in_scopes", scopes_in_scopes},
                                   {"inline_path", inline_path},
+                                  {"array_keys", array_keys},
                                   {0}});
 }
