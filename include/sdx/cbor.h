@@ -701,6 +701,8 @@ typedef struct sdx_cbor_reader_hot {
                                  (key checks, a tag read, the end, an
                                  error) */
     uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's UTF-8
+                                 kernel (the valid prefix's length) */
     const uint8_t *begin_p;   /* the window position and depth after the */
     uint32_t begin_depth;     /* last inline ARRAY or MAP event */
     const uint8_t *last_p;    /* the window position after the exported
@@ -732,10 +734,9 @@ static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
  * the commonest items decoded inline, in the caller's code, inside a
  * container (depth 1 and more): the END of a definite-length container,
  * integers of major types 0 and 1 (every argument size), false, true,
- * null, float64, text strings of at most 255 bytes given in the head or
- * one byte, when they are ASCII up to 128 bytes (any bytes without UTF-8
- * checks), and arrays and maps with such counts while the reader's stack
- * has room. It takes an item only when all its bytes, and 18 bytes in all,
+ * null, float64, text strings with a length of up to 16 bits that are
+ * valid UTF-8 (any bytes without UTF-8 checks), and arrays and maps with
+ * counts in the head or one byte while the reader's stack has room. It takes an item only when all its bytes, and 18 bytes in all,
  * are in the window; everything else (the top level, tags, other kinds,
  * errors, key checks, streams at the window's end) it hands to the
  * exported function. */
@@ -798,6 +799,10 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
         n = p[1];
         h = 2;
         goto str;
+    case 0x79:
+        n = sdx_hot_be(p + 1, 2);
+        h = 3;
+        goto str;
     SDX_CB_HOT_C24(0x80): /* arrays (major type 4) and maps (5): the */
     SDX_CB_HOT_C24(0xa0): /* low bit of the major type tells them apart */
         n = *p & 31u;
@@ -817,10 +822,12 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
     return true;
 
 str: {
-    /* ASCII up to 128 bytes in the window; other strings are the exported
-     * function's */
+    /* ASCII up to 128 bytes checked here; longer strings and others by the
+     * library's UTF-8 kernel, when they are in the window (else they are
+     * the exported function's, which reads on or reports the truncation) */
     const uint8_t *q = p + h;
-    if (!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask))
+    if (SDX__UNLIKELY(!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask)) &&
+        (n > (size_t)(s->end - q) || (s->ascii_mask && s->utf8_valid((const char *)q, (size_t)n) != n)))
         return sdx_cb_hot_slow(r, ev);
     sdx_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;

@@ -148,6 +148,7 @@ static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
         (r->flags & (SDX_CBOR_READ_REJECT_DUPLICATE_KEYS | SDX_CBOR_READ_DETERMINISTIC)) != 0;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     r->hot.ascii_mask = r->flags & SDX_CBOR_READ_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
+    r->hot.utf8_valid = r->utf8_valid;
     hot_update(r);
     return r;
 }
