@@ -574,6 +574,8 @@ typedef struct sdx_msgpack_reader_hot {
     uint32_t depth;           /* the innermost level */
     uint32_t depth_limit;     /* a container may open inline below this */
     uint64_t ascii_mask;      /* the high bits, or 0 without UTF-8 checks */
+    size_t (*utf8_valid)(const char *, size_t); /* the SIMD table's UTF-8
+                                 kernel (the valid prefix's length) */
     const uint8_t *begin_p;   /* the window position and depth after the */
     uint32_t begin_depth;     /* last ARRAY or MAP event */
 } sdx_msgpack_reader_hot;
@@ -601,7 +603,7 @@ static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
 /* What sdx_msgpack_reader_next(r, ev) expands to: the exported function
  * with the commonest items decoded inline, in the caller's code: END,
  * positive and negative fixint, nil, bool, float 64, the int and uint
- * families, fixstr and str 8 of at most 128 ASCII bytes (of any bytes
+ * families, fixstr, str 8 and str 16 that are valid UTF-8 (any bytes
  * without UTF-8 checks), and fixarray and fixmap while the reader's stack
  * has room. It takes an item only when all its bytes, and 18 bytes in all,
  * are in the window; everything else (other kinds, errors, streams at the
@@ -655,6 +657,10 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
         n = p[1];
         h = 2;
         goto str;
+    case 0xda:
+        n = sdx_hot_be(p + 1, 2);
+        h = 3;
+        goto str;
     SDX_MP_HOT_SCALAR(0xc0, SDX_NULL, 0, 1)
     SDX_MP_HOT_SCALAR(0xc2, SDX_BOOL, 0, 1)
     SDX_MP_HOT_SCALAR(0xc3, SDX_BOOL, 1, 1)
@@ -679,10 +685,12 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     return true;
 
 str: {
-    /* ASCII up to 128 bytes in the window; other strings are the exported
-     * function's */
+    /* ASCII up to 128 bytes checked here; longer strings and others by the
+     * library's UTF-8 kernel, when they are in the window (else they are
+     * the exported function's, which reads on or reports the truncation) */
     const uint8_t *q = p + h;
-    if (!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask))
+    if (SDX__UNLIKELY(!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask)) &&
+        (n > (size_t)(s->end - q) || (s->ascii_mask && s->utf8_valid((const char *)q, (size_t)n) != n)))
         return sdx_mp_hot_slow(r, ev);
     sdx_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;

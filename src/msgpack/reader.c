@@ -112,6 +112,7 @@ static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     r->hot.ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     r->state = STATE_VALUE;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    r->hot.utf8_valid = r->utf8_valid;
     return r;
 }
 

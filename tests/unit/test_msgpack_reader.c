@@ -582,10 +582,10 @@ static int paths_agree(const char *data, size_t len, const sdx_msgpack_read_opts
     return ok;
 }
 
-/* Strings of every length up to 140 as fixstr and str 8, plain ASCII and
- * with a byte above 0x7f (valid or not) at the start, the middle or the
- * end, as keys and values; containers nested beyond the reader's inline
- * stack. */
+/* Strings of every length up to 140 as fixstr and str 8, and some as str
+ * 16, plain ASCII and with a byte above 0x7f (valid or not) at the start,
+ * the middle or the end, as keys and values; containers nested beyond the
+ * reader's inline stack. */
 static size_t edge_document(unsigned char *out, size_t cap) {
     size_t n = 0;
     out[n++] = 0xdc; /* array 16 of the entries below */
@@ -606,6 +606,26 @@ static size_t edge_document(unsigned char *out, size_t cap) {
                 for (size_t i = 0; i < len; i++) out[n + i] = (unsigned char)('a' + i % 26);
                 if (len && variant == 1) out[n] = 0xff;                    /* invalid */
                 if (len && variant == 2) out[n + len - 1] = 0xc3;          /* cut sequence */
+                if (len >= 2 && variant == 3) memcpy(out + n + len / 2 - 1, "\xc3\xa9", 2);
+                n += len;
+            }
+            count++;
+        }
+    }
+    /* str 16, long and short, with the same variants */
+    static const size_t long_lens[] = {0, 5, 200, 256, 1000};
+    for (size_t li = 0; li < sizeof long_lens / sizeof long_lens[0]; li++) {
+        const size_t len = long_lens[li];
+        for (int variant = 0; variant < 4; variant++) {
+            if (n + 2 * len + 8 > cap) abort();
+            out[n++] = 0x81;
+            for (int twice = 0; twice < 2; twice++) {
+                out[n++] = 0xda;
+                out[n++] = (unsigned char)(len >> 8);
+                out[n++] = (unsigned char)len;
+                for (size_t i = 0; i < len; i++) out[n + i] = (unsigned char)('a' + i % 26);
+                if (len && variant == 1) out[n + len / 3] = 0xff;
+                if (len && variant == 2) out[n + len - 1] = 0xc3;
                 if (len >= 2 && variant == 3) memcpy(out + n + len / 2 - 1, "\xc3\xa9", 2);
                 n += len;
             }
