@@ -439,10 +439,10 @@ static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
  * checks) of an element with a known type, the values int32, int64,
  * double, boolean, null, strings (UTF-8 checked here when ASCII and at
- * most 16 bytes long, else with the library's kernel), embedded documents and
- * arrays of up to 10 scalars, strings and documents while the stack has
- * room, and the end
- * of a document inside another, each with the exported function's checks.
+ * most 16 bytes long, else with the library's kernel), embedded documents
+ * and arrays of up to 10 scalars, strings and documents while the stack
+ * has room, and the end of a document inside another, each with the
+ * exported function's checks.
  * Everything else (other arrays, other types, anything malformed, the top
  * level, after an error) it hands to the exported function, which reports
  * what is wrong. */

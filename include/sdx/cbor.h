@@ -736,8 +736,9 @@ static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
  * integers of major types 0 and 1 (every argument size), false, true,
  * null, float64, text strings with a length of up to 16 bits that are
  * valid UTF-8 (any bytes without UTF-8 checks), and arrays and maps with
- * counts in the head or one byte while the reader's stack has room. It takes an item only when all its bytes, and 18 bytes in all,
- * are in the window; everything else (the top level, tags, other kinds,
+ * counts in the head or one byte while the reader's stack has room. It
+ * takes an item only when all its bytes, and 18 bytes in all, are in the
+ * window; everything else (the top level, tags, other kinds,
  * errors, key checks, streams at the window's end) it hands to the
  * exported function. */
 static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
@@ -822,12 +823,10 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
     return true;
 
 str: {
-    /* ASCII up to 128 bytes checked here; longer strings and others by the
-     * library's UTF-8 kernel, when they are in the window (else they are
-     * the exported function's, which reads on or reports the truncation) */
+    /* a string past the window is the exported function's, which reads
+     * on or reports the truncation */
     const uint8_t *q = p + h;
-    if (SDX__UNLIKELY(!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask)) &&
-        (n > (size_t)(s->end - q) || (s->ascii_mask && s->utf8_valid((const char *)q, (size_t)n) != n)))
+    if (!sdx_hot_text(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask, s->utf8_valid))
         return sdx_cb_hot_slow(r, ev);
     sdx_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;

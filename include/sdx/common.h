@@ -242,6 +242,13 @@ static inline uint64_t sdx_hot_word(const void *p) {
     memcpy(&v, p, 8);
     return v;
 }
+/* A hint that a condition is rarely true, for the headers' inline
+ * functions (not part of the API). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SDX__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SDX__UNLIKELY(x) (x)
+#endif
 /* Every byte 0x01: with a byte value times it, that byte in all eight. */
 #define SDX_HOT_ONES8 0x0101010101010101u
 
@@ -311,6 +318,19 @@ static inline int sdx_hot_ascii(const uint8_t *q, size_t n, size_t avail, uint64
         b = sdx_hot_word(q + n - 8);
     }
     return ((a | b) & mask) == 0;
+}
+/* Whether a reader's inline path may take the text string of n bytes at
+ * q (as sdx_hot_ascii: 16 bytes readable from q, `avail` in the window):
+ * ASCII up to 128 bytes is checked here; a longer string, or one with
+ * other bytes, by `valid` (the library's UTF-8 kernel) when it is in the
+ * window; without UTF-8 checks (mask 0) any bytes in the window. The
+ * kernel's branch is marked unlikely: placed inline it slowed data that
+ * has no such strings (bench/README.md). */
+static inline int sdx_hot_text(const uint8_t *q, size_t n, size_t avail, uint64_t mask,
+                               size_t (*valid)(const char *, size_t)) {
+    if (SDX__UNLIKELY(!sdx_hot_ascii(q, n, avail, mask)))
+        return n <= avail && (!mask || valid((const char *)q, n) == n);
+    return 1;
 }
 static inline void sdx_hot_head(sdx_event *ev, uint8_t kind, uint32_t depth) {
     ev->kind = kind;

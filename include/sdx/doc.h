@@ -159,14 +159,6 @@ static inline bool sdx_node_is_container(sdx_node n) {
  * error is already flagged). For accessors written on top of the layout. */
 SDX_API void sdx_node_flag(sdx_node n);
 
-/* A hint that a condition is rarely true, for the inline functions below
- * (not part of the API). */
-#if defined(__GNUC__) || defined(__clang__)
-#define SDX__UNLIKELY(x) __builtin_expect(!!(x), 0)
-#else
-#define SDX__UNLIKELY(x) (x)
-#endif
-
 /* The getters, sdx_iter_init and sdx_iter_next are C99 inline functions:
  * the compiler inlines them where it pays (a tree walk is markedly faster),
  * and the library also exports them (src/core/doc.c holds their external

@@ -685,12 +685,10 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
     return true;
 
 str: {
-    /* ASCII up to 128 bytes checked here; longer strings and others by the
-     * library's UTF-8 kernel, when they are in the window (else they are
-     * the exported function's, which reads on or reports the truncation) */
+    /* a string past the window is the exported function's, which reads
+     * on or reports the truncation */
     const uint8_t *q = p + h;
-    if (SDX__UNLIKELY(!sdx_hot_ascii(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask)) &&
-        (n > (size_t)(s->end - q) || (s->ascii_mask && s->utf8_valid((const char *)q, (size_t)n) != n)))
+    if (!sdx_hot_text(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask, s->utf8_valid))
         return sdx_mp_hot_slow(r, ev);
     sdx_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;

@@ -365,27 +365,28 @@ static size_t value_size(sdx_bson_reader *r, u8 t, size_t at, size_t avail) {
     return n;
 }
 
+/* One more than the value size of the types whose values have a fixed
+ * size (values without bytes: 1); 0 for the others. */
+static const u8 fixed_hop[256] = {
+    [SDX_BSON_DOUBLE] = 9,     [SDX_BSON_DATETIME] = 9, [SDX_BSON_TIMESTAMP] = 9,
+    [SDX_BSON_INT64] = 9,      [SDX_BSON_INT32] = 5,    [SDX_BSON_OBJECTID] = 13,
+    [SDX_BSON_DECIMAL128] = 17, [SDX_BSON_BOOL] = 2,     [SDX_BSON_UNDEFINED] = 1,
+    [SDX_BSON_NULL] = 1,       [SDX_BSON_MINKEY] = 1,   [SDX_BSON_MAXKEY] = 1,
+};
+
 /* How far to step over the value of type t at p within `avail` bytes, for
  * the array-key probe: its lengths bounded by avail and nothing else
  * checked (reading the array checks everything, and for a well-formed
  * array these are its exact sizes). 0 when it does not fit or t is
  * unknown; (size_t)-2 for types without value bytes. */
 static size_t hop_size(const u8 *p, u8 t, size_t avail) {
+    /* the fixed sizes from a table: in an array of mixed types a switch
+     * on every element's type mispredicts */
+    const size_t f = fixed_hop[t];
+    if (f) return f == 1 ? (size_t)-2 : avail >= f - 1 ? f - 1 : 0;
     uint32_t l;
     const u8 *q;
     switch (t) {
-    case SDX_BSON_DOUBLE:
-    case SDX_BSON_DATETIME:
-    case SDX_BSON_TIMESTAMP:
-    case SDX_BSON_INT64: return avail >= 8 ? 8 : 0;
-    case SDX_BSON_INT32: return avail >= 4 ? 4 : 0;
-    case SDX_BSON_OBJECTID: return avail >= 12 ? 12 : 0;
-    case SDX_BSON_DECIMAL128: return avail >= 16 ? 16 : 0;
-    case SDX_BSON_BOOL: return avail >= 1 ? 1 : 0;
-    case SDX_BSON_UNDEFINED:
-    case SDX_BSON_NULL:
-    case SDX_BSON_MINKEY:
-    case SDX_BSON_MAXKEY: return (size_t)-2;
     case SDX_BSON_STRING:
     case SDX_BSON_CODE:
     case SDX_BSON_SYMBOL:
@@ -413,15 +414,6 @@ static size_t hop_size(const u8 *p, u8 t, size_t avail) {
     }
 }
 
-/* One more than the value size of the types whose values have a fixed
- * size (values without bytes: 1); 0 for the others. */
-static const u8 fixed_hop[256] = {
-    [SDX_BSON_DOUBLE] = 9,     [SDX_BSON_DATETIME] = 9, [SDX_BSON_TIMESTAMP] = 9,
-    [SDX_BSON_INT64] = 9,      [SDX_BSON_INT32] = 5,    [SDX_BSON_OBJECTID] = 13,
-    [SDX_BSON_DECIMAL128] = 17, [SDX_BSON_BOOL] = 2,     [SDX_BSON_UNDEFINED] = 1,
-    [SDX_BSON_NULL] = 1,       [SDX_BSON_MINKEY] = 1,   [SDX_BSON_MAXKEY] = 1,
-};
-
 static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
     const u8 *d = r->h.data;
     char k[21] = "0"; /* the expected key, counted up in decimal */
@@ -441,15 +433,9 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
                 if (d[pos + 1 + i] != (u8)k[i]) return false;
         }
         const size_t vat = pos + 1 + kn + 1;
-        const size_t f = fixed_hop[t];
-        if (f) {
-            if (end - vat < f - 1) return false;
-            pos = vat + f - 1;
-        } else {
-            const size_t vn = hop_size(d + vat, t, end - vat);
-            if (vn == 0) return false;
-            pos = vat + (vn == (size_t)-2 ? 0 : vn);
-        }
+        const size_t vn = hop_size(d + vat, t, end - vat);
+        if (vn == 0) return false;
+        pos = vat + (vn == (size_t)-2 ? 0 : vn);
         /* the next index */
         if (k[kn - 1] != '9') {
             k[kn - 1]++;
@@ -465,7 +451,8 @@ static bool array_keys_canonical(sdx_bson_reader *r, size_t at, size_t end) {
             k[i - 1]++;
         }
         kw = 0;
-        for (i = 0; i < kn && kn <= 7; i++) kw |= (uint64_t)(u8)k[i] << (8 * i);
+        if (kn <= 7)
+            for (i = 0; i < kn; i++) kw |= (uint64_t)(u8)k[i] << (8 * i);
     }
 }
 
