@@ -737,10 +737,10 @@ static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
  * null, float64, text strings with a length of up to 16 bits that are
  * valid UTF-8 (any bytes without UTF-8 checks), and arrays and maps with
  * counts in the head or one byte while the reader's stack has room. It
- * takes an item only when all its bytes, and 18 bytes in all, are in the
- * window; everything else (the top level, tags, other kinds,
- * errors, key checks, streams at the window's end) it hands to the
- * exported function. */
+ * takes an item only when all its bytes, and 19 bytes in all (a head of
+ * up to 3 bytes and the 16 bytes sdx_hot_text reads), are in the window;
+ * everything else (the top level, tags, other kinds, errors, key checks,
+ * streams at the window's end) it hands to the exported function. */
 static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
     sdx_cbor_reader_hot *s = (sdx_cbor_reader_hot *)(void *)r;
     uint32_t d = s->depth;
@@ -758,7 +758,7 @@ static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev
         s->last_p = NULL;
         return true;
     }
-    if ((size_t)(s->end - p) < 18) return sdx_cb_hot_slow(r, ev);
+    if ((size_t)(s->end - p) < 19) return sdx_cb_hot_slow(r, ev);
     switch (*p) {
     SDX_CB_HOT_C24(0x00):
         sdx_hot_head(ev, SDX_INT, d);

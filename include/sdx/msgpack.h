@@ -605,8 +605,9 @@ static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
  * positive and negative fixint, nil, bool, float 64, the int and uint
  * families, fixstr, str 8 and str 16 that are valid UTF-8 (any bytes
  * without UTF-8 checks), and fixarray and fixmap while the reader's stack
- * has room. It takes an item only when all its bytes, and 18 bytes in all,
- * are in the window; everything else (other kinds, errors, streams at the
+ * has room. It takes an item only when all its bytes, and 19 bytes in
+ * all (a head of up to 3 bytes and the 16 bytes sdx_hot_text reads), are
+ * in the window; everything else (other kinds, errors, streams at the
  * window's end, the end of the input) it hands to the exported function. */
 static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
@@ -623,7 +624,7 @@ static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_eve
         s->depth = d - 1;
         return true;
     }
-    if ((size_t)(s->end - p) < 18) return sdx_mp_hot_slow(r, ev);
+    if ((size_t)(s->end - p) < 19) return sdx_mp_hot_slow(r, ev);
     switch (*p) {
     SDX_MP_HOT_C16(0x00): SDX_MP_HOT_C16(0x10): SDX_MP_HOT_C16(0x20): SDX_MP_HOT_C16(0x30):
     SDX_MP_HOT_C16(0x40): SDX_MP_HOT_C16(0x50): SDX_MP_HOT_C16(0x60): SDX_MP_HOT_C16(0x70):

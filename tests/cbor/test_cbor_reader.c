@@ -693,6 +693,53 @@ TEST(inline_path) {
     }
 }
 
+/* A text string at the end of the input, declared in every head width,
+ * 0 to 40 bytes long, ASCII or not, cut at every byte, in a buffer of
+ * exactly the input's size (under AddressSanitizer a read past it fails):
+ * the inline path gives the exported function's events, offsets and
+ * error. A 16-byte string declared in a 3-byte head with 15 bytes left
+ * was once read past the input and delivered whole. */
+TEST(strings_at_the_end) {
+    enum { MAX = 8 };
+    sdx_event a[MAX], b[MAX];
+    uint64_t ao[MAX], bo[MAX];
+    unsigned char full[64];
+    size_t bad = 0;
+    for (int width = 0; width < 4; width++) {
+        for (size_t len = 0; len <= 40; len++) {
+            if (width == 0 && len > 23) break;
+            for (int ascii = 0; ascii < 2; ascii++) {
+                size_t n = 0;
+                full[n++] = 0x81; /* [string] */
+                if (width == 0) {
+                    full[n++] = (unsigned char)(0x60 | len);
+                } else {
+                    size_t bytes = (size_t)1 << (width - 1);
+                    full[n++] = (unsigned char)(0x77 + width);
+                    for (size_t i = 0; i < bytes; i++)
+                        full[n++] = (unsigned char)(len >> (8 * (bytes - 1 - i)));
+                }
+                for (size_t i = 0; i < len; i++) full[n++] = (unsigned char)('a' + i % 26);
+                if (!ascii && len >= 2) memcpy(full + n - 2, "\xc3\xa9", 2);
+                for (size_t cut = 1; cut <= n; cut++) {
+                    unsigned char *in = malloc(cut);
+                    if (!CHECK(in != NULL)) return;
+                    memcpy(in, full, cut);
+                    sdx_err ra, rb;
+                    size_t ka = read_all(in, cut, 1, SIZE_MAX, 0, a, ao, MAX, &ra);
+                    size_t kb = read_all(in, cut, 0, SIZE_MAX, 0, b, bo, MAX, &rb);
+                    int same = ka == kb && ra == rb && (cut == n) == (ra == SDX_OK);
+                    for (size_t i = 0; i < ka && same; i++)
+                        same = evtext_same_event(&a[i], &b[i]) && ao[i] == bo[i];
+                    bad += !same;
+                    free(in);
+                }
+            }
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
@@ -709,6 +756,7 @@ int main(int argc, char **argv) {
                         {"chunks", chunks},
                         {"alloc_failures", alloc_failures},
                         {"inline_path", inline_path},
+                        {"strings_at_the_end", strings_at_the_end},
                         {0, 0},
                     });
 }

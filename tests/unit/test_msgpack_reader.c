@@ -712,6 +712,43 @@ TEST(inline_and_exported_agree) {
     }
 }
 
+/* A string at the end of the input, declared in every head width, 0 to
+ * 40 bytes long, ASCII or not, cut at every byte, in a buffer of exactly
+ * the input's size (under AddressSanitizer a read past it fails): both
+ * paths agree. A 16-byte str 16 with 15 bytes left was once read past the
+ * input and delivered whole by the inline path. */
+TEST(strings_at_the_end) {
+    static const sdx_msgpack_read_opts o = {0, 0, NULL};
+    unsigned char full[64];
+    for (int width = 0; width < 4; width++) {
+        for (size_t len = 0; len <= 40; len++) {
+            if (width == 0 && len > 31) break;
+            for (int ascii = 0; ascii < 2; ascii++) {
+                size_t n = 0;
+                full[n++] = 0x91; /* [string] */
+                if (width == 0) {
+                    full[n++] = (unsigned char)(0xa0 | len);
+                } else {
+                    size_t bytes = (size_t)1 << (width - 1);
+                    full[n++] = (unsigned char)(0xd8 + width);
+                    for (size_t i = 0; i < bytes; i++)
+                        full[n++] = (unsigned char)(len >> (8 * (bytes - 1 - i)));
+                }
+                for (size_t i = 0; i < len; i++) full[n++] = (unsigned char)('a' + i % 26);
+                if (!ascii && len >= 2) memcpy(full + n - 2, "\xc3\xa9", 2);
+                for (size_t cut = 1; cut <= n; cut++) {
+                    char *in = malloc(cut);
+                    if (!CHECK(in != NULL)) return;
+                    memcpy(in, full, cut);
+                    int ok = paths_agree(in, cut, &o, 0);
+                    free(in);
+                    if (!ok) return;
+                }
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Options, skip, source, failures                                           */
 /* ------------------------------------------------------------------------ */
@@ -846,6 +883,7 @@ int main(int argc, char **argv) {
                                   {"truncation_every_byte", truncation_every_byte},
                                   {"byte_flips", byte_flips},
                                   {"inline_and_exported_agree", inline_and_exported_agree},
+                                  {"strings_at_the_end", strings_at_the_end},
                                   {"sequences", sequences},
                                   {"skip_and_source", skip_and_source},
                                   {"io_and_alloc_failures", io_and_alloc_failures},
