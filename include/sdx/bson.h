@@ -439,7 +439,7 @@ static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_
  * document: a key of up to 32 bytes that is ASCII (any bytes without UTF-8
  * checks) of an element with a known type, the values int32, int64,
  * double, boolean, null, strings (UTF-8 checked here when ASCII and at
- * most 16 bytes long, else with the library's kernel), embedded documents
+ * most 128 bytes long, else with the library's kernel), embedded documents
  * and arrays of up to 10 scalars, strings and documents while the stack
  * has room, and the end of a document inside another, each with the
  * exported function's checks.
@@ -602,16 +602,14 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         if (avail < 4) return sdx_bs_hot_slow(r, ev);
         uint64_t l = sdx_hot_le(p, 4);
         if (l < 1 || l > avail - 4 || p[4 + l - 1] != 0) return sdx_bs_hot_slow(r, ev);
-        if (s->utf8_valid) { /* short and ASCII: here; else the kernel */
-            const uint64_t len = l - 1;
-            uint64_t w = 0x80;
-            if (len <= 16) {
-                w = 0;
-                if (len >= 8) w = sdx_hot_word(p + 4) | sdx_hot_word(p + 4 + len - 8);
-                else
-                    for (uint64_t i = 0; i < len; i++) w |= p[4 + i];
-            }
-            if ((w & 0x8080808080808080u) && s->utf8_valid((const char *)p + 4, (size_t)len) != len)
+        if (s->utf8_valid) { /* ASCII here (sdx_hot_text); else the kernel */
+            const uint8_t *q = p + 4;
+            const size_t len = (size_t)l - 1;
+            /* the bytes up to the root document's terminator are input:
+             * sdx_hot_text's 16 bytes from q, but near the end */
+            if ((size_t)(d + s->levels[0].end + 1 - q) < 16
+                    ? s->utf8_valid((const char *)q, len) != len
+                    : !sdx_hot_text(q, len, len, SDX_HOT_ONES8 * 0x80, s->utf8_valid))
                 return sdx_bs_hot_slow(r, ev);
         }
         sdx_hot_head(ev, SDX_STR, depth);

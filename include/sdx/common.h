@@ -302,18 +302,22 @@ static inline int sdx_hot_copy_ascii(char *p, const char *s, size_t n, uint64_t 
 /* Whether the n bytes at q are ASCII under `mask` (the high bit of each
  * byte, or 0 to accept any bytes), for the readers' inline paths: 16 bytes
  * from q must be readable (they are in the window) whatever n is. Up to 16
- * bytes: the 8 at each end, or for fewer than 8 the first 8 under a mask
- * in the string's bytes alone; up to 128 bytes inside the `avail` bytes
- * from q: every 8 bytes. 0 for anything else (longer, past the window, or
- * not ASCII): the exported function's to read. */
+ * bytes without a branch on n: both words at q, each under a mask of the
+ * string's bytes, read from a table of 16 high bits and 16 zeros (the
+ * string lengths of random data made the branches on n mispredict about
+ * once per string, bench/README.md); up to 128 bytes inside the `avail`
+ * bytes from q: every 8 bytes. 0 for anything else (longer, past the
+ * window, or not ASCII): the exported function's to read. */
 static inline int sdx_hot_ascii(const uint8_t *q, size_t n, size_t avail, uint64_t mask) {
-    uint64_t a = sdx_hot_word(q), b = 0;
-    if (n < 8) {
-        a &= sdx_hot_word(&"\x80\x80\x80\x80\x80\x80\x80\x80\0\0\0\0\0\0\0"[8 - n]);
-    } else if (n <= 16) {
-        b = sdx_hot_word(q + n - 8);
+    static const uint8_t lanes[32] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+    uint64_t a, b;
+    if (n <= 16) { /* byte i of the string is under lanes[16 - n + i] */
+        a = sdx_hot_word(q) & sdx_hot_word(lanes + 16 - n);
+        b = sdx_hot_word(q + 8) & sdx_hot_word(lanes + 24 - n);
     } else {
         if (n > 128 || n > avail) return 0;
+        a = sdx_hot_word(q);
         for (size_t i = 8; i + 8 <= n; i += 8) a |= sdx_hot_word(q + i);
         b = sdx_hot_word(q + n - 8);
     }

@@ -497,6 +497,48 @@ static int array_reads_as(const unsigned char *in, size_t len) {
     return as;
 }
 
+/* A string element of every length up to 140, ASCII, with a two-byte
+ * sequence at its start, middle or end, or with an invalid byte, last in
+ * its document or followed by more elements, in a buffer of exactly the
+ * input's size (under AddressSanitizer a read past it fails): both paths
+ * agree. The inline check reads 16 bytes from a short string, which it
+ * may only where they are inside the root document. */
+TEST(strings_at_the_end) {
+    unsigned char full[256];
+    for (size_t len = 0; len <= 140; len++) {
+        for (int variant = 0; variant < 5; variant++) {
+            for (int tail = 0; tail < 3; tail++) {
+                size_t n = 4;
+                full[n++] = 0x02; /* "s": the string */
+                full[n++] = 's';
+                full[n++] = 0;
+                uint32_t l = (uint32_t)len + 1;
+                for (int i = 0; i < 4; i++) full[n++] = (unsigned char)(l >> (8 * i));
+                for (size_t i = 0; i < len; i++) full[n + i] = (unsigned char)('a' + i % 26);
+                if (len >= 2 && variant == 1) memcpy(full + n, "\xc3\xa9", 2);
+                if (len >= 2 && variant == 2) memcpy(full + n + len / 2 - 1, "\xc3\xa9", 2);
+                if (len >= 2 && variant == 3) memcpy(full + n + len - 2, "\xc3\xa9", 2);
+                if (len >= 1 && variant == 4) full[n + len / 3] = 0xff;
+                n += len;
+                full[n++] = 0;
+                for (int t = 0; t < tail * 4; t++) { /* "t": null elements */
+                    full[n++] = 0x0a;
+                    full[n++] = 't';
+                    full[n++] = 0;
+                }
+                full[n++] = 0;
+                for (int i = 0; i < 4; i++) full[i] = (unsigned char)(n >> (8 * i));
+                unsigned char *in = malloc(n);
+                if (!CHECK(in != NULL)) return;
+                memcpy(in, full, n);
+                int ok = same_paths(in, n, 0) && same_paths(in, n, SDX_BSON_READ_NO_UTF8_CHECK);
+                free(in);
+                if (!ok) return;
+            }
+        }
+    }
+}
+
 /* Arrays whose keys are "0", "1", ... in order read as SDX_ARRAY; one key
  * changed (another index, a leading zero, a digit more or less, empty)
  * makes the array a map with its keys, at every index of arrays across
@@ -542,6 +584,7 @@ int main(int argc, char **argv) {
                                   {"alloc_failures", alloc_failures},
                                   {"scopes_in_scopes", scopes_in_scopes},
                                   {"inline_path", inline_path},
+                                  {"strings_at_the_end", strings_at_the_end},
                                   {"array_keys", array_keys},
                                   {0}});
 }
