@@ -59,12 +59,18 @@ static inline void fz_fail(const char *what, const char *fmt_name) {
     abort();
 }
 
-/* Run the target on one input, remembered for fz_fail. */
+/* Run the target on a copy of one input in a heap block of its exact size
+ * (as libFuzzer passes it, so that AddressSanitizer finds a read past its
+ * end), remembered for fz_fail. */
 static inline void fz_run(const uint8_t *p, size_t n) {
-    fz_cur = p;
+    uint8_t *c = malloc(n ? n : 1);
+    if (!c) abort();
+    if (n) memcpy(c, p, n);
+    fz_cur = c;
     fz_cur_n = n;
-    LLVMFuzzerTestOneInput(p, n);
+    LLVMFuzzerTestOneInput(c, n);
     fz_cur = NULL;
+    free(c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -552,9 +558,56 @@ typedef struct fz_rules {
     uint32_t roundtrip_norm;
 } fz_rules;
 
+/* The inline path of a format's pull reader (the sdx_<fmt>_reader_next
+ * macro, compiled into the caller) against the exported function, both over
+ * the n bytes at p in memory: the same events with the same offset after
+ * each, then the same error and offset. libFuzzer's input ends where its
+ * heap block ends, so a read past the input is AddressSanitizer's to find
+ * (the inline paths read whole words ahead). T is the reader's type, which
+ * names its functions. */
+#define FZ_INLINE_PATHS(T, opts)                                                                  \
+    do {                                                                                          \
+        T *x = T##_new((const char *)p, n, (opts)), *y = T##_new((const char *)p, n, (opts));     \
+        if (!x || !y) fz_fail("a reader could not be created", name);                             \
+        sdx_event e1, e2;                                                                         \
+        for (;;) {                                                                                \
+            bool m1 = T##_next(x, &e1), m2 = (T##_next)(y, &e2);                                  \
+            if (m1 != m2 || (m1 && (!fz_ev_same(&e1, &e2) || T##_offset(x) != T##_offset(y)))) { \
+                if (m1) fz_ev_print("inline", &e1);                                               \
+                if (m2) fz_ev_print("exported", &e2);                                             \
+                fz_fail("the inline path and the exported function give different events", name); \
+            }                                                                                     \
+            if (!m1) break;                                                                       \
+        }                                                                                         \
+        sdx_error x1, x2;                                                                         \
+        memset(&x1, 0, sizeof x1);                                                                \
+        memset(&x2, 0, sizeof x2);                                                                \
+        if (T##_error(x, &x1) != T##_error(y, &x2) || x1.offset != x2.offset) {                   \
+            fprintf(stderr, "  inline %s at %zu, exported %s at %zu\n", sdx_strerror(x1.code),    \
+                    x1.offset, sdx_strerror(x2.code), x2.offset);                                 \
+            fz_fail("the inline path and the exported function end differently", name);           \
+        }                                                                                         \
+        T##_free(x);                                                                              \
+        T##_free(y);                                                                              \
+    } while (0)
+
+static inline void fz_check_inline(const fz_ropts *o, const uint8_t *p, size_t n) {
+    const char *name = fz_names[o->fmt];
+    switch (o->fmt) {
+    case FZ_JSON: FZ_INLINE_PATHS(sdx_json_reader, &o->json); break;
+    case FZ_MSGPACK: FZ_INLINE_PATHS(sdx_msgpack_reader, &o->msgpack); break;
+    case FZ_CBOR: FZ_INLINE_PATHS(sdx_cbor_reader, &o->cbor); break;
+    case FZ_BSON: FZ_INLINE_PATHS(sdx_bson_reader, &o->bson); break;
+    case FZ_UBJSON:
+    case FZ_BJDATA: FZ_INLINE_PATHS(sdx_ubjson_reader, &o->ubjson); break;
+    default: break; /* Binn's reader has no inline path */
+    }
+}
+
 /* Run every check of a per-format target on n bytes at p with read
  * options o; `seed` picks the stream's read sizes. Aborts on a
  * disagreement:
+ *   0. the inline path and the exported function (fz_check_inline);
  *   1. the memory reader and the stream reader (1..7 bytes per read) give
  *      the same events, then the same error code and offset (or the
  *      early_truncation difference above);
@@ -573,6 +626,7 @@ typedef struct fz_rules {
 static inline sdx_doc *fz_check_reader(const fz_ropts *o, const uint8_t *p, size_t n, uint64_t seed,
                                 const fz_rules *rules) {
     const char *name = fz_names[o->fmt];
+    fz_check_inline(o, p, n);
     fz_chunks ch = fz_chunks_make(p, n, seed);
     fz_reader a = fz_open(o, p, n, NULL);
     fz_reader b = fz_open(o, p, n, &ch);

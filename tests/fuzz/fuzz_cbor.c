@@ -43,6 +43,9 @@ static const fz_seedlit seeds[] = {
     /* regression (libFuzzer, clang UBSan): an empty map checked for
      * duplicate keys computed NULL + 0 before any key was listed */
     FZ_SEED("\x4d\xa0\xa0\x2b"),
+    /* regression: a 16-byte text string in a 3-byte head with 15 bytes
+     * left was read one byte past the input by the inline path */
+    FZ_SEED("\x00\x81\x79\x00\x10" "abcdefghijklmno"),
 };
 
 int main(int argc, char **argv) {

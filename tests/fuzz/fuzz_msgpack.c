@@ -29,6 +29,9 @@ static const fz_seedlit seeds[] = {
     FZ_SEED("\x00\xdc\x00\x02\xca\x3f\x80\x00\x00\xd9\x03\x61\x62\x63"),
     FZ_SEED("\x00\xdf\x00\x00\x00\x01\xa1\xff\xc0"),
     FZ_SEED("\x01\xa2\xc3\x28"),
+    /* regression: a 16-byte str 16 with 15 bytes left was read one byte
+     * past the input by the inline path */
+    FZ_SEED("\x00\x91\xda\x00\x10" "abcdefghijklmno"),
 };
 
 int main(int argc, char **argv) {
