@@ -215,6 +215,32 @@ static SDX_ALWAYS_INLINE uint64_t dragonbox(uint64_t c, int q, unsigned ent, boo
     return s;
 }
 
+/* dragonbox without its corrections, for the hot path of sdx_dtoa_json:
+ * the same s, *small and *digit whenever it returns false, and true (the
+ * values then meaningless) in the rare cases where dragonbox takes one of
+ * its corrections (r = 0, r = delta, or step 2's dist a multiple of 100),
+ * which the caller leaves to the full computation: the hot path then has
+ * no call and no branch of its own for each correction. */
+static SDX_ALWAYS_INLINE bool dragonbox_fast(uint64_t c, unsigned ent, uint64_t *s_out, bool *small,
+                                             uint32_t *digit) {
+    int beta = SDX_DBOX_EXP_BETA(ent);
+    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
+    uint64_t zf, z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, &zf);
+    (void)zf;
+    uint32_t delta = (uint32_t)(phi_hi >> (63 - beta));
+    uint64_t s = z / 1000;
+    uint32_t r = (uint32_t)(z - s * 1000);
+    bool sm = r >= delta;
+    uint32_t dist = r - (delta >> 1) + 50;
+    uint32_t h = (dist * 656) >> 16; /* as in dragonbox */
+    *s_out = s;
+    *small = sm;
+    *digit = h;
+    /* r * (r - delta) is zero (mod 2^32) exactly when r is 0 or delta:
+     * both are below 1000, so the product's magnitude is below 2^32 */
+    return (r * (r - delta) == 0) | ((h * 100 == dist) & sm);
+}
+
 /* The shorter interval of v = 2^52 * 2^q (see the header). May end in zeros. */
 static SDX_NOINLINE uint64_t dragonbox_shorter(int q, int *exp10) {
     int k1 = sdx_floor_log10_3q4_pow2(q);
@@ -519,7 +545,8 @@ char *sdx_dtoa_json(char *dst, double v) {
     int k0 = dbox_k0(ent);
     bool small;
     uint32_t digit;
-    uint64_t s = dragonbox(frac | (1ull << 52), bexp - 1075, ent, &small, &digit);
+    uint64_t s;
+    if (SDX_UNLIKELY(dragonbox_fast(frac | (1ull << 52), ent, &s, &small, &digit))) return json_rare(dst, bits);
     unsigned lz = s < 1000000000000000ull;
     int nsig;
     dig16 dg = digits16(s * (1 + 9 * lz), &nsig); /* a multiplication, not a branch */
