@@ -98,7 +98,11 @@ typedef struct sdx_val {
 /* Set on a STR by the JSON parser when the string was read without an
  * escape: its bytes are valid UTF-8 with no '"', '\\' or control character,
  * so a JSON writer may copy them as they are (unless asked to escape '/' or
- * non-ASCII text). Equality and key lookup ignore it. */
+ * non-ASCII text). It also says that 16 bytes may be read from the string's
+ * start (the input's or the document's, whatever its length), so that a
+ * short one can be copied in one 16-byte move: the parser leaves it off a
+ * string within 16 bytes of the input's end, and sdx_node_copy pads its
+ * copies. Equality and key lookup ignore it. */
 #define SDX_VAL_NOESC (UINT64_C(1) << 10)
 #define SDX_VAL_LEN(val) ((val)->tag >> 16)
 /* The largest length a value can have (2^48 - 1). */

@@ -280,7 +280,9 @@ sdx_doc *sdx_node_copy(sdx_node n, const sdx_alloc *alloc) {
     if (!doc->vals) goto fail;
     doc->vals_cap = doc->nvals = count;
     char *store = NULL;
-    if (bytes && !(store = sdx_doc_block_alloc(doc, bytes))) goto fail;
+    /* 16 bytes more, readable after the last string: SDX_VAL_NOESC's
+     * promise (doc.h) holds for the copies too */
+    if (bytes && !(store = sdx_doc_block_alloc(doc, bytes + 16))) goto fail;
     memcpy(doc->vals, start, count * sizeof(sdx_val));
     for (sdx_val *p = doc->vals, *e = doc->vals + count; p < e; p++) {
         sdx_type t = SDX_VAL_TYPE(p);

@@ -405,7 +405,9 @@ static SDX_ALWAYS_INLINE const char *read_string(parser *ps, const char *p, cons
     }
     if (SDX_LIKELY(n < avail && s[n] == '"')) {
         if (SDX_UNLIKELY(ps->utf8_per_string) && !check_utf8(ps, s, n)) return NULL;
-        out->tag = SDX_TYPE_STR | SDX_VAL_NOESC | (uint64_t)n << 16;
+        /* SDX_VAL_NOESC also says that 16 bytes may be read from s (doc.h):
+         * not for a string this close to the end of the input */
+        out->tag = SDX_TYPE_STR | (avail >= 16 ? SDX_VAL_NOESC : 0) | (uint64_t)n << 16;
         out->v.s = s;
         return s + n + 1;
     }

@@ -679,13 +679,18 @@ struct node_fast_frame {
     uint8_t map;
 };
 
-/* Copy n bytes: up to 16 as sdx_hot_copy_ascii copies them, more in
- * 16-byte pieces, the last one ending at n (overlapping the one before).
- * Inline copies, as a call to memcpy costs more than a short string, and
- * some memcpy implementations are slow to start on a few hundred bytes. */
+/* Copy the n bytes of a string marked SDX_VAL_NOESC, with room for 16 at
+ * p: up to 16 in one 16-byte move (the mark says 16 bytes may be read from
+ * s, doc.h; the bytes beyond n are overwritten by what follows), with no
+ * branch on a length that is often random; more in 16-byte pieces, the
+ * last one ending at n (overlapping the one before). Inline copies, as a
+ * call to memcpy costs more than a short string, and some memcpy
+ * implementations are slow to start on a few hundred bytes. */
 static SDX_ALWAYS_INLINE void node_fast_copy(char *p, const char *s, size_t n) {
     if (n <= 16) {
-        sdx_hot_copy_ascii(p, s, n, 0);
+        char t[16];
+        memcpy(t, s, 16);
+        memcpy(p, t, 16);
         return;
     }
     char t[16];

@@ -482,11 +482,62 @@ TEST(keyed_walks) {
     }
 }
 
+/* Parsed JSON strings at the very end of their input, in a heap block of
+ * exactly the input's size: the JSON walk copies a string the parser marked
+ * SDX_VAL_NOESC with one 16-byte move, which the mark allows only where 16
+ * bytes can be read (AddressSanitizer's finding otherwise). The same for a
+ * copy of the document's values (sdx_node_copy, whose strings are packed
+ * back to back). The output must be the input, minified as it already is. */
+TEST(strings_at_the_end) {
+    for (size_t len = 0; len <= 40; len++) {
+        for (int shape = 0; shape < 4; shape++) {
+            char text[128];
+            int tl;
+            char s[48];
+            memset(s, 'k', len);
+            s[len] = 0;
+            if (len) s[len - 1] = (char)('a' + (int)(len % 26));
+            switch (shape) {
+            case 0: tl = snprintf(text, sizeof text, "[\"%s\"]", s); break;
+            case 1: tl = snprintf(text, sizeof text, "{\"%s\":1}", s); break;
+            case 2: tl = snprintf(text, sizeof text, "{\"a\":\"%s\"}", s); break;
+            default: tl = snprintf(text, sizeof text, "\"%s\"", s); break;
+            }
+            char *in = malloc((size_t)tl);
+            CHECK(in != NULL);
+            if (!in) return;
+            memcpy(in, text, (size_t)tl);
+            sdx_error err;
+            sdx_doc *d = sdx_json_parse(in, (size_t)tl, NULL, &err);
+            CHECK(d != NULL);
+            if (d) {
+                for (int copy = 0; copy < 2; copy++) {
+                    sdx_doc *c = copy ? sdx_node_copy(sdx_doc_root(d), NULL) : NULL;
+                    sdx_node root = sdx_doc_root(copy ? c : d);
+                    if (copy && !c) {
+                        CHECK(c != NULL);
+                        continue;
+                    }
+                    sdx_buf b;
+                    sdx_buf_init(&b, NULL);
+                    CHECK_EQ_INT(write_json(root, 0, VIA_NODE, &b), SDX_OK);
+                    CHECK(sdx_buf_len(&b) == (size_t)tl && memcmp(sdx_buf_data(&b), text, (size_t)tl) == 0);
+                    sdx_buf_destroy(&b);
+                    sdx_doc_free(c);
+                }
+                sdx_doc_free(d);
+            }
+            free(in);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"random_documents", random_documents},
                                   {"nil_node", nil_node},
                                   {"json_walk", json_walk},
                                   {"keyed_walks", keyed_walks},
+                                  {"strings_at_the_end", strings_at_the_end},
                                   {0}});
 }
