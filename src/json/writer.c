@@ -687,13 +687,12 @@ struct node_fast_frame {
  * call to memcpy costs more than a short string, and some memcpy
  * implementations are slow to start on a few hundred bytes. */
 static SDX_ALWAYS_INLINE void node_fast_copy(char *p, const char *s, size_t n) {
+    char t[16];
     if (n <= 16) {
-        char t[16];
         memcpy(t, s, 16);
         memcpy(p, t, 16);
         return;
     }
-    char t[16];
     for (size_t i = 0; i + 16 < n; i += 16) {
         memcpy(t, s + i, 16);
         memcpy(p + i, t, 16);

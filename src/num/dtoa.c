@@ -168,6 +168,29 @@ static SDX_NOINLINE unsigned dbox_parity(uint64_t x, int q, unsigned ent) {
     return (unsigned)(w & 1) | (unsigned)(f == 0 && int_possible(q)) << 1;
 }
 
+/* Step 1's scaling (see the header), shared by dragonbox and
+ * dragonbox_fast: z = floor(vr') for k = 2 - k0 and beta from the generated
+ * table (sdx_dbox_exp); returns s = z / 1000, with *r = z mod 1000,
+ * *delta = floor(Delta) and *zf the top 64 fraction bits of vr'. */
+static SDX_ALWAYS_INLINE uint64_t dbox_scale(uint64_t c, unsigned ent, uint32_t *r, uint32_t *delta,
+                                             uint64_t *zf) {
+    int beta = SDX_DBOX_EXP_BETA(ent);
+    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
+    uint64_t z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, zf);
+    *delta = (uint32_t)(phi_hi >> (63 - beta));
+    uint64_t s = z / 1000;
+    *r = (uint32_t)(z - s * 1000);
+    return s;
+}
+
+/* Step 2's digit before its correction: floor(dist / 100), with
+ * *dist = r - floor(delta / 2) + 50 (dist / 100 by a multiplication, exact
+ * for dist < 1099; here dist <= 1000). */
+static SDX_ALWAYS_INLINE uint32_t dbox_step2(uint32_t r, uint32_t delta, uint32_t *dist) {
+    *dist = r - (delta >> 1) + 50;
+    return (*dist * 656) >> 16;
+}
+
 /* The main case for v = c * 2^q with the symmetric interval (c not 2^52, or
  * a subnormal), k0 = floor(log10(2^q)), ent = sdx_dbox_exp[biased exponent].
  * The result is s and, when step 1 finds no member of D(k0+1) in R
@@ -179,15 +202,9 @@ static SDX_NOINLINE unsigned dbox_parity(uint64_t x, int q, unsigned ent) {
  * rare corrections (r = 0 or delta, a multiple of 100) take branches. */
 static SDX_ALWAYS_INLINE uint64_t dragonbox(uint64_t c, int q, unsigned ent, bool *small,
                                             uint32_t *digit) {
-    /* k = 2 - k0 and beta from the generated table (sdx_dbox_exp) */
-    int beta = SDX_DBOX_EXP_BETA(ent);
-    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
     bool open = c & 1;
-
-    uint64_t zf, z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, &zf);
-    uint32_t delta = (uint32_t)(phi_hi >> (63 - beta));
-    uint64_t s = z / 1000;
-    uint32_t r = (uint32_t)(z - s * 1000);
+    uint32_t r, delta;
+    uint64_t zf, s = dbox_scale(c, ent, &r, &delta, &zf);
     bool sm = r >= delta; /* step 1 fails unless corrected below */
     if (SDX_UNLIKELY(r == 0 || r == delta)) {
         if (r == 0) {
@@ -203,8 +220,7 @@ static SDX_ALWAYS_INLINE uint64_t dragonbox(uint64_t c, int q, unsigned ent, boo
     }
 
     /* step 2 (the values are meaningless, and unused, when !sm) */
-    uint32_t dist = r - (delta >> 1) + 50;
-    uint32_t h = (dist * 656) >> 16; /* dist / 100 for dist < 1099; here dist <= 1000 */
+    uint32_t dist, h = dbox_step2(r, delta, &dist);
     if (SDX_UNLIKELY((h * 100 == dist) & sm)) { /* no branch on sm itself */
         unsigned y = dbox_parity(c << 1, q, ent);
         if (y & 1) h--;
@@ -223,17 +239,11 @@ static SDX_ALWAYS_INLINE uint64_t dragonbox(uint64_t c, int q, unsigned ent, boo
  * no call and no branch of its own for each correction. */
 static SDX_ALWAYS_INLINE bool dragonbox_fast(uint64_t c, unsigned ent, uint64_t *s_out, bool *small,
                                              uint32_t *digit) {
-    int beta = SDX_DBOX_EXP_BETA(ent);
-    uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
-    uint64_t zf, z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, &zf);
-    (void)zf;
-    uint32_t delta = (uint32_t)(phi_hi >> (63 - beta));
-    uint64_t s = z / 1000;
-    uint32_t r = (uint32_t)(z - s * 1000);
+    uint32_t r, delta, dist;
+    uint64_t zf;
+    *s_out = dbox_scale(c, ent, &r, &delta, &zf);
     bool sm = r >= delta;
-    uint32_t dist = r - (delta >> 1) + 50;
-    uint32_t h = (dist * 656) >> 16; /* as in dragonbox */
-    *s_out = s;
+    uint32_t h = dbox_step2(r, delta, &dist);
     *small = sm;
     *digit = h;
     /* r * (r - delta) is zero (mod 2^32) exactly when r is 0 or delta:

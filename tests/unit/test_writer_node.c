@@ -513,11 +513,11 @@ TEST(strings_at_the_end) {
             if (d) {
                 for (int copy = 0; copy < 2; copy++) {
                     sdx_doc *c = copy ? sdx_node_copy(sdx_doc_root(d), NULL) : NULL;
-                    sdx_node root = sdx_doc_root(copy ? c : d);
                     if (copy && !c) {
                         CHECK(c != NULL);
                         continue;
                     }
+                    sdx_node root = sdx_doc_root(copy ? c : d);
                     sdx_buf b;
                     sdx_buf_init(&b, NULL);
                     CHECK_EQ_INT(write_json(root, 0, VIA_NODE, &b), SDX_OK);
