@@ -663,9 +663,9 @@ sdx_err sdx_json_writer_put(sdx_json_writer *w, const sdx_event *ev) {
  * untagged null, bool, int, uint, finite double (or any double with
  * SDX_JSON_WRITE_NAN_AS_NULL), string, array and map with string keys.
  * The value array is read in order, as walk_node reads it, but the JSON is
- * written straight into the buffer: a comma before every element but the
- * first, a bracket at each container's end, no per-value call and no
- * writer state until the end. Anything else (a tag, binary, raw number
+ * written straight into the buffer: a comma after every value (a
+ * container's closing bracket replaces its last one), no per-value call
+ * and no writer state until the end. Anything else (a tag, binary, raw number
  * text, an integer below INT64_MIN, a key that is not a string, a double
  * that is not finite, a string the writer refuses) rewinds the buffer to
  * where the value began, leaves the writer as it was and returns 0:
@@ -747,7 +747,10 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
     sdx_stack_init(&st, inline_frames, NODE_FAST_DEPTH, sizeof *frames,
                    n.doc ? &n.doc->alloc : sdx_alloc_default());
     size_t depth = 0;
-    const sdx_val *v = n.val, *end = sdx_val_next(n.val);
+    /* the innermost container's end and kind, in registers (the root's
+     * end and "not a map" at depth 0); frames[] holds the outer ones */
+    const sdx_val *v = n.val, *cend = sdx_val_next(n.val);
+    unsigned map = 0;
     int rc = 0;
     char *p = b->cur;
     /* the whole output at once, where it can be told: a document's root as
@@ -758,45 +761,41 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
         want += (size_t)sdx_doc_consumed(n.doc);
     NODE_WALK_NEED(b, p, want, out);
     if (pos == POS_ARR_NEXT) *p++ = ',';
-    int first = 1; /* no element written yet in the innermost container */
+    /* Every value is followed by a comma, and a container's closing
+     * bracket takes the place of its last element's: no "first element"
+     * state and no branch on it. The comma after the whole value is taken
+     * back at the end. */
     for (;;) {
-        while (depth && v == frames[depth - 1].end) {
-            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
-            *p++ = frames[--depth].map ? '}' : ']';
-            first = 0;
-        }
-        if (v == end) break;
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
-        if (depth && frames[depth - 1].map) {
+        if (map) {
             /* a key, then its value */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
-            size_t room = node_fast_room_for(kn, raw);
-            NODE_WALK_NEED(b, p, room, out);
-            *p = ',';
-            p += !first;
+            NODE_WALK_NEED(b, p, node_fast_room_for(kn, raw) + NODE_FAST_ROOM, out);
             if (!(p = node_fast_string(w, p, v->v.s, kn, raw, "\":", 2))) goto refused;
+            if (!raw) NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out); /* it may have grown */
             v++;
-            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
-        } else if (depth) {
-            *p = ',';
-            p += !first;
         }
-        first = 0;
         switch (SDX_VAL_TYPE(v)) {
-        case SDX_TYPE_NULL: memcpy(p, "null", 4); p += 4; break;
+        case SDX_TYPE_NULL: memcpy(p, "null,", 5); p += 5; break;
         case SDX_TYPE_BOOL:
             if (v->v.u) {
-                memcpy(p, "true", 4);
-                p += 4;
-            } else {
-                memcpy(p, "false", 5);
+                memcpy(p, "true,", 5);
                 p += 5;
+            } else {
+                memcpy(p, "false,", 6);
+                p += 6;
             }
             break;
-        case SDX_TYPE_INT: p = sdx_i64_to_dec(p, v->v.i); break;
-        case SDX_TYPE_UINT: p = sdx_u64_to_dec(p, v->v.u); break;
+        case SDX_TYPE_INT:
+            p = sdx_i64_to_dec(p, v->v.i);
+            *p++ = ',';
+            break;
+        case SDX_TYPE_UINT:
+            p = sdx_u64_to_dec(p, v->v.u);
+            *p++ = ',';
+            break;
         case SDX_TYPE_DOUBLE:
             if (SDX_UNLIKELY((v->v.u >> 52 & 0x7FF) == 0x7FF)) {
                 if (!nan_null) goto out;
@@ -805,38 +804,51 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
             } else {
                 p = sdx_dtoa_json(p, v->v.d);
             }
+            *p++ = ',';
             break;
         case SDX_TYPE_STR: {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
-            size_t room = node_fast_room_for(sn, raw);
-            NODE_WALK_NEED(b, p, room, out);
-            if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\"", 1))) goto refused;
+            NODE_WALK_NEED(b, p, node_fast_room_for(sn, raw), out);
+            if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\",", 2))) goto refused;
             break;
         }
         case SDX_TYPE_ARRAY:
         case SDX_TYPE_MAP: {
-            int map = SDX_VAL_TYPE(v) == SDX_TYPE_MAP;
+            unsigned is_map = SDX_VAL_TYPE(v) == SDX_TYPE_MAP;
             if (SDX_VAL_LEN(v) == 0) { /* [] or {}: a span of one */
-                memcpy(p, map ? "{}" : "[]", 2);
-                p += 2;
+                memcpy(p, is_map ? "{}," : "[],", 3);
+                p += 3;
                 break;
             }
             if (depth == st.cap) {
                 if (!sdx_stack_grow(&st)) goto out;
                 frames = st.items;
             }
-            frames[depth].end = v + v->v.u;
+            frames[depth].end = cend;
             frames[depth].map = (uint8_t)map;
             depth++;
-            *p++ = map ? '{' : '[';
-            first = 1;
-            break;
+            cend = v + v->v.u;
+            map = is_map;
+            *p++ = is_map ? '{' : '[';
+            v++;
+            continue; /* not empty: no end here */
         }
         default: goto out; /* a tag, BIN, RAW, NINT (or a corrupted slot) */
         }
         v++;
+        while (v == cend) {
+            if (!depth) goto done;
+            NODE_WALK_NEED(b, p, 1, out);
+            p[-1] = map ? '}' : ']';
+            *p++ = ',';
+            depth--;
+            cend = frames[depth].end;
+            map = frames[depth].map;
+        }
     }
+done:
+    p--; /* the comma after the value */
     rc = 1;
     goto out;
 refused:
