@@ -647,16 +647,10 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     char *p = b->cur;
     for (; v < end; v++) {
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
-        switch (SDX_VAL_TYPE(v)) {
-        case SDX_TYPE_NULL: *p++ = (char)0xc0; break;
-        case SDX_TYPE_BOOL: *p++ = (char)(v->v.u ? 0xc3 : 0xc2); break;
-        case SDX_TYPE_INT: p = sdx_mp_w_int(p, v->v.i); break;
-        case SDX_TYPE_UINT: p = sdx_mp_w_uint(p, v->v.u); break;
-        case SDX_TYPE_DOUBLE:
-            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto back;
-            p = sdx_mp_w_f64(p, v->v.d);
-            break;
-        case SDX_TYPE_STR: {
+        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        const unsigned t = SDX_VAL_TYPE(v);
+        const uint32_t bit = UINT32_C(1) << (t & 31);
+        if (t == SDX_TYPE_STR) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             const char *s = v->v.s;
             uint64_t m = v->tag & SDX_VAL_NOESC ? 0 : mask;
@@ -664,7 +658,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
                 uint64_t high;
                 p = short_str(p, s, sn, m, &high);
                 if (SDX_UNLIKELY(high) && !sdx_utf8_valid_dfa(s, sn)) goto back;
-                break;
+                continue;
             }
             if (sn > 0xffffffffu) goto back;
             NODE_WALK_NEED(b, p, sn + 5, back);
@@ -679,23 +673,29 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
             }
             if (!ok) goto back;
             p = body + sn;
-            break;
-        }
-        case SDX_TYPE_BIN: {
+        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+            p = sdx_mp_w_int(p, v->v.i);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto back;
+            p = sdx_mp_w_f64(p, v->v.d);
+        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+            if (SDX_VAL_LEN(v) > 0xffffffffu) goto back;
+            p = sdx_mp_w_container(p, SDX_VAL_LEN(v), t == SDX_TYPE_MAP);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+            *p++ = (char)(v->v.u ? 0xc3 : 0xc2);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+            *p++ = (char)0xc0;
+        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+            p = sdx_mp_w_uint(p, v->v.u);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_BIN) {
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > 0xffffffffu) goto back;
             NODE_WALK_NEED(b, p, bn + 5, back);
             char *body = sdx_mp_w_sized_head(p, bn, 0xc4);
             if (bn) memcpy(body, v->v.s, bn);
             p = body + bn;
-            break;
-        }
-        case SDX_TYPE_ARRAY:
-        case SDX_TYPE_MAP:
-            if (SDX_VAL_LEN(v) > 0xffffffffu) goto back;
-            p = sdx_mp_w_container(p, SDX_VAL_LEN(v), SDX_VAL_TYPE(v) == SDX_TYPE_MAP);
-            break;
-        default: goto back; /* a tag, RAW, NINT (or a corrupted slot) */
+        } else {
+            goto back; /* a tag, RAW, NINT (or a corrupted slot) */
         }
     }
     rc = 1;
