@@ -631,20 +631,11 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     u8 *p = (u8 *)b->cur;
     for (; v < end; v++) {
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
-        switch (SDX_VAL_TYPE(v)) {
-        case SDX_TYPE_NULL: *p++ = SDX_CB_NULL; break;
-        case SDX_TYPE_BOOL: *p++ = v->v.u ? SDX_CB_TRUE : SDX_CB_FALSE; break;
-        case SDX_TYPE_INT: {
-            uint64_t sign = (uint64_t)(v->v.i >> 63);
-            p = sdx_cb_head(p, (unsigned)(sign & SDX_CB_NINT), (uint64_t)v->v.i ^ sign);
-            break;
-        }
-        case SDX_TYPE_UINT: p = sdx_cb_head(p, SDX_CB_UINT, v->v.u); break;
-        case SDX_TYPE_NINT: p = sdx_cb_head(p, SDX_CB_NINT, v->v.u); break;
-        case SDX_TYPE_DOUBLE: p = float64 ? f64(p, v->v.d) : sdx_cb_double(p, v->v.d); break;
-        case SDX_TYPE_STR:
-        case SDX_TYPE_BIN: {
-            const int text = SDX_VAL_TYPE(v) == SDX_TYPE_STR;
+        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        const unsigned t = SDX_VAL_TYPE(v);
+        const uint32_t bit = UINT32_C(1) << (t & 31);
+        if (bit & (UINT32_C(1) << SDX_TYPE_STR | UINT32_C(1) << SDX_TYPE_BIN)) {
+            const int text = t == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
             NODE_WALK_NEED(b, p, sn + SDX_CB_HEAD_MAX, back);
             p = sdx_cb_head(p, text ? SDX_CB_TEXT : SDX_CB_BYTES, sn);
@@ -655,15 +646,27 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
                 goto back;
             }
             p += sn;
-            break;
-        }
-        case SDX_TYPE_ARRAY: p = sdx_cb_head(p, SDX_CB_ARRAY, SDX_VAL_LEN(v)); break;
-        case SDX_TYPE_MAP: p = sdx_cb_head(p, SDX_CB_MAP, SDX_VAL_LEN(v)); break;
-        case SDX_TYPE__TAG: /* a CBOR tag's head; the tagged value follows */
+        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+            p = float64 ? f64(p, v->v.d) : sdx_cb_double(p, v->v.d);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+            uint64_t sign = (uint64_t)(v->v.i >> 63);
+            p = sdx_cb_head(p, (unsigned)(sign & SDX_CB_NINT), (uint64_t)v->v.i ^ sign);
+        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+            p = sdx_cb_head(p, t == SDX_TYPE_MAP ? SDX_CB_MAP : SDX_CB_ARRAY, SDX_VAL_LEN(v));
+        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+            *p++ = v->v.u ? SDX_CB_TRUE : SDX_CB_FALSE;
+        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+            *p++ = SDX_CB_NULL;
+        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+            p = sdx_cb_head(p, SDX_CB_UINT, v->v.u);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_NINT) {
+            p = sdx_cb_head(p, SDX_CB_NINT, v->v.u);
+        } else if (bit & UINT32_C(1) << SDX_TYPE__TAG) {
+            /* a CBOR tag's head; the tagged value follows */
             if ((v->tag >> 8 & 0xff) != SDX_TAG_CBOR) goto back;
             p = sdx_cb_head(p, SDX_CB_TAG, v->v.u);
-            break;
-        default: goto back; /* RAW (or a corrupted slot) */
+        } else {
+            goto back; /* RAW (or a corrupted slot) */
         }
     }
     rc = 1;
