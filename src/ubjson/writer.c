@@ -593,50 +593,33 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             p += kn;
             v++;
         }
-        switch (SDX_VAL_TYPE(v)) {
-        case SDX_TYPE_NULL: *p++ = 'Z'; break;
-        case SDX_TYPE_BOOL: *p++ = v->v.u ? 'T' : 'F'; break;
-        case SDX_TYPE_INT: p = sdx_ubj_w_int(p, v->v.i); break;
-        case SDX_TYPE_UINT:
-            if (v->v.u > INT64_MAX) goto out; /* H, the writer's */
-            p = sdx_ubj_w_uint(p, v->v.u);
-            break;
-        case SDX_TYPE_DOUBLE:
-            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto out;
-            p[0] = 'D';
-            sdx_hot_store_be(p + 1, v->v.u, 8);
-            p += 9;
-            break;
-        case SDX_TYPE_STR: {
+        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        const unsigned t = SDX_VAL_TYPE(v);
+        const uint32_t bit = UINT32_C(1) << (t & 31);
+        if (t == SDX_TYPE_STR) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             const char *s = v->v.s;
             if (sn == 1 && (unsigned char)s[0] <= 127) { /* a char: the smallest encoding */
                 p[0] = 'C';
                 p[1] = s[0];
                 p += 2;
-                break;
+            } else {
+                if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
+                NODE_WALK_NEED(b, p, sn + NODE_FAST_ROOM, out);
+                *p++ = 'S';
+                p = sdx_ubj_w_uint(p, sn);
+                if (!sdx_utf8_copy_ok(w->utf8_valid, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
+                p += sn;
             }
-            if (sn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            NODE_WALK_NEED(b, p, sn + NODE_FAST_ROOM, out);
-            *p++ = 'S';
-            p = sdx_ubj_w_uint(p, sn);
-            if (!sdx_utf8_copy_ok(w->utf8_valid, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
-            p += sn;
-            break;
-        }
-        case SDX_TYPE_BIN: { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
-            size_t bn = (size_t)SDX_VAL_LEN(v);
-            if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
-            NODE_WALK_NEED(b, p, bn + NODE_FAST_ROOM, out);
-            memcpy(p, "[$U#", 4);
-            p = sdx_ubj_w_uint(p + 4, bn);
-            if (bn) memcpy(p, v->v.s, bn);
-            p += bn;
-            break;
-        }
-        case SDX_TYPE_ARRAY:
-        case SDX_TYPE_MAP: {
-            const int map = SDX_VAL_TYPE(v) == SDX_TYPE_MAP;
+        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+            if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto out;
+            p[0] = 'D';
+            sdx_hot_store_be(p + 1, v->v.u, 8);
+            p += 9;
+        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+            p = sdx_ubj_w_int(p, v->v.i);
+        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+            const int map = t == SDX_TYPE_MAP;
             const uint64_t count = SDX_VAL_LEN(v);
             if (count > 0x7fffffff) goto out;
             if (depth == st.cap) {
@@ -649,9 +632,23 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             p[0] = map ? '{' : '[';
             p[1] = '#';
             p = sdx_ubj_w_uint(p + 2, count);
-            break;
-        }
-        default: goto out; /* a tag, RAW, NINT (or a corrupted slot) */
+        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+            *p++ = v->v.u ? 'T' : 'F';
+        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+            *p++ = 'Z';
+        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+            if (v->v.u > INT64_MAX) goto out; /* H, the writer's */
+            p = sdx_ubj_w_uint(p, v->v.u);
+        } else if (bit & UINT32_C(1) << SDX_TYPE_BIN) { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
+            size_t bn = (size_t)SDX_VAL_LEN(v);
+            if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
+            NODE_WALK_NEED(b, p, bn + NODE_FAST_ROOM, out);
+            memcpy(p, "[$U#", 4);
+            p = sdx_ubj_w_uint(p + 4, bn);
+            if (bn) memcpy(p, v->v.s, bn);
+            p += bn;
+        } else {
+            goto out; /* a tag, RAW, NINT (or a corrupted slot) */
         }
         v++;
     }
