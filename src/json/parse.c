@@ -7,7 +7,7 @@
  * Structure. One function, parse_text(), holds the hot state in locals (the
  * cursor, the end, the next free slot, the innermost open container and its
  * element count) and moves between the states of the grammar with gotos: a
- * value starts with a switch on its first byte; arrays and maps have one
+ * value starts with tests on its first byte's class; arrays and maps have one
  * label per position (first element, element, after an element, key, colon,
  * member value, after a member). Everything rare (escapes, errors, comments,
  * NaN and Infinity, growing the array) is in separate functions.
@@ -635,59 +635,74 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
         goto fail;                                                                 \
     } while (0)
 
+/* The kind of value each first byte starts (0: none), for VALUE_SWITCH. */
+enum { VC_STR = 1, VC_NUM = 2, VC_OBJ = 4, VC_ARR = 8, VC_TRUE = 16, VC_FALSE = 32, VC_NULL = 64 };
+static const uint8_t value_class[256] = {
+    ['"'] = VC_STR, ['-'] = VC_NUM, ['0'] = VC_NUM, ['1'] = VC_NUM, ['2'] = VC_NUM,
+    ['3'] = VC_NUM, ['4'] = VC_NUM, ['5'] = VC_NUM, ['6'] = VC_NUM, ['7'] = VC_NUM,
+    ['8'] = VC_NUM, ['9'] = VC_NUM, ['{'] = VC_OBJ, ['['] = VC_ARR, ['t'] = VC_TRUE,
+    ['f'] = VC_FALSE, ['n'] = VC_NULL,
+};
+
 /* A scalar value at p into *val, then `after`; containers jump to their
  * begin labels for the context `in` (root, arr or obj); other bytes to
- * `other`. */
+ * `other`. Bit tests on the first byte's class, in the order of how common
+ * the values are, not a switch: on data that mixes them, a switch's
+ * indirect jump is often mispredicted where conditional branches are
+ * predicted from the recent history (and GCC turns a chain of == tests on
+ * one value into a switch, which bit tests avoid). */
 #define VALUE_SWITCH(after, other, in)                                             \
-    switch ((unsigned char)*p) {                                                   \
-    case '"':                                                                      \
-        p = read_string(ps, p, lim, val);                                          \
-        if (SDX_UNLIKELY(!p)) goto fail;                                           \
-        val++;                                                                     \
-        goto after;                                                                \
-    case '[':                                                                      \
-        goto arr_begin_##in;                                                       \
-    case '{':                                                                      \
-        goto obj_begin_##in;                                                       \
-    case '-': case '0': case '1': case '2': case '3': case '4':                    \
-    case '5': case '6': case '7': case '8': case '9':                              \
-        p = read_number(ps, p, lim, val);                                          \
-        if (SDX_UNLIKELY(!p)) goto fail;                                           \
-        val++;                                                                     \
-        goto after;                                                                \
-    case 't':                                                                      \
-        if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('t', 'r', 'u', 'e'))) { \
-            match_word(ps, p, "true", 4);                                          \
-            goto fail;                                                             \
+    do {                                                                           \
+        const unsigned vc_ = value_class[(unsigned char)*p];                       \
+        if (vc_ & VC_STR) {                                                        \
+            p = read_string(ps, p, lim, val);                                      \
+            if (SDX_UNLIKELY(!p)) goto fail;                                       \
+            val++;                                                                 \
+            goto after;                                                            \
         }                                                                          \
-        val->tag = SDX_TYPE_BOOL;                                                  \
-        val->v.u = 1;                                                              \
-        val++;                                                                     \
-        p += 4;                                                                    \
-        goto after;                                                                \
-    case 'f':                                                                      \
-        if (SDX_UNLIKELY(lim - p < 5 || load4le(p + 1) != WORD4('a', 'l', 's', 'e'))) { \
-            match_word(ps, p, "false", 5);                                         \
-            goto fail;                                                             \
+        if (vc_ & VC_NUM) {                                                        \
+            p = read_number(ps, p, lim, val);                                      \
+            if (SDX_UNLIKELY(!p)) goto fail;                                       \
+            val++;                                                                 \
+            goto after;                                                            \
         }                                                                          \
-        val->tag = SDX_TYPE_BOOL;                                                  \
-        val->v.u = 0;                                                              \
-        val++;                                                                     \
-        p += 5;                                                                    \
-        goto after;                                                                \
-    case 'n':                                                                      \
-        if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('n', 'u', 'l', 'l'))) { \
-            match_word(ps, p, "null", 4);                                          \
-            goto fail;                                                             \
+        if (vc_ & VC_OBJ) goto obj_begin_##in;                                     \
+        if (vc_ & VC_ARR) goto arr_begin_##in;                                     \
+        if (vc_ & VC_NULL) {                                                       \
+            if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('n', 'u', 'l', 'l'))) { \
+                match_word(ps, p, "null", 4);                                      \
+                goto fail;                                                         \
+            }                                                                      \
+            val->tag = SDX_TYPE_NULL;                                              \
+            val->v.u = 0;                                                          \
+            val++;                                                                 \
+            p += 4;                                                                \
+            goto after;                                                            \
         }                                                                          \
-        val->tag = SDX_TYPE_NULL;                                                  \
-        val->v.u = 0;                                                              \
-        val++;                                                                     \
-        p += 4;                                                                    \
-        goto after;                                                                \
-    default:                                                                       \
+        if (vc_ & VC_TRUE) {                                                       \
+            if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('t', 'r', 'u', 'e'))) { \
+                match_word(ps, p, "true", 4);                                      \
+                goto fail;                                                         \
+            }                                                                      \
+            val->tag = SDX_TYPE_BOOL;                                              \
+            val->v.u = 1;                                                          \
+            val++;                                                                 \
+            p += 4;                                                                \
+            goto after;                                                            \
+        }                                                                          \
+        if (vc_ & VC_FALSE) {                                                      \
+            if (SDX_UNLIKELY(lim - p < 5 || load4le(p + 1) != WORD4('a', 'l', 's', 'e'))) { \
+                match_word(ps, p, "false", 5);                                     \
+                goto fail;                                                         \
+            }                                                                      \
+            val->tag = SDX_TYPE_BOOL;                                              \
+            val->v.u = 0;                                                          \
+            val++;                                                                 \
+            p += 5;                                                                \
+            goto after;                                                            \
+        }                                                                          \
         goto other;                                                                \
-    }
+    } while (0)
 
 /* Open a container of `type` at val (p at its bracket) inside a parent of
  * `parent_type` (0 at the root, where ctn is the slot itself). The slot
@@ -724,7 +739,7 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
 root:
     SKIP_WS();
     RESERVE(1);
-    VALUE_SWITCH(root_done, root_other, root)
+    VALUE_SWITCH(root_done, root_other, root);
 root_other:
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_other_value(ps, p, val);
@@ -752,7 +767,7 @@ arr_first:
     if (*p == ']') goto arr_end;
 arr_val:
     RESERVE(1);
-    VALUE_SWITCH(arr_next, arr_other, arr)
+    VALUE_SWITCH(arr_next, arr_other, arr);
 arr_other:
     if (*p == ']' && (SDX_VAL_LEN(ctn) == 0 || (flags & SDX_JSON_READ_TRAILING_COMMAS))) goto arr_end;
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
@@ -805,7 +820,7 @@ obj_colon:
     p++;
     SKIP_WS();
 obj_val:
-    VALUE_SWITCH(obj_next, obj_other, obj)
+    VALUE_SWITCH(obj_next, obj_other, obj);
 obj_other:
     if ((flags & SDX_JSON_READ_NAN_INF) && (*p == 'N' || *p == 'I')) {
         p = read_other_value(ps, p, val);
