@@ -644,6 +644,21 @@ static const uint8_t value_class[256] = {
     ['f'] = VC_FALSE, ['n'] = VC_NULL,
 };
 
+/* The literal `word` (n bytes, the last four of them w4 as load4le reads
+ * them) at p into *val as a `type` slot with payload `pl`, then `after`. */
+#define LITERAL(word, n, w4, type, pl, after)                                      \
+    do {                                                                           \
+        if (SDX_UNLIKELY(lim - p < (n) || load4le(p + (n) - 4) != (w4))) {        \
+            match_word(ps, p, word, n);                                            \
+            goto fail;                                                             \
+        }                                                                          \
+        val->tag = (type);                                                         \
+        val->v.u = (pl);                                                           \
+        val++;                                                                     \
+        p += (n);                                                                  \
+        goto after;                                                                \
+    } while (0)
+
 /* A scalar value at p into *val, then `after`; containers jump to their
  * begin labels for the context `in` (root, arr or obj); other bytes to
  * `other`. Bit tests on the first byte's class, in the order of how common
@@ -668,39 +683,9 @@ static const uint8_t value_class[256] = {
         }                                                                          \
         if (vc_ & VC_OBJ) goto obj_begin_##in;                                     \
         if (vc_ & VC_ARR) goto arr_begin_##in;                                     \
-        if (vc_ & VC_NULL) {                                                       \
-            if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('n', 'u', 'l', 'l'))) { \
-                match_word(ps, p, "null", 4);                                      \
-                goto fail;                                                         \
-            }                                                                      \
-            val->tag = SDX_TYPE_NULL;                                              \
-            val->v.u = 0;                                                          \
-            val++;                                                                 \
-            p += 4;                                                                \
-            goto after;                                                            \
-        }                                                                          \
-        if (vc_ & VC_TRUE) {                                                       \
-            if (SDX_UNLIKELY(lim - p < 4 || load4le(p) != WORD4('t', 'r', 'u', 'e'))) { \
-                match_word(ps, p, "true", 4);                                      \
-                goto fail;                                                         \
-            }                                                                      \
-            val->tag = SDX_TYPE_BOOL;                                              \
-            val->v.u = 1;                                                          \
-            val++;                                                                 \
-            p += 4;                                                                \
-            goto after;                                                            \
-        }                                                                          \
-        if (vc_ & VC_FALSE) {                                                      \
-            if (SDX_UNLIKELY(lim - p < 5 || load4le(p + 1) != WORD4('a', 'l', 's', 'e'))) { \
-                match_word(ps, p, "false", 5);                                     \
-                goto fail;                                                         \
-            }                                                                      \
-            val->tag = SDX_TYPE_BOOL;                                              \
-            val->v.u = 0;                                                          \
-            val++;                                                                 \
-            p += 5;                                                                \
-            goto after;                                                            \
-        }                                                                          \
+        if (vc_ & VC_NULL) LITERAL("null", 4, WORD4('n', 'u', 'l', 'l'), SDX_TYPE_NULL, 0, after); \
+        if (vc_ & VC_TRUE) LITERAL("true", 4, WORD4('t', 'r', 'u', 'e'), SDX_TYPE_BOOL, 1, after); \
+        if (vc_ & VC_FALSE) LITERAL("false", 5, WORD4('a', 'l', 's', 'e'), SDX_TYPE_BOOL, 0, after); \
         goto other;                                                                \
     } while (0)
 
@@ -881,6 +866,7 @@ fail:
 #undef SKIP_WS
 #undef COMMENT_OR_FAIL
 #undef VALUE_SWITCH
+#undef LITERAL
 #undef OPEN
 #undef CLOSE
 }
