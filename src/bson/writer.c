@@ -614,9 +614,9 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             p += kn + 1;
             v++;
         }
-        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        /* tests, not a switch (NODE_WALK_BIT, core/node_walk.h) */
         const unsigned t = SDX_VAL_TYPE(v);
-        const uint32_t bit = UINT32_C(1) << (t & 31);
+        const uint32_t bit = NODE_WALK_BIT(t);
         if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN) {
             int str = t == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
@@ -633,11 +633,11 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             if (sn) memcpy(p, v->v.s, sn);
             p += sn;
             if (str) *p++ = 0;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_DOUBLE)) {
             *type_at = SDX_BSON_DOUBLE;
             sdx_store_le64(p, v->v.u);
             p += 8;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_INT)) {
             if (v->v.i >= INT32_MIN && v->v.i <= INT32_MAX) {
                 *type_at = SDX_BSON_INT32;
                 sdx_store_le32(p, (uint32_t)(int32_t)v->v.i);
@@ -647,7 +647,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
                 sdx_store_le64(p, (uint64_t)v->v.i);
                 p += 8;
             }
-        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+        } else if (bit & (NODE_WALK_BIT(SDX_TYPE_ARRAY) | NODE_WALK_BIT(SDX_TYPE_MAP))) {
             int array = t == SDX_TYPE_ARRAY;
             *type_at = array ? SDX_BSON_ARRAY : SDX_BSON_DOCUMENT;
             if (depth == st.cap) {
@@ -660,12 +660,12 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             g->index = 0;
             g->array = (uint8_t)array;
             p += 4; /* its length, patched at its end */
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BOOL)) {
             *type_at = SDX_BSON_BOOL;
             *p++ = (char)(v->v.u != 0);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NULL)) {
             *type_at = SDX_BSON_NULL;
-        } else if (bit & UINT32_C(1) << SDX_TYPE__TAG) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE__TAG)) {
             /* an int64 or a UTC datetime (BSON's parser tags each int64 so
              * that it stays one): one BSON tag on an INT, 8 bytes */
             if ((v->tag >> 8 & 0xff) != SDX_TAG_BSON || SDX_VAL_TYPE(v + 1) != SDX_TYPE_INT ||
@@ -675,7 +675,7 @@ static int node_fast(sdx_bson_writer *w, sdx_node n) {
             v++;
             sdx_store_le64(p, (uint64_t)v->v.i);
             p += 8;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_UINT)) {
             /* above INT64_MAX: SDX_ERR_RANGE without the option */
             if (!big_double || v->v.u <= INT64_MAX) goto out;
             *type_at = SDX_BSON_DOUBLE;

@@ -631,10 +631,10 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     u8 *p = (u8 *)b->cur;
     for (; v < end; v++) {
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
-        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        /* tests, not a switch (NODE_WALK_BIT, core/node_walk.h) */
         const unsigned t = SDX_VAL_TYPE(v);
-        const uint32_t bit = UINT32_C(1) << (t & 31);
-        if (bit & (UINT32_C(1) << SDX_TYPE_STR | UINT32_C(1) << SDX_TYPE_BIN)) {
+        const uint32_t bit = NODE_WALK_BIT(t);
+        if (bit & (NODE_WALK_BIT(SDX_TYPE_STR) | NODE_WALK_BIT(SDX_TYPE_BIN))) {
             const int text = t == SDX_TYPE_STR;
             size_t sn = (size_t)SDX_VAL_LEN(v);
             NODE_WALK_NEED(b, p, sn + SDX_CB_HEAD_MAX, back);
@@ -646,22 +646,22 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
                 goto back;
             }
             p += sn;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_DOUBLE)) {
             p = float64 ? f64(p, v->v.d) : sdx_cb_double(p, v->v.d);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_INT)) {
             uint64_t sign = (uint64_t)(v->v.i >> 63);
             p = sdx_cb_head(p, (unsigned)(sign & SDX_CB_NINT), (uint64_t)v->v.i ^ sign);
-        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+        } else if (bit & (NODE_WALK_BIT(SDX_TYPE_ARRAY) | NODE_WALK_BIT(SDX_TYPE_MAP))) {
             p = sdx_cb_head(p, t == SDX_TYPE_MAP ? SDX_CB_MAP : SDX_CB_ARRAY, SDX_VAL_LEN(v));
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BOOL)) {
             *p++ = v->v.u ? SDX_CB_TRUE : SDX_CB_FALSE;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NULL)) {
             *p++ = SDX_CB_NULL;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_UINT)) {
             p = sdx_cb_head(p, SDX_CB_UINT, v->v.u);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NINT)) {
             p = sdx_cb_head(p, SDX_CB_NINT, v->v.u);
-        } else if (bit & UINT32_C(1) << SDX_TYPE__TAG) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE__TAG)) {
             /* a CBOR tag's head; the tagged value follows */
             if ((v->tag >> 8 & 0xff) != SDX_TAG_CBOR) goto back;
             p = sdx_cb_head(p, SDX_CB_TAG, v->v.u);

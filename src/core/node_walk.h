@@ -211,6 +211,16 @@ out:
             goto fail;                                                                    \
     } while (0)
 
+/* The own walks' dispatch on a value's type: tests in the order of how
+ * common the types are, not a switch. On data that mixes types, a switch's
+ * indirect jump is often mispredicted, while conditional branches are
+ * predicted well from the history of recent branches; and as GCC turns a
+ * chain of == tests on one value back into a switch, the tests after the
+ * first are on NODE_WALK_BIT(type): `bit & NODE_WALK_BIT(SDX_TYPE_INT)`
+ * with `bit = NODE_WALK_BIT(SDX_VAL_TYPE(v))`. Types are below 16
+ * (SDX_TYPE__TAG); the mask only keeps the shift defined. */
+#define NODE_WALK_BIT(t) (UINT32_C(1) << ((t) & 31))
+
 /* The end of an own walk. `written`: the buffer's position moves to p, the
  * end of the value, and 1 is returned. Else 0, with the buffer rewound to
  * `start`, where the value began, for walk_node to write it all again; or

@@ -766,7 +766,7 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
      * state and no branch on it. The comma after the whole value is taken
      * back at the end. */
     for (;;) {
-        NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
+        /* room for the value (NODE_FAST_ROOM), in a map after its key */
         if (map) {
             /* a key, then its value */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
@@ -776,24 +776,21 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
             if (!(p = node_fast_string(w, p, v->v.s, kn, raw, "\":", 2))) goto refused;
             if (!raw) NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out); /* it may have grown */
             v++;
+        } else {
+            NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
         }
-        /* Tests in the order of how common the types are, not a switch: on
-         * data that mixes types the indirect jump of a switch is often
-         * mispredicted, while conditional branches are predicted well from
-         * the history of recent branches. Bit tests after the first, as GCC
-         * turns a chain of == tests on one value into a switch. (Types are
-         * below 16, SDX_TYPE__TAG; the mask only keeps the shift defined.) */
+        /* tests, not a switch (NODE_WALK_BIT, core/node_walk.h) */
         const unsigned t = SDX_VAL_TYPE(v);
-        const uint32_t bit = UINT32_C(1) << (t & 31);
+        const uint32_t bit = NODE_WALK_BIT(t);
         if (t == SDX_TYPE_STR) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             int raw = (v->tag & noesc) != 0;
             NODE_WALK_NEED(b, p, node_fast_room_for(sn, raw), out);
             if (!(p = node_fast_string(w, p, v->v.s, sn, raw, "\",", 2))) goto refused;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_INT)) {
             p = sdx_i64_to_dec(p, v->v.i);
             *p++ = ',';
-        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_DOUBLE)) {
             if (SDX_UNLIKELY((v->v.u >> 52 & 0x7FF) == 0x7FF)) {
                 if (!nan_null) goto out;
                 memcpy(p, "null", 4);
@@ -802,7 +799,7 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
                 p = sdx_dtoa_json(p, v->v.d);
             }
             *p++ = ',';
-        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+        } else if (bit & (NODE_WALK_BIT(SDX_TYPE_ARRAY) | NODE_WALK_BIT(SDX_TYPE_MAP))) {
             unsigned is_map = t == SDX_TYPE_MAP;
             if (SDX_VAL_LEN(v) == 0) { /* [] or {}: a span of one */
                 memcpy(p, is_map ? "{}," : "[],", 3);
@@ -821,13 +818,13 @@ static int node_fast(sdx_json_writer *w, sdx_node n) {
                 v++;
                 continue; /* not empty: no end here */
             }
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BOOL)) {
             memcpy(p, v->v.u ? "true," : "false,", 6);
             p += 6 - (v->v.u != 0);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NULL)) {
             memcpy(p, "null,", 5);
             p += 5;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_UINT)) {
             p = sdx_u64_to_dec(p, v->v.u);
             *p++ = ',';
         } else {

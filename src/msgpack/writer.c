@@ -647,9 +647,9 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     char *p = b->cur;
     for (; v < end; v++) {
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, back);
-        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        /* tests, not a switch (NODE_WALK_BIT, core/node_walk.h) */
         const unsigned t = SDX_VAL_TYPE(v);
-        const uint32_t bit = UINT32_C(1) << (t & 31);
+        const uint32_t bit = NODE_WALK_BIT(t);
         if (t == SDX_TYPE_STR) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             const char *s = v->v.s;
@@ -673,21 +673,21 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
             }
             if (!ok) goto back;
             p = body + sn;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_INT)) {
             p = sdx_mp_w_int(p, v->v.i);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_DOUBLE)) {
             if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto back;
             p = sdx_mp_w_f64(p, v->v.d);
-        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+        } else if (bit & (NODE_WALK_BIT(SDX_TYPE_ARRAY) | NODE_WALK_BIT(SDX_TYPE_MAP))) {
             if (SDX_VAL_LEN(v) > 0xffffffffu) goto back;
             p = sdx_mp_w_container(p, SDX_VAL_LEN(v), t == SDX_TYPE_MAP);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BOOL)) {
             *p++ = (char)(v->v.u ? 0xc3 : 0xc2);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NULL)) {
             *p++ = (char)0xc0;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_UINT)) {
             p = sdx_mp_w_uint(p, v->v.u);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BIN) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BIN)) {
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > 0xffffffffu) goto back;
             NODE_WALK_NEED(b, p, bn + 5, back);

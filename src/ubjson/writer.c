@@ -593,9 +593,9 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             p += kn;
             v++;
         }
-        /* tests, not a switch, as in the JSON writer's walk (json/writer.c) */
+        /* tests, not a switch (NODE_WALK_BIT, core/node_walk.h) */
         const unsigned t = SDX_VAL_TYPE(v);
-        const uint32_t bit = UINT32_C(1) << (t & 31);
+        const uint32_t bit = NODE_WALK_BIT(t);
         if (t == SDX_TYPE_STR) {
             size_t sn = (size_t)SDX_VAL_LEN(v);
             const char *s = v->v.s;
@@ -611,14 +611,14 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 if (!sdx_utf8_copy_ok(w->utf8_valid, p, s, sn, check && !(v->tag & SDX_VAL_NOESC))) goto out;
                 p += sn;
             }
-        } else if (bit & UINT32_C(1) << SDX_TYPE_DOUBLE) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_DOUBLE)) {
             if (v->tag & (SDX_VAL_FLOAT32 | SDX_VAL_FLOAT16)) goto out;
             p[0] = 'D';
             sdx_hot_store_be(p + 1, v->v.u, 8);
             p += 9;
-        } else if (bit & UINT32_C(1) << SDX_TYPE_INT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_INT)) {
             p = sdx_ubj_w_int(p, v->v.i);
-        } else if (bit & (UINT32_C(1) << SDX_TYPE_ARRAY | UINT32_C(1) << SDX_TYPE_MAP)) {
+        } else if (bit & (NODE_WALK_BIT(SDX_TYPE_ARRAY) | NODE_WALK_BIT(SDX_TYPE_MAP))) {
             const int map = t == SDX_TYPE_MAP;
             const uint64_t count = SDX_VAL_LEN(v);
             if (count > 0x7fffffff) goto out;
@@ -632,14 +632,14 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
             p[0] = map ? '{' : '[';
             p[1] = '#';
             p = sdx_ubj_w_uint(p + 2, count);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BOOL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BOOL)) {
             *p++ = v->v.u ? 'T' : 'F';
-        } else if (bit & UINT32_C(1) << SDX_TYPE_NULL) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_NULL)) {
             *p++ = 'Z';
-        } else if (bit & UINT32_C(1) << SDX_TYPE_UINT) {
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_UINT)) {
             if (v->v.u > INT64_MAX) goto out; /* H, the writer's */
             p = sdx_ubj_w_uint(p, v->v.u);
-        } else if (bit & UINT32_C(1) << SDX_TYPE_BIN) { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
+        } else if (bit & NODE_WALK_BIT(SDX_TYPE_BIN)) { /* an array of uint8, as sdx_ubjson_writer_bin writes it */
             size_t bn = (size_t)SDX_VAL_LEN(v);
             if (bn > INT64_MAX - NODE_FAST_ROOM) goto out;
             NODE_WALK_NEED(b, p, bn + NODE_FAST_ROOM, out);
