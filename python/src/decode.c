@@ -10,6 +10,8 @@
 
 #include <math.h>
 
+#include "core/platform.h"
+
 /* ------------------------------------------------------------------------ */
 /* The decoding context                                                      */
 /* ------------------------------------------------------------------------ */
@@ -22,6 +24,7 @@ typedef struct dec_ctx {
     int utf8_replace;       /* strings not checked by the reader: decode with U+FFFD */
     int in_key;             /* building a map key: arrays as tuples */
     PyObject *pending_exc;  /* an exception raised by the input's read() */
+    uintptr_t in_lo, in_hi; /* the input in memory (sdx.loads), else 0, 0 */
     PyObject **stack;       /* the elements of the open arrays */
     Py_ssize_t sp, cap;
     PyObject *inline_stack[DEC_INLINE_STACK];
@@ -32,6 +35,7 @@ static void dec_init(dec_ctx *c, sp_format f, const sp_opts *o) {
     c->utf8_replace = o->utf8_replace;
     c->in_key = 0;
     c->pending_exc = NULL;
+    c->in_lo = c->in_hi = 0;
     c->stack = c->inline_stack;
     c->sp = 0;
     c->cap = DEC_INLINE_STACK;
@@ -154,21 +158,35 @@ static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
 }
 
 /* The key cache: recent short ASCII keys (most documents repeat their
- * keys), each str made once and its hash computed once. An entry keeps
- * the key's hash and length, so that a miss rarely touches the str. */
-#define KEY_CACHE_SIZE 2048
+ * keys), each str made once and its hash computed once.
+ *
+ * A key of up to 16 bytes is looked up by its bytes themselves: they are
+ * read as two 64-bit words, zero past the key's end, and an entry holds
+ * those two words and the length, so a hit is three compares of integers
+ * (no memcmp call, no read of the cached str). Where 16 bytes can be read
+ * from the key's start within the input (dec_ctx's in_lo/in_hi), the
+ * words are one unaligned 16-byte read masked by the length, with no
+ * branch on the length; elsewhere (the end of the input, a key the reader
+ * unescaped into its own space, a streamed input) its n bytes are copied
+ * into a zeroed pair of words. A longer key (up to 64 bytes) is found by a
+ * hash of its bytes in `a` and compared with memcmp. */
+#define KEY_CACHE_SETS 1024 /* of two entries, one 64-byte line each */
 #define KEY_CACHE_MAX_LEN 64
+#define KEY_SHORT 16
 
 typedef struct {
-    uint64_t h;
+    uint64_t a, b; /* short key: its bytes; long key: its hash in a */
     size_t n;
     PyObject *s;
 } key_entry;
 
-static key_entry key_cache[KEY_CACHE_SIZE];
+/* Two ways per set: a key whose slot another key took stays in the
+ * second way, so that two keys with the same index do not evict each
+ * other in turn (each eviction costs a new str and its hash). */
+static _Alignas(64) key_entry key_cache[2 * KEY_CACHE_SETS];
 
 void sp_key_cache_clear(void) {
-    for (size_t i = 0; i < KEY_CACHE_SIZE; i++) Py_CLEAR(key_cache[i].s);
+    for (size_t i = 0; i < 2 * KEY_CACHE_SETS; i++) Py_CLEAR(key_cache[i].s);
 }
 
 static inline uint64_t load8(const char *p) {
@@ -177,39 +195,27 @@ static inline uint64_t load8(const char *p) {
     return w;
 }
 
-static inline uint32_t load4(const char *p) {
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-}
+/* 16 bytes of 0xff then 16 of 0: the mask of the first n bytes of a
+ * 16-byte word pair is at key_mask_bytes + 16 - n (byte order free). */
+static const unsigned char key_mask_bytes[32] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
-/* A hash of the n bytes at p (n <= 64): whole words, then the last 8 (or
- * 4 + 4, or 3 single bytes) overlapping, with no byte read outside. */
-static inline uint64_t key_hash(const char *p, size_t n) {
-    uint64_t h = (uint64_t)n * UINT64_C(0x9e3779b97f4a7c15), w;
-    if (n >= 8) {
-        size_t i = 0;
-        for (; i + 8 < n; i += 8) {
-            h = (h ^ load8(p + i)) * UINT64_C(0xff51afd7ed558ccd);
-            h ^= h >> 32;
-        }
-        w = load8(p + n - 8);
-    } else if (n >= 4) {
-        w = (uint64_t)load4(p) << 32 | load4(p + n - 4);
-    } else if (n > 0) {
-        w = (uint64_t)(unsigned char)p[0] << 16 | (uint64_t)(unsigned char)p[n / 2] << 8 | (unsigned char)p[n - 1];
-    } else {
-        w = 0;
+/* A hash of the n bytes at p (16 < n <= 64): whole words, then the last 8
+ * overlapping, with no byte read outside. */
+static inline uint64_t key_hash_long(const char *p, size_t n) {
+    uint64_t h = (uint64_t)n * UINT64_C(0x9e3779b97f4a7c15);
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        h = (h ^ load8(p + i)) * UINT64_C(0xff51afd7ed558ccd);
+        h ^= h >> 32;
     }
-    h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
+    h = (h ^ load8(p + n - 8)) * UINT64_C(0xc4ceb9fe1a85ec53);
     return h ^ (h >> 29);
 }
 
-static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
-    if (n > KEY_CACHE_MAX_LEN) return dec_str(c, p, n);
-    uint64_t h = key_hash(p, n);
-    key_entry *e = &key_cache[h & (KEY_CACHE_SIZE - 1)];
-    if (e->h == h && e->n == n && e->s && memcmp(PyUnicode_DATA(e->s), p, n) == 0) return Py_NewRef(e->s);
+/* Not in the set: a new str, hashed, into the set's first way (the first
+ * way's key moves to the second, whose key is dropped). */
+static SDX_NOINLINE PyObject *key_miss(dec_ctx *c, key_entry *set, const char *p, size_t n, uint64_t a,
+                                       uint64_t b) {
     if (!is_ascii(p, n)) return dec_str_slow(c, p, n);
     PyObject *s = PyUnicode_New((Py_ssize_t)n, 127);
     if (!s) return NULL;
@@ -218,10 +224,47 @@ static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
         Py_DECREF(s);
         return NULL;
     }
-    Py_XSETREF(e->s, Py_NewRef(s));
-    e->h = h;
-    e->n = n;
+    PyObject *old = set[1].s;
+    set[1] = set[0];
+    set[0].a = a;
+    set[0].b = b;
+    set[0].n = n;
+    set[0].s = Py_NewRef(s);
+    Py_XDECREF(old);
     return s;
+}
+
+static SDX_NOINLINE PyObject *key_long(dec_ctx *c, const char *p, size_t n) {
+    if (n > KEY_CACHE_MAX_LEN) return dec_str(c, p, n);
+    const uint64_t h = key_hash_long(p, n);
+    key_entry *set = &key_cache[2 * (h & (KEY_CACHE_SETS - 1))];
+    for (int i = 0; i < 2; i++)
+        if (set[i].a == h && set[i].n == n && set[i].s && memcmp(PyUnicode_DATA(set[i].s), p, n) == 0)
+            return Py_NewRef(set[i].s);
+    return key_miss(c, set, p, n, h, 0);
+}
+
+static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
+    if (n > KEY_SHORT) return key_long(c, p, n);
+    uint64_t a, b;
+    if ((uintptr_t)p >= c->in_lo && (uintptr_t)p + KEY_SHORT <= c->in_hi) {
+        const unsigned char *m = key_mask_bytes + KEY_SHORT - n;
+        a = load8(p) & load8((const char *)m);
+        b = load8(p + 8) & load8((const char *)m + 8);
+    } else {
+        uint64_t w[2] = {0, 0};
+        if (n) memcpy(w, p, n); /* p may be NULL when n is 0 */
+        a = w[0];
+        b = w[1];
+    }
+    uint64_t h = (a * UINT64_C(0x9e3779b97f4a7c15)) ^ (b * UINT64_C(0xff51afd7ed558ccd)) ^ n;
+    h ^= h >> 29;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    key_entry *set = &key_cache[2 * ((h >> 40) & (KEY_CACHE_SETS - 1))];
+    /* the entries' n of a long key (> 16) never equals a short key's */
+    if (SDX_LIKELY(set[0].a == a && set[0].b == b && set[0].n == n && set[0].s)) return Py_NewRef(set[0].s);
+    if (set[1].a == a && set[1].b == b && set[1].n == n && set[1].s) return Py_NewRef(set[1].s);
+    return key_miss(c, set, p, n, a, b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -568,6 +611,8 @@ PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) 
     if (o->seq && len == 0) return PyList_New(0);
     dec_ctx c;
     dec_init(&c, f, o);
+    c.in_lo = (uintptr_t)data;
+    c.in_hi = (uintptr_t)data + len;
     void *r = reader_open(f, data, len, NULL, NULL, 0, o, o->seq, &c.src);
     if (!r) return PyErr_NoMemory();
     int gc_was_on = len >= GC_PAUSE_FROM ? PyGC_Disable() : 0;

@@ -247,6 +247,31 @@ def test_key_cache_and_long_keys():
             assert sdx.loads(sdx.dumps(d, fmt), fmt) == d
 
 
+def test_key_cache_short_keys():
+    # The cache reads a key of up to 16 bytes as two words, zero past its
+    # end: keys that differ only in length ("a", "a\0"), in a byte after
+    # the eighth or at the sixteenth, keys within 16 bytes of the input's
+    # end, escaped keys (made in the reader's own space) and streamed input.
+    base = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    keys = [base[:n] for n in range(71)]
+    keys += [k + "\0" for k in keys[:17]] + ["\0" * n for n in range(1, 18)]
+    keys += [base[:n - 1] + "!" for n in range(1, 18)] + ["é" * n for n in range(1, 9)]
+    keys += ['q"%d\\' % n for n in range(3)]
+    for fmt in ("json", "msgpack", "cbor", "bson", "ubjson", "binn"):
+        ks = [k for k in keys if fmt != "bson" or "\0" not in k]  # BSON keys are C strings
+        for _ in range(2):
+            for k in ks:
+                one = {k: 1}
+                assert sdx.loads(sdx.dumps(one, fmt), fmt) == one
+                assert list(sdx.iter_load(io.BytesIO(sdx.dumps(one, fmt)), fmt)) == [one]
+            many = {k: i for i, k in enumerate(ks)}
+            assert list(sdx.loads(sdx.dumps(many, fmt), fmt).items()) == list(many.items())
+            nested = {"n": [{k: [{k: None}]} for k in ks]}
+            assert sdx.loads(sdx.dumps(nested, fmt), fmt) == nested
+    # JSON with escapes that unescape to a short key
+    assert sdx.loads(b'{"\\u0061b":1,"a\\u0000":2,"a":3}') == {"ab": 1, "a\0": 2, "a": 3}
+
+
 def depth(v):
     n = 0
     while isinstance(v, (list, dict)) and v:
