@@ -1842,11 +1842,25 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o) {
         if (e) {
             enc_fail(&c, e, obj);
         } else if (to_bytes && actx.obj && sdx_buf_data(b) == PyBytes_AS_STRING(actx.obj)) {
-            /* the output is the bytes object's content: shrink it to the
-             * length and hand it out (the buffer's free then does nothing) */
+            /* the output is the bytes object's content: hand it out (the
+             * buffer's free then does nothing), shrunk to the length. When
+             * what is left over is at most an eighth (the usual case: the
+             * allocation was the last output's length and an eighth), the
+             * storage is kept as it is and only the object's length set:
+             * shrinking with realloc would make the block freed later
+             * smaller than the next call's first allocation, and glibc's
+             * malloc, which raises its mmap threshold to the size of an
+             * mmapped block when it is freed, would then map (and fault in)
+             * fresh pages for every call. */
             result = (PyObject *)actx.obj;
             actx.obj = NULL;
-            if (_PyBytes_Resize(&result, (Py_ssize_t)len) < 0) result = NULL;
+            const size_t cap = (size_t)PyBytes_GET_SIZE(result);
+            if (len >= cap - cap / 8) {
+                Py_SET_SIZE(result, (Py_ssize_t)len);
+                PyBytes_AS_STRING(result)[len] = '\0';
+            } else if (_PyBytes_Resize(&result, (Py_ssize_t)len) < 0) {
+                result = NULL;
+            }
         } else {
             result = PyBytes_FromStringAndSize(sdx_buf_data(b), (Py_ssize_t)len);
         }

@@ -307,3 +307,22 @@ def test_string_widths():
                 assert got == [s, {s: s}] and hash(got[0]) == hash(s), (fmt, hex(a), hex(b))
                 assert got[0].encode() == s.encode() and __import__("sys").getsizeof(got[0]) == \
                     __import__("sys").getsizeof(s.encode().decode())
+
+
+def test_large_outputs_of_changing_sizes():
+    # Outputs from 32 KiB on are written into a bytes object sized from the
+    # previous output's length and kept unshrunk when at most an eighth is
+    # left over: the length, the content and the terminating NUL must be
+    # those of the output, whatever the sizes before it.
+    import ctypes
+    import json
+    for fmt in ("json", "msgpack", "cbor", "bson", "ubjson", "binn"):
+        for n in (9000, 9000, 8990, 8000, 1000, 9000, 12000, 12000, 100, 12000, 11000):
+            doc = {"v": ["x%05d" % i for i in range(n)]}
+            out = sdx.dumps(doc, fmt)
+            assert sdx.loads(out, fmt) == doc
+            if fmt == "json":
+                assert out == json.dumps(doc, separators=(",", ":")).encode()
+                assert ctypes.c_char_p(out).value == out  # its NUL right after the end
+            assert len(out) == len(bytes(bytearray(out))) and hash(out) == hash(bytes(bytearray(out)))
+            assert out + b"" == out and out[-1:] == bytes(bytearray(out))[-1:]
