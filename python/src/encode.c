@@ -875,6 +875,60 @@ static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int dept
 }
 
 static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
+/* The key cache of the direct path: the text of recent keys ('"', the
+ * key, '":'), found by the key object's address, so that a key written
+ * before is one 32-byte copy, with no look at its characters and no call
+ * of the escape kernel (a document's keys are mostly a few str objects met
+ * again and again: in the same document, or in the next one when they are
+ * the same constants). An entry holds a reference to its str: while it is
+ * cached no other object can take its address, and a str does not change,
+ * so an entry stays right. A key is cached the second time running that
+ * its slot sees it (`seen`, an address only compared, never followed):
+ * keys met once cost one compare and one store, not a reference and a
+ * copy of their text. Only exact str keys come here, and the direct path
+ * writes them one way (nothing but '"', '\\' and control characters
+ * escaped). */
+#define JK_BITS 10
+#define JK_SLOTS (1u << JK_BITS)
+#define JK_TEXT 32
+
+/* Apart, so that the test of a key touches only jk_obj. */
+static PyObject *jk_obj[JK_SLOTS];        /* the cached key (a reference), or NULL */
+static const PyObject *jk_seen[JK_SLOTS]; /* the last key that missed there */
+static uint8_t jk_len[JK_SLOTS];
+static char jk_text[JK_SLOTS][JK_TEXT];
+
+_Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256, "a key's text is copied where JD_ROOM bytes less its comma are free");
+
+/* A key that missed the cache: written as any str, and cached when it
+ * missed here last time too, its text fits, and the buffer was not moved
+ * to make room for it (which an escaped key may need). */
+static SDX_NOINLINE char *jd_key_miss(jd_ctx *j, char *p, PyObject *k, size_t i) {
+    const uintptr_t start = (uintptr_t)j->b->start;
+    char *q = jd_str(j, p, k, 1);
+    if (jk_seen[i] != k) {
+        jk_seen[i] = k;
+    } else if (q && (uintptr_t)j->b->start == start && q - p <= JK_TEXT) {
+        PyObject *old = jk_obj[i];
+        jk_obj[i] = Py_NewRef(k);
+        jk_len[i] = (uint8_t)(q - p);
+        memcpy(jk_text[i], p, JK_TEXT); /* JD_ROOM - 1 bytes were free at p */
+        Py_XDECREF(old); /* a str: its deallocation runs no Python code */
+    }
+    return q;
+}
+
+/* An exact str key at p, where JD_ROOM - 1 bytes are free: its text and
+ * colon. */
+static SDX_ALWAYS_INLINE char *jd_key(jd_ctx *j, char *p, PyObject *k) {
+    const size_t i = (size_t)((uint64_t)(uintptr_t)k * UINT64_C(0x9e3779b97f4a7c15) >> (64 - JK_BITS));
+    if (SDX_LIKELY(jk_obj[i] == k)) {
+        memcpy(p, jk_text[i], JK_TEXT);
+        return p + jk_len[i];
+    }
+    return jd_key_miss(j, p, k, i);
+}
+
 
 /* jd_dict and jd_seq */
 #define DW(name) jd_##name
@@ -896,7 +950,7 @@ static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
         *(p)++ = ']';              \
     } while (0)
 #define DW_SEP(p, i) (*(p) = ',', (p) += (i) != 0)
-#define DW_KEY(j, p, k, d) jd_str(j, p, k, 1)
+#define DW_KEY(j, p, k, d) jd_key(j, p, k)
 #define DW_KEY_OTHER(j, p, k, d) jd_key_other(j, p, k, d)
 #define DW_ITEM(j, p, v, d) jd_value(j, p, v, d)
 #include "direct_tmpl.h"

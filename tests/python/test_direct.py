@@ -140,6 +140,40 @@ def test_json_long_strings_and_escapes_across_growth():
     assert got == writer == sdx.dumps(x, "json", indent=0)
 
 
+def test_json_key_cache():
+    # The direct path caches a key's text by the key object (a reference
+    # held), from the second time in a row its slot sees it: the same
+    # objects in one document and the next, fresh objects whose addresses
+    # are taken again, keys whose text fits 32 bytes or not, escaped keys
+    # that grow the buffer, non-ASCII keys, more keys than slots, and keys
+    # that are not exact str, each against json.dumps.
+    def ref(x):
+        return json.dumps(x, separators=(",", ":"), ensure_ascii=False).encode()
+
+    lengths = list(range(0, 40))
+    keys = ["k" * n for n in lengths] + ["é" * n for n in range(1, 20)] + ["\x01" * n for n in range(1, 40)]
+    keys += ['"' * n for n in range(1, 20)] + ["\\q\n"]
+    doc = [{k: i for i, k in enumerate(keys)} for _ in range(3)]
+    for _ in range(3):
+        assert sdx.dumps(doc) == ref(doc)
+        assert sdx.dumps({"pad" * 20: 1, "nest": doc}) == ref({"pad" * 20: 1, "nest": doc})
+    for i in range(20000):
+        k = "".join(["k", str(i % 7), "x" * (i % 5), chr(0x61 + i % 26)])  # a new object each time
+        d = {k: i, "v": [{k: None}]}
+        assert sdx.dumps(d) == ref(d), k
+        del d, k
+    many = {"key%d" % i: i for i in range(5000)}
+    for _ in range(2):
+        assert sdx.dumps(many) == ref(many)
+
+    class S(str):
+        pass
+
+    sub = {S("b"): 1, "a": 2}
+    for _ in range(2):
+        assert sdx.dumps(sub) == b'{"b":1,"a":2}'
+
+
 def test_msgpack_every_header_size():
     # each length on both sides of every header boundary, as values and keys,
     # past the buffer's first reservations
