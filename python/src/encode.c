@@ -900,15 +900,13 @@ static char jk_text[JK_SLOTS][JK_TEXT];
 
 _Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256, "a key's text is copied where JD_ROOM bytes less its comma are free");
 
-/* A key that missed the cache: written as any str, and cached when it
- * missed here last time too, its text fits, and the buffer was not moved
- * to make room for it (which an escaped key may need). */
-static SDX_NOINLINE char *jd_key_miss(jd_ctx *j, char *p, PyObject *k, size_t i) {
+/* A key that missed its slot twice running: written as any str, and
+ * cached when its text fits and the buffer was not moved to make room for
+ * it (which an escaped key may need). */
+static SDX_NOINLINE char *jd_key_admit(jd_ctx *j, char *p, PyObject *k, size_t i) {
     const uintptr_t start = (uintptr_t)j->b->start;
     char *q = jd_str(j, p, k, 1);
-    if (jk_seen[i] != k) {
-        jk_seen[i] = k;
-    } else if (q && (uintptr_t)j->b->start == start && q - p <= JK_TEXT) {
+    if (q && (uintptr_t)j->b->start == start && q - p <= JK_TEXT) {
         PyObject *old = jk_obj[i];
         jk_obj[i] = Py_NewRef(k);
         jk_len[i] = (uint8_t)(q - p);
@@ -926,7 +924,11 @@ static SDX_ALWAYS_INLINE char *jd_key(jd_ctx *j, char *p, PyObject *k) {
         memcpy(p, jk_text[i], JK_TEXT);
         return p + jk_len[i];
     }
-    return jd_key_miss(j, p, k, i);
+    if (jk_seen[i] != k) { /* a key met once costs this store */
+        jk_seen[i] = k;
+        return jd_str(j, p, k, 1);
+    }
+    return jd_key_admit(j, p, k, i);
 }
 
 
