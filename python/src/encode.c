@@ -875,6 +875,7 @@ static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int dept
 }
 
 static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
+
 /* The key cache of the direct path: the text of recent keys ('"', the
  * key, '":'), found by the key object's address, so that a key written
  * before is one 32-byte copy, with no look at its characters and no call
@@ -898,7 +899,8 @@ static const PyObject *jk_seen[JK_SLOTS]; /* the last key that missed there */
 static uint8_t jk_len[JK_SLOTS];
 static char jk_text[JK_SLOTS][JK_TEXT];
 
-_Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256, "a key's text is copied where JD_ROOM bytes less its comma are free");
+_Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256,
+               "a key's text is copied where JD_ROOM bytes less its comma are free");
 
 /* A key that missed its slot twice running: written as any str, and
  * cached when its text fits and the buffer was not moved to make room for
@@ -930,7 +932,6 @@ static SDX_ALWAYS_INLINE char *jd_key(jd_ctx *j, char *p, PyObject *k) {
     }
     return jd_key_admit(j, p, k, i);
 }
-
 
 /* jd_dict and jd_seq */
 #define DW(name) jd_##name
