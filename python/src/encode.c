@@ -884,7 +884,7 @@ static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
  * the same constants). An entry holds a reference to its str: while it is
  * cached no other object can take its address, and a str does not change,
  * so an entry stays right. A key is cached the second time running that
- * its slot sees it (`seen`, an address only compared, never followed):
+ * its slot sees it (`jk_seen`, an address kept as a number, only compared):
  * keys met once cost one compare and one store, not a reference and a
  * copy of their text. Only exact str keys come here, and the direct path
  * writes them one way (nothing but '"', '\\' and control characters
@@ -895,7 +895,7 @@ static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
 
 /* Apart, so that the test of a key touches only jk_obj. */
 static PyObject *jk_obj[JK_SLOTS];        /* the cached key (a reference), or NULL */
-static const PyObject *jk_seen[JK_SLOTS]; /* the last key that missed there */
+static uintptr_t jk_seen[JK_SLOTS];       /* the address of the last key missed there */
 static uint8_t jk_len[JK_SLOTS];
 static char jk_text[JK_SLOTS][JK_TEXT];
 
@@ -912,7 +912,7 @@ static SDX_NOINLINE char *jd_key_admit(jd_ctx *j, char *p, PyObject *k, size_t i
         PyObject *old = jk_obj[i];
         jk_obj[i] = Py_NewRef(k);
         jk_len[i] = (uint8_t)(q - p);
-        memcpy(jk_text[i], p, JK_TEXT); /* JD_ROOM - 1 bytes were free at p */
+        memcpy(jk_text[i], p, (size_t)(q - p)); /* a hit copies the rest too, past the output */
         Py_XDECREF(old); /* a str: its deallocation runs no Python code */
     }
     return q;
@@ -926,8 +926,8 @@ static SDX_ALWAYS_INLINE char *jd_key(jd_ctx *j, char *p, PyObject *k) {
         memcpy(p, jk_text[i], JK_TEXT);
         return p + jk_len[i];
     }
-    if (jk_seen[i] != k) { /* a key met once costs this store */
-        jk_seen[i] = k;
+    if (jk_seen[i] != (uintptr_t)k) { /* a key met once costs this store */
+        jk_seen[i] = (uintptr_t)k;
         return jd_str(j, p, k, 1);
     }
     return jd_key_admit(j, p, k, i);
@@ -1755,8 +1755,9 @@ static int shared_buf_ready, shared_buf_busy;
 
 /* Large outputs are written straight into a bytes object instead: the
  * buffer's storage is the character array of one, grown with
- * PyObject_Realloc (in place or by remapping, for large sizes) and shrunk
- * to the output's length at the end, so the output is never copied. The
+ * PyObject_Realloc (in place or by remapping, for large sizes) and given
+ * the output's length at the end (see sp_dumps), so the output is never
+ * copied. The
  * previous output's size (per format) predicts which path a call takes and
  * the first size to allocate. */
 #define BYTES_OUT_FROM ((size_t)32 << 10)
