@@ -158,11 +158,19 @@ typedef struct sdx_ubjson_write_opts {
 
 /* One open container (private). */
 typedef struct sdx_ubjson_frame {
-    uint64_t items; /* items written (a map's keys and values both count) */
-    uint64_t limit; /* items allowed: twice the count for a map, the count
-                       for an array, UINT64_MAX for a plain container */
+    uint64_t left;  /* items still allowed (a map's keys and values both
+                       count: twice its count); a plain container (no
+                       count) counts down from SDX_UBJ_W_PLAIN_ARRAY or
+                       SDX_UBJ_W_PLAIN_MAP, at or above 2^63 */
+    uint64_t vmask; /* a value may come without bookkeeping when
+                       left & vmask is not zero: all ones in an untyped
+                       array (and the root), 1 in an untyped map (a value
+                       is due when left is odd), 0 in a typed container
+                       and after an error */
     uint8_t kind;   /* root, array or map */
     uint8_t type;   /* element type marker of a typed container, else 0 */
+    uint8_t kmask;  /* 1 in a map (a key is due when left is even and not
+                       zero), 0 elsewhere and after an error */
 } sdx_ubjson_frame;
 
 /* The writer. All fields are private. It points into itself, so it must not
@@ -312,25 +320,32 @@ static inline sdx_err sdx_ubjson_writer_error(const sdx_ubjson_writer *w) { retu
  * library, which shares it with these functions. */
 
 /* Frame kinds (sdx_ubjson_frame.kind). After an error the writer's
- * innermost frame allows no item (items 1, limit 0), so every fast path
- * falls through to the exported function, which returns the sticky
+ * innermost frame allows no item (left, vmask and kmask 0), so every fast
+ * path falls through to the exported function, which returns the sticky
  * error. */
 enum { SDX_UBJ_W_ROOT, SDX_UBJ_W_ARRAY, SDX_UBJ_W_MAP };
 
-/* Whether the next item of frame f may be written without bookkeeping:
- * its count allows one, the frame is not typed, and the item is a key
- * (`key`) exactly where a map's key is due. */
+/* The `left` of a plain container when it opens (a map's even, so that a
+ * key is due exactly when `left` is even, as in a counted map). */
+#define SDX_UBJ_W_PLAIN_ARRAY UINT64_MAX
+#define SDX_UBJ_W_PLAIN_MAP (UINT64_MAX - 1)
+#define SDX_UBJ_W_PLAIN_MIN (UINT64_C(1) << 63)
+
+/* Whether the next item of frame f may be written without bookkeeping: a
+ * value where the frame is not typed and its count allows one (arrays) or
+ * a value is due (maps: left odd), one test; a key where a map's key is
+ * due (`key`). */
 static inline int sdx_ubj_w_slot(const sdx_ubjson_frame *f, int key) {
-    int key_due = f->kind == SDX_UBJ_W_MAP && !(f->items & 1);
-    return f->items < f->limit && !f->type && key_due == key;
+    if (key) return f->left != 0 && (~f->left & f->kmask) != 0;
+    return (f->left & f->vmask) != 0;
 }
 
 /* Where an item goes (sdx_hot_slot) when it may come without bookkeeping
  * (a value, or a key where `key`) and `need` bytes fit. */
 static inline bool sdx_ubj_w_room(const sdx_ubjson_writer *w, size_t need, int key, sdx_hot_slot *s) {
     sdx_ubjson_frame *f = w->top;
-    s->count = &f->items;
-    s->next = f->items + 1;
+    s->count = &f->left;
+    s->next = f->left - 1;
     s->b = w->out;
     s->p = s->b->cur;
     return sdx_ubj_w_slot(f, key) && (size_t)(s->b->end - s->p) >= need;
@@ -436,11 +451,12 @@ static inline int sdx_ubj_w_begin(sdx_ubjson_writer *w, uint64_t count, int map)
     if (count > 0x7fffffff || ((w->flags & SDX_UBJSON_WRITE_BJDATA) && count > 0xff) ||
         f >= w->last || !sdx_ubj_w_slot(f, 0) || (size_t)(b->end - p) < 7)
         return 0;
-    f->items++;
-    f[1].items = 0;
-    f[1].limit = map ? 2 * count : count;
+    f->left--;
+    f[1].left = map ? 2 * count : count;
+    f[1].vmask = map ? 1 : UINT64_MAX;
     f[1].kind = (uint8_t)(map ? SDX_UBJ_W_MAP : SDX_UBJ_W_ARRAY);
     f[1].type = 0;
+    f[1].kmask = (uint8_t)map;
     w->top = f + 1;
     p[0] = map ? '{' : '[';
     p[1] = '#';
@@ -461,7 +477,7 @@ static inline sdx_err sdx_ubjson_writer_begin_map_inline(sdx_ubjson_writer *w, u
 /* A counted container whose count is met: nothing to write. */
 static inline sdx_err sdx_ubjson_writer_end_inline(sdx_ubjson_writer *w) {
     sdx_ubjson_frame *f = w->top;
-    if (f->items != f->limit || f->limit == UINT64_MAX || f->kind == SDX_UBJ_W_ROOT)
+    if (f->left != 0 || f->kind == SDX_UBJ_W_ROOT)
         return (sdx_ubjson_writer_end)(w);
     w->top = f - 1;
     return SDX_OK;

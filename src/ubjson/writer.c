@@ -25,13 +25,29 @@ typedef unsigned char u8;
 enum { FRAME_ROOT = SDX_UBJ_W_ROOT, FRAME_ARRAY = SDX_UBJ_W_ARRAY, FRAME_MAP = SDX_UBJ_W_MAP };
 
 /* Set the sticky error (the first one stays) and close the innermost frame
- * to every item, so that the inline fast paths (ubjson.h) hand each later
- * call to the exported functions, which return the error. */
+ * to every item and to its end (a root frame never ends inline), so that
+ * the inline fast paths (ubjson.h) hand each later call to the exported
+ * functions, which return the error. */
 static SDX_NOINLINE sdx_err fail(sdx_ubjson_writer *w, sdx_err err) {
     if (!w->err) w->err = err;
-    w->top->items = 1;
-    w->top->limit = 0;
+    w->top->left = 0;
+    w->top->vmask = 0;
+    w->top->kmask = 0;
+    w->top->kind = FRAME_ROOT;
     return w->err;
+}
+
+/* Open frame f as a container of `kind` and element type `type` (0:
+ * untyped) of `count` items (SDX_COUNT_UNKNOWN: a plain container). */
+static void frame_open(sdx_ubjson_frame *f, u8 kind, u8 type, uint64_t count) {
+    bool map = kind == FRAME_MAP;
+    f->kind = kind;
+    f->type = type;
+    f->left = count == SDX_COUNT_UNKNOWN ? (map ? SDX_UBJ_W_PLAIN_MAP : SDX_UBJ_W_PLAIN_ARRAY)
+              : map                      ? 2 * count
+                                         : count;
+    f->vmask = type ? 0 : map ? 1 : UINT64_MAX;
+    f->kmask = (u8)map;
 }
 
 static bool is_bjdata(const sdx_ubjson_writer *w) {
@@ -52,10 +68,7 @@ sdx_err sdx_ubjson_writer_init(sdx_ubjson_writer *w, sdx_buf *out,
     w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
     w->top = w->frames;
-    w->top->items = 0;
-    w->top->limit = w->flags & SDX_UBJSON_WRITE_SEQUENCE ? UINT64_MAX : 1;
-    w->top->kind = FRAME_ROOT;
-    w->top->type = 0;
+    frame_open(w->top, FRAME_ROOT, 0, w->flags & SDX_UBJSON_WRITE_SEQUENCE ? SDX_COUNT_UNKNOWN : 1);
     w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
@@ -127,11 +140,11 @@ static bool put_bytes(sdx_ubjson_writer *w, const void *s, size_t n) {
 static bool value_slot(sdx_ubjson_writer *w, u8 *type) {
     if (w->err) return false;
     sdx_ubjson_frame *f = w->top;
-    if (f->items >= f->limit || (f->kind == FRAME_MAP && !(f->items & 1))) {
+    if (f->left == 0 || (f->kind == FRAME_MAP && !(f->left & 1))) {
         fail(w, SDX_ERR_USAGE);
         return false;
     }
-    f->items++;
+    f->left--;
     *type = f->type;
     return true;
 }
@@ -392,11 +405,7 @@ static sdx_err begin(sdx_ubjson_writer *w, uint8_t kind, u8 type, uint64_t count
         p = enc_uint(p, count, is_bjdata(w));
     }
     if (!put_bytes(w, head, (size_t)(p - head))) return w->err;
-    sdx_ubjson_frame *f = ++w->top;
-    f->kind = kind;
-    f->type = type;
-    f->items = 0;
-    f->limit = count == SDX_COUNT_UNKNOWN ? UINT64_MAX : kind == FRAME_MAP ? 2 * count : count;
+    frame_open(++w->top, kind, type, count);
     return SDX_OK;
 }
 
@@ -448,21 +457,16 @@ sdx_err sdx_ubjson_writer_begin_nd_array(sdx_ubjson_writer *w, char type, const 
     }
     head[0] = ']';
     if (!put_bytes(w, head, 1)) return w->err;
-    sdx_ubjson_frame *f = ++w->top;
-    f->kind = FRAME_ARRAY;
-    f->type = (u8)type;
-    f->items = 0;
-    f->limit = elements;
+    frame_open(++w->top, FRAME_ARRAY, (u8)type, elements);
     return SDX_OK;
 }
 
 sdx_err (sdx_ubjson_writer_key)(sdx_ubjson_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;
-    if (f->kind != FRAME_MAP || (f->items & 1) || f->items >= f->limit)
-        return fail(w, SDX_ERR_USAGE);
+    if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
     if (!utf8_ok(w, s, n)) return fail(w, SDX_ERR_UTF8);
-    f->items++;
+    f->left--;
     return sized(w, 0, s, n);
 }
 
@@ -470,11 +474,11 @@ sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;
     if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
-    if (f->limit != UINT64_MAX) {
-        if (f->items != f->limit) return fail(w, SDX_ERR_USAGE);
+    if (f->left < SDX_UBJ_W_PLAIN_MIN) {
+        if (f->left != 0) return fail(w, SDX_ERR_USAGE);
     } else {
         u8 m = f->kind == FRAME_MAP ? '}' : ']';
-        if (f->items & 1 && f->kind == FRAME_MAP) return fail(w, SDX_ERR_USAGE);
+        if (f->left & 1 && f->kind == FRAME_MAP) return fail(w, SDX_ERR_USAGE);
         if (!put_bytes(w, &m, 1)) return w->err;
     }
     w->top--;
@@ -490,8 +494,8 @@ sdx_err sdx_ubjson_writer_put(sdx_ubjson_writer *w, const sdx_event *ev) {
     /* a value in key position (a MessagePack or CBOR map's non-string
      * key): UBJSON keys are strings, so this is the data's limit, not a
      * call out of order */
-    if (SDX_UNLIKELY(w->top->kind == FRAME_MAP && !(w->top->items & 1) && !w->err &&
-                     w->top->items < w->top->limit && ev->kind != SDX_KEY && ev->kind != SDX_END &&
+    if (SDX_UNLIKELY(w->top->kind == FRAME_MAP && !(w->top->left & 1) && !w->err &&
+                     w->top->left != 0 && ev->kind != SDX_KEY && ev->kind != SDX_END &&
                      ev->kind != SDX_TAG))
         return fail(w, SDX_ERR_KEY);
     switch ((sdx_kind)ev->kind) {
@@ -657,7 +661,7 @@ done:
 out:
     sdx_stack_free(&st);
     rc = node_walk_end(b, rc, p, start);
-    if (rc > 0) w->top->items++;
+    if (rc > 0) w->top->left--;
     if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
@@ -667,7 +671,7 @@ sdx_err sdx_ubjson_writer_node(sdx_ubjson_writer *w, sdx_node n) { return walk_n
 sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     if (!w->err) {
         bool sequence = (w->flags & SDX_UBJSON_WRITE_SEQUENCE) != 0;
-        if (w->top != w->frames || (!sequence && w->frames[0].items != 1))
+        if (w->top != w->frames || (!sequence && w->frames[0].left != 0))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail(w, w->out->err ? w->out->err : SDX_ERR_IO);
@@ -677,8 +681,8 @@ sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
     w->top = w->frames;
-    w->top->kind = FRAME_ROOT;
-    w->top->items = w->top->limit = 0; /* nothing more is accepted */
+    frame_open(w->top, FRAME_ROOT, 0, 0);
+    w->top->vmask = 0; /* nothing more is accepted */
     return w->err;
 }
 

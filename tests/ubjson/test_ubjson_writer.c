@@ -558,6 +558,13 @@ static void fast_mix(sdx_ubjson_writer *w, int d, int bad) {
     FAST_CALL(d, sdx_ubjson_writer_int, w, 5);
     FAST_CALL(d, sdx_ubjson_writer_int, w, -300);
     FAST_CALL(d, sdx_ubjson_writer_end, w);
+    /* a typed map: its keys may take the fast path, its values may not */
+    sdx_ubjson_writer_begin_typed_map(w, 'U', 2);
+    FAST_CALL(d, sdx_ubjson_writer_key, w, "a", 1);
+    FAST_CALL(d, sdx_ubjson_writer_int, w, 7);
+    FAST_CALL(d, sdx_ubjson_writer_key, w, "bc", 2);
+    FAST_CALL(d, sdx_ubjson_writer_uint, w, 200);
+    FAST_CALL(d, sdx_ubjson_writer_end, w);
     if (bad == 1) FAST_CALL(d, sdx_ubjson_writer_string, w, "abc\xff" "defghij", 11);
     if (bad == 2) { /* a value where a key is due, then calls that must do nothing */
         FAST_CALL(d, sdx_ubjson_writer_begin_map, w, 2);
@@ -571,6 +578,14 @@ static void fast_mix(sdx_ubjson_writer *w, int d, int bad) {
     if (bad == 4) { /* a key in an array */
         FAST_CALL(d, sdx_ubjson_writer_key, w, "k", 1);
     }
+    if (bad == 5) { /* more values than the count; its end must not close
+                       the container, nor the next ends theirs */
+        FAST_CALL(d, sdx_ubjson_writer_begin_array, w, 1);
+        FAST_CALL(d, sdx_ubjson_writer_null, w);
+        FAST_CALL(d, sdx_ubjson_writer_null, w);
+        FAST_CALL(d, sdx_ubjson_writer_end, w);
+        FAST_CALL(d, sdx_ubjson_writer_end, w);
+    }
     FAST_CALL(d, sdx_ubjson_writer_null, w);
     FAST_CALL(d, sdx_ubjson_writer_string, w, "after", 5);
     FAST_CALL(d, sdx_ubjson_writer_begin_array, w, 0);
@@ -583,7 +598,7 @@ TEST(fast_paths) {
                                      SDX_UBJSON_WRITE_FLOAT32_EXACT,
                                      BJ | SDX_UBJSON_WRITE_NO_UTF8_CHECK};
     for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
-        for (int bad = 0; bad <= 4; bad++) {
+        for (int bad = 0; bad <= 5; bad++) {
             sdx_buf b[2];
             sdx_err e[2];
             for (int d = 0; d < 2; d++) {
