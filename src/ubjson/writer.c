@@ -578,15 +578,22 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
     int rc = 0;
     const sdx_val *v = n.val;
     char *p = b->cur;
-    /* the value itself as the one element of a frame that is not a map */
-    frames[0].end = sdx_val_next(n.val);
-    frames[0].map = 0;
-    size_t depth = 1;
+    /* The innermost open container, in registers: where it ends and
+     * whether it is a map; the value itself is the one element of an
+     * outermost one that is not a map. frames[0, depth) keep the
+     * containers around it. */
+    const sdx_val *end = sdx_val_next(n.val);
+    int in_map = 0;
+    size_t depth = 0;
     for (;;) {
-        while (v == frames[depth - 1].end)
-            if (--depth == 0) goto done;
+        while (v == end) {
+            if (depth == 0) goto done;
+            depth--;
+            end = frames[depth].end;
+            in_map = frames[depth].map;
+        }
         NODE_WALK_NEED(b, p, NODE_FAST_ROOM, out);
-        if (frames[depth - 1].map) {
+        if (in_map) {
             /* the key: a str's length and bytes, no marker */
             if (SDX_VAL_TYPE(v) != SDX_TYPE_STR) goto out;
             size_t kn = (size_t)SDX_VAL_LEN(v);
@@ -630,9 +637,11 @@ static int node_fast(sdx_ubjson_writer *w, sdx_node n) {
                 if (!sdx_stack_grow(&st)) goto out;
                 frames = st.items;
             }
-            frames[depth].end = sdx_val_next(v);
-            frames[depth].map = (uint8_t)map;
+            frames[depth].end = end;
+            frames[depth].map = (uint8_t)in_map;
             depth++;
+            end = sdx_val_next(v);
+            in_map = map;
             p[0] = map ? '{' : '[';
             p[1] = '#';
             p = sdx_ubj_w_uint(p + 2, count);
