@@ -160,8 +160,8 @@ typedef struct sdx_ubjson_write_opts {
 typedef struct sdx_ubjson_frame {
     uint64_t left;  /* items still allowed (a map's keys and values both
                        count: twice its count); a plain container (no
-                       count) counts down from SDX_UBJ_W_PLAIN_ARRAY or
-                       SDX_UBJ_W_PLAIN_MAP, at or above 2^63 */
+                       count) counts down from 2^64 - 1, a plain map from
+                       2^64 - 2 (src/core/wcount.h) */
     uint64_t vmask; /* a value may come without bookkeeping when
                        left & vmask is not zero: all ones in an untyped
                        array (and the root), 1 in an untyped map (a value
@@ -324,12 +324,6 @@ static inline sdx_err sdx_ubjson_writer_error(const sdx_ubjson_writer *w) { retu
  * path falls through to the exported function, which returns the sticky
  * error. */
 enum { SDX_UBJ_W_ROOT, SDX_UBJ_W_ARRAY, SDX_UBJ_W_MAP };
-
-/* The `left` of a plain container when it opens (a map's even, so that a
- * key is due exactly when `left` is even, as in a counted map). */
-#define SDX_UBJ_W_PLAIN_ARRAY UINT64_MAX
-#define SDX_UBJ_W_PLAIN_MAP (UINT64_MAX - 1)
-#define SDX_UBJ_W_PLAIN_MIN (UINT64_C(1) << 63)
 
 /* Whether the next item of frame f may be written without bookkeeping: a
  * value where the frame is not typed and its count allows one (arrays) or

@@ -20,18 +20,13 @@
 #include "cbor/cbor_internal.h"
 #include "core/alloc.h"
 #include "core/backpatch.h"
+#include "core/wcount.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "core/utf8_copy.h"
 #include "sdx/cbor.h"
 #include "simd/simd.h"
 
-/* A frame's `left` at or above this is an unknown count, counting down from
- * UNKNOWN_ARRAY / UNKNOWN_MAP (even, so that in every map a key is due
- * exactly when `left` is even). */
-#define UNKNOWN_MIN (UINT64_C(1) << 63)
-#define UNKNOWN_ARRAY UINT64_MAX
-#define UNKNOWN_MAP (UINT64_MAX - 1)
 
 /* Frame kinds, modes and slow bits. */
 /* (the kinds and the definite mode are cbor.h's, which its inline paths
@@ -88,7 +83,7 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
     w->big_end = UINT64_MAX;
     w->big_tag = 0;
     w->top = w->frames;
-    w->top->left = w->flags & SDX_CBOR_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
+    w->top->left = w->flags & SDX_CBOR_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
     w->top->header = 0;
     w->top->first_entry = 0;
     w->top->kind = FRAME_ROOT;
@@ -386,7 +381,7 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     if (SDX_LIKELY(count != SDX_COUNT_UNKNOWN && f->left != 0 && !f->slow && f < w->last &&
                    !(kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)) &&
                    (size_t)(b->end - b->cur) >= SDX_CB_HEAD_MAX &&
-                   (kind != FRAME_MAP || count < UNKNOWN_MIN / 2))) {
+                   (kind != FRAME_MAP || count < SDX_WCOUNT_UNKNOWN_MIN / 2))) {
         f->left--;
         f[1].left = kind == FRAME_MAP ? 2 * count : count;
         f[1].kind = kind;
@@ -400,7 +395,8 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     if (w->err) return w->err;
     /* A known count the frame cannot count (a map of 2^62 entries or more):
      * no input could ever complete it. */
-    if (count != SDX_COUNT_UNKNOWN && count >= (kind == FRAME_MAP ? UNKNOWN_MIN / 2 : UNKNOWN_MIN))
+    if (count != SDX_COUNT_UNKNOWN &&
+        count >= (kind == FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MIN / 2 : SDX_WCOUNT_UNKNOWN_MIN))
         return fail(w, SDX_ERR_LIMIT);
     if (w->top >= w->last && !grow_frames(w)) return w->err;
     if (!item_begin(w)) return w->err;
@@ -420,7 +416,8 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     f->pinned = 0;
     f->slow = 0;
     f->first_entry = w->nentries;
-    if (count == SDX_COUNT_UNKNOWN) f->left = kind == FRAME_MAP ? UNKNOWN_MAP : UNKNOWN_ARRAY;
+    if (count == SDX_COUNT_UNKNOWN)
+        f->left = kind == FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
     else f->left = kind == FRAME_MAP ? 2 * count : count;
     if (kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)) f->slow = SLOW_SORTED;
     /* A head to patch or a map to sort: keep its bytes in a stream buffer. */
@@ -515,8 +512,8 @@ static sdx_err end_slow(sdx_cbor_writer *w) {
     if (f->kind == FRAME_ROOT || (f->slow & SLOW_TAGGED)) return fail(w, SDX_ERR_USAGE);
     int map = f->kind == FRAME_MAP;
     uint64_t count;
-    if (f->left >= UNKNOWN_MIN) {
-        uint64_t items = (map ? UNKNOWN_MAP : UNKNOWN_ARRAY) - f->left;
+    if (f->left >= SDX_WCOUNT_UNKNOWN_MIN) {
+        uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - f->left;
         if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
         count = map ? items / 2 : items;
     } else if (f->left != 0) {

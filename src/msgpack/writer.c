@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/backpatch.h"
+#include "core/wcount.h"
 #include "core/error.h"
 #include "core/platform.h"
 #include "core/utf8.h"
@@ -22,12 +23,6 @@
 #include "simd/inline.h"
 #include "simd/simd.h"
 
-/* A frame's `left` at or above this is an unknown count, counting down from
- * UNKNOWN_ARRAY / UNKNOWN_MAP (even, so that in every map a key is due
- * exactly when `left` is even). */
-#define UNKNOWN_MIN (UINT64_C(1) << 63)
-#define UNKNOWN_ARRAY UINT64_MAX
-#define UNKNOWN_MAP (UINT64_MAX - 1)
 
 /* Strings up to this length take the inline fast path. */
 #define SMALL_STRING 4096
@@ -70,7 +65,7 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
     w->top = w->frames;
-    w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? UNKNOWN_ARRAY : 1;
+    w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
     w->top->header = 0;
     w->top->kind = SDX_MP_FRAME_ROOT;
     w->top->pinned = 0;
@@ -503,7 +498,7 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
     f->kind = kind;
     f->pinned = 0;
     if (count == SDX_COUNT_UNKNOWN) {
-        f->left = kind == SDX_MP_FRAME_MAP ? UNKNOWN_MAP : UNKNOWN_ARRAY;
+        f->left = kind == SDX_MP_FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
         f->header = header;
         if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
             b->pin = header;
@@ -535,7 +530,7 @@ sdx_err (sdx_msgpack_writer_begin_map)(sdx_msgpack_writer *w, uint64_t count) {
  * that header is longer. */
 static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
     int map = f->kind == SDX_MP_FRAME_MAP;
-    uint64_t items = (map ? UNKNOWN_MAP : UNKNOWN_ARRAY) - f->left;
+    uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - f->left;
     if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
     uint64_t count = map ? items / 2 : items;
     if (count > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
@@ -551,7 +546,7 @@ static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
     if (w->err) return w->err;
     sdx_msgpack_frame *f = w->top;
     if (f->kind == SDX_MP_FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
-    if (f->left >= UNKNOWN_MIN) {
+    if (f->left >= SDX_WCOUNT_UNKNOWN_MIN) {
         if (end_unknown(w, f)) return w->err;
     } else if (f->left != 0) {
         return fail(w, SDX_ERR_USAGE);

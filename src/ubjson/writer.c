@@ -17,6 +17,7 @@
 #include "core/utf8.h"
 #include "core/utf8_copy.h"
 #include "sdx/ubjson.h"
+#include "core/wcount.h"
 #include "simd/simd.h"
 #include "ubjson/ubjson_internal.h"
 
@@ -43,7 +44,7 @@ static void frame_open(sdx_ubjson_frame *f, u8 kind, u8 type, uint64_t count) {
     bool map = kind == FRAME_MAP;
     f->kind = kind;
     f->type = type;
-    f->left = count == SDX_COUNT_UNKNOWN ? (map ? SDX_UBJ_W_PLAIN_MAP : SDX_UBJ_W_PLAIN_ARRAY)
+    f->left = count == SDX_COUNT_UNKNOWN ? (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY)
               : map                      ? 2 * count
                                          : count;
     f->vmask = type ? 0 : map ? 1 : UINT64_MAX;
@@ -474,7 +475,7 @@ sdx_err (sdx_ubjson_writer_end)(sdx_ubjson_writer *w) {
     if (w->err) return w->err;
     sdx_ubjson_frame *f = w->top;
     if (f->kind == FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
-    if (f->left < SDX_UBJ_W_PLAIN_MIN) {
+    if (f->left < SDX_WCOUNT_UNKNOWN_MIN) {
         if (f->left != 0) return fail(w, SDX_ERR_USAGE);
     } else {
         u8 m = f->kind == FRAME_MAP ? '}' : ']';
@@ -690,8 +691,7 @@ sdx_err sdx_ubjson_writer_finish(sdx_ubjson_writer *w) {
     w->cap = SDX_UBJSON_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
     w->top = w->frames;
-    frame_open(w->top, FRAME_ROOT, 0, 0);
-    w->top->vmask = 0; /* nothing more is accepted */
+    frame_open(w->top, FRAME_ROOT, 0, 0); /* left 0: nothing more is accepted */
     return w->err;
 }
 
