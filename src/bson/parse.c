@@ -45,7 +45,7 @@ sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *
     b.borrow = true;
     sdx_event ev;
     while (sdx_bson_reader_next(r, &ev)) {
-        if (sdx_doc_builder_put(&b, &ev)) {
+        if (sdx_doc_builder_put_inline(&b, &ev)) {
             e.code = b.err;
             e.msg = sdx_strerror(b.err);
             e.offset = (size_t)sdx_bson_reader_offset(r);

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "core/platform.h"
 #include "sdx/doc.h"
 
 /* An allocation the document owns besides its value array (string storage,
@@ -82,6 +83,113 @@ static inline const char *sdx_doc_store_bytes(sdx_doc *doc, const char *s, size_
         return dst;
     }
     return sdx_doc_store_bytes_slow(doc, s, len);
+}
+
+/* sdx_doc_builder_put(b, ev) for the parsers that feed the builder from a
+ * pull reader (UBJSON, BSON, Binn): the commonest events inside a
+ * container — untagged scalars, strings, keys, binaries, containers while
+ * the frames and the depth limit allow, and the end of a container that is
+ * not the root — are built here, inline in the parse loop, so that the
+ * reader's event need not go through memory and a call; anything else
+ * (errors included) goes to the exported function, before anything is
+ * changed. Same slots, same errors. */
+static SDX_ALWAYS_INLINE sdx_err sdx_doc_builder_put_inline(sdx_doc_builder *b,
+                                                           const sdx_event *ev) {
+    sdx_doc_build_frame *f = b->top;
+    const unsigned kind = ev->kind;
+    sdx_doc *doc = b->doc;
+    /* (a complete root leaves no frame open: done implies !f) */
+    if (b->err || !f || ev->tag_kind != SDX_TAG_NONE) goto slow;
+    if (kind == SDX_END) {
+        if (b->tag_due || (f->map && (f->items & 1)) ||
+            (f->limit != UINT64_MAX && f->items != f->limit) || b->depth < 2)
+            goto slow;
+        const uint64_t len = f->map ? f->items / 2 : f->items;
+        if (len > SDX_VAL_LEN_MAX) goto slow;
+        sdx_val *c = doc->vals + f->slot;
+        c->tag = (uint64_t)(f->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY) | (len << 16);
+        c->v.u = (uint64_t)(doc->nvals - f->slot);
+        b->depth--;
+        b->top = f - 1;
+        return SDX_OK;
+    }
+    if (f->items >= f->limit || doc->vals_cap - doc->nvals < 2) goto slow;
+    sdx_val *v = doc->vals + doc->nvals;
+    switch (kind) {
+    case SDX_NULL:
+        v->tag = SDX_TYPE_NULL;
+        v->v.u = 0;
+        break;
+    case SDX_BOOL:
+        v->tag = SDX_TYPE_BOOL;
+        v->v.u = ev->v.b ? 1 : 0;
+        break;
+    case SDX_INT:
+        v->tag = SDX_TYPE_INT;
+        v->v.i = ev->v.i;
+        break;
+    case SDX_UINT:
+        v->tag = ev->v.u <= INT64_MAX ? SDX_TYPE_INT : SDX_TYPE_UINT;
+        v->v.u = ev->v.u;
+        break;
+    case SDX_DOUBLE:
+        if (ev->flags & (SDX_EVENT_FLOAT32 | SDX_EVENT_FLOAT16)) goto slow;
+        v->tag = SDX_TYPE_DOUBLE;
+        v->v.d = ev->v.d;
+        break;
+    case SDX_KEY:
+        if (!f->map || (f->items & 1)) goto slow;
+        /* fall through */
+    case SDX_STR:
+    case SDX_BIN: {
+        const size_t len = ev->v.str.len;
+        const char *s = ev->v.str.ptr;
+        if (len > SDX_VAL_LEN_MAX || (len && !s)) goto slow;
+        if (!len) {
+            s = NULL;
+        } else if (!b->borrow) {
+            if (len > doc->str_left) goto slow;
+            char *dst = doc->str_cur;
+            memcpy(dst, s, len);
+            doc->str_cur = dst + len;
+            doc->str_left -= len;
+            s = dst;
+        }
+        v->tag = (uint64_t)(kind == SDX_BIN ? SDX_TYPE_BIN : SDX_TYPE_STR) | ((uint64_t)len << 16);
+        v->v.s = s;
+        break;
+    }
+    case SDX_ARRAY:
+    case SDX_MAP: {
+        const uint32_t d = b->depth;
+        if (d >= b->max_depth || d == b->cap) goto slow;
+        const bool map = kind == SDX_MAP;
+        const uint64_t count = ev->v.count;
+        sdx_doc_build_frame *g = &b->frames[d];
+        g->slot = doc->nvals;
+        g->items = 0;
+        g->map = map;
+        /* as the builder's push_frame: a count that can never be met stays
+         * a limit below UINT64_MAX, so that its END fails */
+        g->limit = count == SDX_COUNT_UNKNOWN ? UINT64_MAX
+                   : !map                      ? count
+                   : count > (UINT64_MAX - 1) / 2 ? UINT64_MAX - 1
+                                               : 2 * count;
+        b->depth = d + 1;
+        b->top = g;
+        v->tag = map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY;
+        v->v.u = 1;
+        break;
+    }
+    default:
+        goto slow;
+    }
+    f->items++;
+    b->tag_due = false;
+    doc->nvals++;
+    return SDX_OK;
+slow:
+    return sdx_doc_builder_put(b, ev);
 }
 
 /* The slot of the value a slot stands for: past a chain of tag slots to

@@ -22,7 +22,7 @@ sdx_doc *sdx_ubjson_parse(const char *data, size_t len, const sdx_ubjson_read_op
     sdx_err e = sdx_doc_builder_init(&b, &bo);
     sdx_event ev;
     while (!e && sdx_ubjson_reader_next(r, &ev)) {
-        e = sdx_doc_builder_put(&b, &ev);
+        e = sdx_doc_builder_put_inline(&b, &ev);
         /* STOP_AFTER_VALUE: the first complete value is the document */
         if (!e && ev.depth == 0 && ev.kind != SDX_ARRAY && ev.kind != SDX_MAP &&
             (o.flags & SDX_UBJSON_READ_STOP_AFTER_VALUE))

@@ -1530,6 +1530,88 @@ TEST(new_kinds_in_other_writers) {
     sdx_buf_destroy(&out);
 }
 
+/* The inline path of the builder (sdx_doc_builder_put_inline, used by the
+ * UBJSON, BSON and Binn parsers) against the exported function, event by
+ * event: the same return for every event and the same slots, on random
+ * documents and on streams broken at random (an event dropped, repeated or
+ * replaced, a float32 flag, a tag, an unknown or short count), with and
+ * without borrowed strings, with depth limits below and above the
+ * builder's inline frames. */
+TEST(builder_inline_path) {
+    gen g;
+    memset(&g, 0, sizeof g);
+    long docs = (long)(600 * test_scale());
+    long inline_ok = 0, errors = 0;
+    for (long d = 0; d < docs; d++) {
+        uint64_t seed = (uint64_t)d * 0x9e3779b97f4a7c15ull + 11;
+        gen_doc(&g, seed, 1 + (int)(d % 24), 20 + d % 400);
+        size_t n = g.out.n;
+        sdx_event *evs = malloc((n + 1) * sizeof *evs);
+        if (!evs) abort();
+        memcpy(evs, g.out.evs, n * sizeof *evs);
+        uint64_t r = test_rand(&seed);
+        if (d % 3 && n > 1) { /* break the stream */
+            size_t at = (size_t)(test_rand(&seed) % n);
+            switch (r % 7) {
+            case 0: memmove(evs + at, evs + at + 1, (n - at - 1) * sizeof *evs); n--; break;
+            case 1: memmove(evs + at + 1, evs + at, (n - at) * sizeof *evs); n++; break;
+            case 2: evs[at] = ev_end(); break;
+            case 3: evs[at] = ev_key("k"); break;
+            case 4: if (evs[at].kind == SDX_DOUBLE) evs[at].flags = SDX_EVENT_FLOAT32;
+                    else evs[at] = ev_tagged(ev_null(), SDX_TAG_CBOR, 7);
+                    break;
+            case 5: if (evs[at].kind == SDX_ARRAY || evs[at].kind == SDX_MAP)
+                        evs[at].v.count = evs[at].v.count ? evs[at].v.count - 1 : SDX_COUNT_UNKNOWN;
+                    else { evs[at].kind = SDX_STR; evs[at].v.str.ptr = NULL; evs[at].v.str.len = 3; }
+                    break;
+            default: { sdx_event t = ev_kind(SDX_TAG); t.tag_kind = SDX_TAG_CBOR; t.tag = 2; evs[at] = t; break; }
+            }
+        }
+        for (int borrow = 0; borrow < 2; borrow++) {
+            sdx_doc_build_opts o = {NULL, (uint32_t)(d % 5 == 0 ? 3 + d % 30 : 0)};
+            sdx_doc_builder a, b;
+            CHECK_EQ_INT(sdx_doc_builder_init(&a, &o), SDX_OK);
+            CHECK_EQ_INT(sdx_doc_builder_init(&b, &o), SDX_OK);
+            a.borrow = b.borrow = borrow != 0;
+            for (size_t i = 0; i < n; i++) {
+                sdx_err ea = sdx_doc_builder_put(&a, &evs[i]);
+                sdx_err eb = sdx_doc_builder_put_inline(&b, &evs[i]);
+                CHECK_EQ_INT(eb, ea);
+                if (ea) break;
+            }
+            sdx_err fa, fb;
+            sdx_doc *da = sdx_doc_builder_finish(&a, &fa), *db = sdx_doc_builder_finish(&b, &fb);
+            CHECK_EQ_INT(fb, fa);
+            CHECK((da == NULL) == (db == NULL));
+            if (da && db) {
+                inline_ok++;
+                CHECK_EQ_INT(db->nvals, da->nvals);
+                for (size_t i = 0; i < da->nvals && i < db->nvals; i++) {
+                    const sdx_val *x = &da->vals[i], *y = &db->vals[i];
+                    CHECK_EQ_INT(y->tag, x->tag);
+                    unsigned t = SDX_VAL_TYPE(x);
+                    if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
+                        size_t len = (size_t)SDX_VAL_LEN(x);
+                        CHECK(len == 0 || memcmp(x->v.s, y->v.s, len) == 0);
+                        /* borrowed: the event's own bytes; else copies */
+                        if (len) CHECK((y->v.s == x->v.s) == (borrow != 0));
+                    } else {
+                        CHECK_EQ_INT(y->v.u, x->v.u);
+                    }
+                }
+            } else {
+                errors++;
+            }
+            sdx_doc_free(da);
+            sdx_doc_free(db);
+        }
+        free(evs);
+    }
+    /* both outcomes were exercised */
+    CHECK(inline_ok > docs / 2);
+    CHECK(errors > docs / 10);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
@@ -1549,6 +1631,7 @@ int main(int argc, char **argv) {
                         {"builder_misuse", builder_misuse},
                         {"builder_keys_of_every_type", builder_keys_of_every_type},
                         {"builder_string_storage", builder_string_storage},
+                        {"builder_inline_path", builder_inline_path},
                         {"emit_events", emit_events},
                         {"emit_json", emit_json},
                         {"copy", copy},
