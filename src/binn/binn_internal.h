@@ -12,6 +12,7 @@
 
 #include "core/endian.h"
 #include "sdx/binn.h"
+#include "sdx/doc.h"
 
 /* The storage classes: the top three bits of a type's first byte. */
 enum {
@@ -70,5 +71,10 @@ static inline size_t sdx_binn_size_len(uint64_t n) { return n <= 127 ? 1 : 4; }
 /* The parser's reader: stop after the first top-level value (whatever
  * follows is not looked at). */
 void sdx_binn_reader_one_value(sdx_binn_reader *r);
+
+/* sdx_binn_parse's loop: the reader's events into the builder until the
+ * reader stops (then its error tells why) or the builder refuses (its
+ * error returned). In reader.c, where the reader's code is inlined. */
+sdx_err sdx_binn_parse_events_(sdx_binn_reader *r, sdx_doc_builder *b);
 
 #endif

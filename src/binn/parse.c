@@ -28,8 +28,7 @@ sdx_doc *sdx_binn_parse(const char *data, size_t len, const sdx_binn_read_opts *
     bo.max_depth = o.max_depth ? o.max_depth : SDX_BINN_DEFAULT_MAX_DEPTH;
     sdx_err rc = sdx_doc_builder_init(&b, &bo);
     b.borrow = !(o.flags & SDX_BINN_READ_COPY_INPUT);
-    sdx_event ev;
-    while (!rc && sdx_binn_reader_next(r, &ev)) rc = sdx_doc_builder_put_inline(&b, &ev);
+    if (!rc) rc = sdx_binn_parse_events_(r, &b);
     if (rc) {
         /* The builder refused: out of memory (or a limit of its own). */
         sdx_error_fill(err, rc, sdx_binn_reader_offset(r), sdx_strerror(rc));

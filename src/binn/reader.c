@@ -22,6 +22,7 @@
 
 #include "binn/binn_internal.h"
 #include "core/alloc.h"
+#include "core/doc_internal.h"
 #include "core/error.h"
 #include "core/floatbits.h"
 #include "core/platform.h"
@@ -363,7 +364,7 @@ static SDX_ALWAYS_INLINE bool read_key(sdx_binn_reader *r, sdx_event *ev, frame 
     return true;
 }
 
-bool sdx_binn_reader_next(sdx_binn_reader *r, sdx_event *ev) {
+static SDX_ALWAYS_INLINE bool reader_next(sdx_binn_reader *r, sdx_event *ev) {
     if (r->state != STATE_READING) return false;
     r->last_begin = false;
     if (r->depth > 0) {
@@ -406,6 +407,17 @@ bool sdx_binn_reader_next(sdx_binn_reader *r, sdx_event *ev) {
      * beyond the input is found where the input ends, at the same item
      * for both. */
     return read_value(r, ev, UINT64_MAX, true);
+}
+
+bool sdx_binn_reader_next(sdx_binn_reader *r, sdx_event *ev) { return reader_next(r, ev); }
+
+/* The tree parser's loop (binn_internal.h): the reader inline, so that its
+ * event need not go through memory. */
+sdx_err sdx_binn_parse_events_(sdx_binn_reader *r, sdx_doc_builder *b) {
+    sdx_err rc = SDX_OK;
+    sdx_event ev;
+    while (!rc && reader_next(r, &ev)) rc = sdx_doc_builder_put_inline(b, &ev);
+    return rc;
 }
 
 sdx_err sdx_binn_reader_error(const sdx_binn_reader *r, sdx_error *err) {
