@@ -11,8 +11,9 @@
  *     N-dimensional arrays on request;
  *   - the pull reader (memory, stream, FILE*), BJData N-dimensional arrays
  *     read as nested arrays;
- *   - the tree parser (sdx_ubjson_parse: the reader's events into the
- *     document builder);
+ *   - the tree parser (sdx_ubjson_parse: the common form of UBJSON
+ *     straight into the document, anything else through the reader's
+ *     events into the document builder);
  *   - the sdx command's formats ubjson (.ubjson .ubj) and bjdata (.bjdata
  *     .bjd .jdb), and sdx's UBJSON programs in the benchmark suite
  *     (verified; `bench/run.py --quick --filter ubjson`).

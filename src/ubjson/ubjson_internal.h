@@ -13,6 +13,7 @@
 
 #include "core/endian.h"
 #include "num/num.h"
+#include "sdx/ubjson.h"
 
 /* Little-endian conversions, the counterparts of core/endian.h's
  * big-endian ones (BJData's numbers are little-endian). */
@@ -107,5 +108,15 @@ static inline bool sdx_ubj_number_ok(const char *s, size_t n) {
     if (n == 0) return false;
     return sdx_json_number(s, s + n, SDX_NUM_BIG_RAW, &num, NULL) == s + n;
 }
+
+/* sdx_ubjson_parse's two paths (parse.c), private, apart for the tests
+ * that compare them: the direct parse of the common form (1 with the
+ * document in *out, 0 when the input is not of that form or not valid,
+ * -1 when out of memory), and the reader's events into the builder (the
+ * parser's result, errors included, for any input). */
+int sdx_ubjson_parse_direct_(const char *data, size_t len, const sdx_ubjson_read_opts *opts,
+                             sdx_doc **out);
+sdx_doc *sdx_ubjson_parse_events_(const char *data, size_t len, const sdx_ubjson_read_opts *opts,
+                                  sdx_error *err);
 
 #endif /* SDX_UBJSON_INTERNAL_H */

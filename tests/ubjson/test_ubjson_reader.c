@@ -3,6 +3,8 @@
  * N-dimensional arrays, limits, streams, and round trips through the
  * writer and the document. */
 #include "ubjson_test.h"
+#include "core/doc_internal.h"
+#include "ubjson/ubjson_internal.h"
 
 #define BJ SDX_UBJSON_READ_BJDATA
 
@@ -656,6 +658,159 @@ TEST(inline_path) {
     CHECK_EQ_U64(bad, 0);
 }
 
+/* A random value of the common form only (what sdx_ubjson_parse reads
+ * directly): no typed containers, binaries or H. */
+static void gen_common(sdx_ubjson_writer *w, unsigned *rng, int depth) {
+    const char *text = evtext_sample_ascii(), *utf8 = evtext_sample_utf8();
+    unsigned c = evtext_rand(rng) % (depth < 5 ? 16 : 11);
+    int64_t big = (int64_t)((uint64_t)evtext_rand(rng) << 40 | evtext_rand(rng));
+    switch (c) {
+    case 0: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 600) - 300); break;
+    case 1: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 140000) - 70000); break;
+    case 2: sdx_ubjson_writer_int(w, evtext_rand(rng) & 1 ? big : -big); break;
+    case 3: sdx_ubjson_writer_double(w, (double)big / 7.0); break;
+    case 4: sdx_ubjson_writer_float(w, (float)((double)big / 3.0)); break;
+    case 5: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 300); break;
+    case 6: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 20); break;
+    case 7: {
+        static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
+        sdx_ubjson_writer_string(w, utf8, cut[evtext_rand(rng) % 7]);
+        break;
+    }
+    case 8: sdx_ubjson_writer_bool(w, evtext_rand(rng) & 1); break;
+    case 9: sdx_ubjson_writer_null(w); break;
+    case 10: sdx_ubjson_writer_double(w, 0.5 * (evtext_rand(rng) % 9)); break;
+    default: {
+        int map = c >= 13;
+        uint64_t n = evtext_rand(rng) % 6;
+        if (depth == 2 && evtext_rand(rng) % 3 == 0) n = 250 + evtext_rand(rng) % 30;
+        uint64_t declared = c == 12 || c == 15 ? SDX_COUNT_UNKNOWN : n;
+        if (map) sdx_ubjson_writer_begin_map(w, declared);
+        else sdx_ubjson_writer_begin_array(w, declared);
+        for (uint64_t i = 0; i < n; i++) {
+            if (map) {
+                char key[24];
+                int kn = snprintf(key, sizeof key, "%.*sk%u", (int)(evtext_rand(rng) % 20), text,
+                                  evtext_rand(rng) % 1000);
+                sdx_ubjson_writer_key(w, key, (size_t)kn);
+            }
+            gen_common(w, rng, depth + 1);
+        }
+        sdx_ubjson_writer_end(w);
+        break;
+    }
+    }
+}
+
+/* Two documents with the same slots: tags, lengths, values, bytes. */
+static int same_slots(const sdx_doc *a, const sdx_doc *b) {
+    if (a->nvals != b->nvals || a->consumed != b->consumed) return 0;
+    for (size_t i = 0; i < a->nvals; i++) {
+        const sdx_val *x = &a->vals[i], *y = &b->vals[i];
+        if (x->tag != y->tag) return 0;
+        unsigned t = SDX_VAL_TYPE(x);
+        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
+            size_t len = (size_t)SDX_VAL_LEN(x);
+            if (len && memcmp(x->v.s, y->v.s, len) != 0) return 0;
+        } else if (x->v.u != y->v.u) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* sdx_ubjson_parse reads the common form directly and leaves the rest to
+ * the reader's events into the builder: on random documents of the common
+ * form the direct parse takes them and gives the builder's slots; on 3000
+ * mutated copies of each it either gives the builder's slots or declines,
+ * never accepting what the reader refuses, and sdx_ubjson_parse returns
+ * the reader's error and offset; typed containers, H, no-ops and bytes
+ * after the value are declined. */
+TEST(parse_paths_agree) {
+    static const unsigned char markers[] = "[]{}#$NZTFiUIlLdDSCHumMhB";
+    long direct = 0, declined = 0, refused = 0;
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        uint32_t flags = seed & 2 ? SDX_UBJSON_READ_NO_UTF8_CHECK : 0;
+        sdx_ubjson_read_opts o = {flags, 0, 0, NULL};
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        sdx_ubjson_writer w;
+        sdx_ubjson_writer_init(&w, &out, NULL);
+        unsigned rng = seed;
+        sdx_ubjson_writer_begin_map(&w, seed & 1 ? SDX_COUNT_UNKNOWN : 40);
+        for (int i = 0; i < 40; i++) {
+            sdx_ubjson_writer_key(&w, "k", 1);
+            gen_common(&w, &rng, 1);
+        }
+        sdx_ubjson_writer_end(&w);
+        if (!CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK)) break;
+        size_t n = sdx_buf_len(&out);
+        unsigned char *in = malloc(n);
+        memcpy(in, sdx_buf_data(&out), n);
+        sdx_buf_destroy(&out);
+        sdx_error e;
+        sdx_doc *ref = sdx_ubjson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
+        CHECK(ref != NULL);
+        CHECK_EQ_INT(sdx_ubjson_parse_direct_((const char *)in, n, &o, &d), 1);
+        CHECK(ref && d && same_slots(ref, d));
+        CHECK(ref && ref->nvals > 100);
+        sdx_doc_free(d);
+        sdx_doc_free(ref);
+        for (int m = 0; m < 3000; m++) {
+            unsigned char *x = malloc(n);
+            memcpy(x, in, n);
+            for (unsigned k = 0, nk = 1 + evtext_rand(&rng) % 3; k < nk; k++) {
+                size_t at = evtext_rand(&rng) % n;
+                x[at] = evtext_rand(&rng) & 1 ? markers[evtext_rand(&rng) % (sizeof markers - 1)]
+                                           : (unsigned char)evtext_rand(&rng);
+            }
+            sdx_error re, pe;
+            ref = sdx_ubjson_parse_events_((const char *)x, n, &o, &re);
+            int rc = sdx_ubjson_parse_direct_((const char *)x, n, &o, &d);
+            CHECK(rc >= 0);
+            if (rc == 1) {
+                direct++;
+                if (!CHECK(ref && same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
+            } else {
+                declined++;
+                CHECK(d == NULL);
+            }
+            sdx_doc *p = sdx_ubjson_parse((const char *)x, n, &o, &pe);
+            CHECK((p == NULL) == (ref == NULL));
+            if (ref && p) CHECK(same_slots(ref, p));
+            if (!ref) {
+                refused++;
+                CHECK_EQ_INT(pe.code, re.code);
+                CHECK_EQ_U64(pe.offset, re.offset);
+            }
+            sdx_doc_free(p);
+            sdx_doc_free(d);
+            sdx_doc_free(ref);
+            free(x);
+        }
+        free(in);
+    }
+    CHECK(direct > 1000);
+    CHECK(declined > 1000);
+    CHECK(refused > 1000);
+    /* declined, each inside a plain array: the general path's forms */
+    static const struct { const char *s; size_t n; } other[] = {
+#define E(lit) {lit, sizeof lit - 1}
+        E("[$D#U\x01\x3f\xf0\0\0\0\0\0\0]"), E("[C\xc1]"), E("[HU\x02" "12]"), E("[NZ]"),
+        E("[Z]N"), E("[Z]Z"), E("[#U\x01$]"), E("[#U\x02Z]"),
+#undef E
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        sdx_doc *d = NULL;
+        CHECK_EQ_INT(sdx_ubjson_parse_direct_(other[i].s, other[i].n, NULL, &d), 0);
+        CHECK(d == NULL);
+    }
+    /* BJData is the general path's too */
+    sdx_ubjson_read_opts bj = {BJ, 0, 0, NULL};
+    sdx_doc *d = NULL;
+    CHECK_EQ_INT(sdx_ubjson_parse_direct_("[Z]", 3, &bj, &d), 0);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars", scalars},
@@ -670,5 +825,6 @@ int main(int argc, char **argv) {
                                   {"mapping_to_json", mapping_to_json},
                                   {"skip", skip},
                                   {"inline_path", inline_path},
+                                  {"parse_paths_agree", parse_paths_agree},
                                   {0, 0}});
 }
