@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "alloc_test.h"
+#include "bson/bson_internal.h"
 #include "bson_test.h"
+#include "core/doc_internal.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
@@ -307,6 +309,184 @@ TEST(reader_skip) {
     sdx_bson_reader_free(r);
 }
 
+static uint64_t paths_rand(uint64_t *s) {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* An event tagged SDX_TAG_BSON with the element type t. */
+static sdx_err put_tagged(sdx_bson_writer *w, sdx_event e, unsigned t) {
+    e.tag_kind = SDX_TAG_BSON;
+    e.tag = t;
+    return sdx_bson_writer_put(w, &e);
+}
+
+/* A random value of the types sdx_bson_parse reads directly. */
+static void gen_common(sdx_bson_writer *w, uint64_t *rng, int depth) {
+    static const char text[] = "plain ascii text, \xc3\xa9t\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\0nul";
+    static const unsigned cuts[] = {0, 1, 5, 18, 21, 24, 31, 35};
+    uint64_t r = paths_rand(rng);
+    sdx_event e;
+    memset(&e, 0, sizeof e);
+    switch (r % (depth < 5 ? 14 : 10)) {
+    case 0: sdx_bson_writer_int(w, (int64_t)(r >> 8) % 70000 - 35000); break;
+    case 1: sdx_bson_writer_int(w, (int64_t)(paths_rand(rng) | 1) >> (r >> 8) % 30); break;
+    case 2: e.kind = SDX_INT; e.v.i = (int64_t)(r >> 40) - 5000; put_tagged(w, e, SDX_BSON_INT64); break;
+    case 3: e.kind = SDX_INT; e.v.i = (int64_t)(r >> 20); put_tagged(w, e, SDX_BSON_DATETIME); break;
+    case 4: e.kind = SDX_BIN; e.v.str.ptr = text; e.v.str.len = 12; put_tagged(w, e, SDX_BSON_OBJECTID); break;
+    case 5: sdx_bson_writer_double(w, (double)(int64_t)paths_rand(rng) / 7.0); break;
+    case 6: sdx_bson_writer_string(w, text, cuts[(r >> 8) % 8]); break; /* whole characters */
+    case 7: sdx_bson_writer_bool(w, (r >> 8) & 1); break;
+    case 8: sdx_bson_writer_null(w); break;
+    case 9: sdx_bson_writer_string(w, "", 0); break;
+    default: {
+        int map = r % 2;
+        uint64_t n = (r >> 8) % 6;
+        if (depth == 2 && (r >> 16) % 3 == 0) n = 10 + (r >> 20) % 120;
+        if (map) sdx_bson_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+        else sdx_bson_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+        for (uint64_t i = 0; i < n; i++) {
+            if (map) sdx_bson_writer_key(w, text + i % 7, (size_t)(paths_rand(rng) % 12));
+            gen_common(w, rng, depth + 1);
+        }
+        sdx_bson_writer_end(w);
+        break;
+    }
+    }
+}
+
+/* Two documents with the same slots: tags, lengths, values, bytes. */
+static int same_slots(const sdx_doc *a, const sdx_doc *b) {
+    if (a->nvals != b->nvals || a->consumed != b->consumed) return 0;
+    for (size_t i = 0; i < a->nvals; i++) {
+        const sdx_val *x = &a->vals[i], *y = &b->vals[i];
+        if (x->tag != y->tag) return 0;
+        unsigned t = SDX_VAL_TYPE(x);
+        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
+            size_t len = (size_t)SDX_VAL_LEN(x);
+            if (len && memcmp(x->v.s, y->v.s, len) != 0) return 0;
+            if (!len && (x->v.s || y->v.s)) return 0;
+        } else if (x->v.u != y->v.u) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* sdx_bson_parse reads one document of the common types directly and
+ * leaves the rest to the reader's events into the builder: on random
+ * documents the direct parse takes them and gives the builder's slots; on
+ * 3000 mutated copies of each it either gives the builder's slots or
+ * declines, never accepting what the reader refuses, and sdx_bson_parse
+ * returns the reader's error and offset; other types, arrays with other
+ * keys, sequences and trailing bytes are declined. */
+TEST(parse_paths_agree) {
+    static const unsigned char interesting[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x08, 0x09,
+                                                0x0a, 0x10, 0x12, 0x13, '0', '1', 0x7f, 0x80, 0xff};
+    long direct = 0, declined = 0, refused = 0;
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        uint32_t flags = (seed & 2 ? SDX_BSON_READ_NO_UTF8_CHECK : 0) |
+                         (seed & 4 ? SDX_BSON_READ_COPY_INPUT : 0);
+        sdx_bson_read_opts o = {flags, 0, 0, NULL};
+        uint64_t rng = 0x9e3779b97f4a7c15ull * seed;
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        sdx_bson_writer w;
+        sdx_bson_writer_init(&w, &out, NULL);
+        sdx_bson_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+        for (int i = 0; i < 30; i++) {
+            char key[8];
+            sdx_bson_writer_key(&w, key, (size_t)snprintf(key, sizeof key, "k%d", i));
+            gen_common(&w, &rng, 1);
+        }
+        sdx_bson_writer_end(&w);
+        if (!CHECK_EQ_INT(sdx_bson_writer_finish(&w), SDX_OK)) break;
+        size_t n = sdx_buf_len(&out);
+        unsigned char *in = malloc(n);
+        memcpy(in, sdx_buf_data(&out), n);
+        sdx_buf_destroy(&out);
+        sdx_error e;
+        sdx_doc *ref = sdx_bson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
+        CHECK(ref != NULL);
+        CHECK_EQ_INT(sdx_bson_parse_direct_((const char *)in, n, &o, &d), 1);
+        CHECK(ref && d && same_slots(ref, d));
+        CHECK(ref && ref->nvals > 100);
+        sdx_doc_free(d);
+        sdx_doc_free(ref);
+        for (int m = 0; m < 3000; m++) {
+            unsigned char *x = malloc(n);
+            memcpy(x, in, n);
+            for (unsigned k = 0, nk = 1 + paths_rand(&rng) % 3; k < nk; k++) {
+                size_t at = paths_rand(&rng) % n;
+                x[at] = paths_rand(&rng) & 1 ? interesting[paths_rand(&rng) % sizeof interesting]
+                                             : (unsigned char)paths_rand(&rng);
+            }
+            sdx_error re, pe;
+            ref = sdx_bson_parse_events_((const char *)x, n, &o, &re);
+            int rc = sdx_bson_parse_direct_((const char *)x, n, &o, &d);
+            CHECK(rc >= 0);
+            if (rc == 1) {
+                direct++;
+                if (!CHECK(ref && same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
+            } else {
+                declined++;
+                CHECK(d == NULL);
+            }
+            sdx_doc *p = sdx_bson_parse((const char *)x, n, &o, &pe);
+            CHECK((p == NULL) == (ref == NULL));
+            if (ref && p) CHECK(same_slots(ref, p));
+            CHECK_EQ_INT(pe.code, re.code);
+            CHECK_EQ_U64(pe.offset, re.offset);
+            if (!ref) refused++;
+            sdx_doc_free(p);
+            sdx_doc_free(d);
+            sdx_doc_free(ref);
+            free(x);
+        }
+        free(in);
+    }
+    CHECK(direct > 1000);
+    CHECK(declined > 1000);
+    CHECK(refused > 1000);
+    /* declined: the general path's forms (a binary, a regex, an array
+     * with the keys "1" or "00", a sequence of two, a byte after) */
+    static const struct { const char *s; size_t n; } other[] = {
+#define E(lit) {lit, sizeof lit - 1}
+        E("\x0e\0\0\0\x05" "b\0\x01\0\0\0\0x\0"), E("\x0b\0\0\0\x0b" "r\0a\0\0\0"),
+        E("\x10\0\0\0\x04" "a\0\x08\0\0\0\x0a" "1\0\0\0"),
+        E("\x11\0\0\0\x04" "a\0\x09\0\0\0\x0a" "00\0\0\0"),
+        E("\x05\0\0\0\0\x05\0\0\0\0"), E("\x05\0\0\0\0\0"),
+#undef E
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+        sdx_bson_read_opts so = {SDX_BSON_READ_SEQUENCE * (i == 4), 0, 0, NULL};
+        sdx_doc *dd = NULL;
+        CHECK_EQ_INT(sdx_bson_parse_direct_(other[i].s, other[i].n, &so, &dd), 0);
+        CHECK(dd == NULL);
+        sdx_error pe;
+        sdx_doc *p = sdx_bson_parse(other[i].s, other[i].n, &so, &pe);
+        CHECK((p != NULL) == (i != 5)); /* all are BSON but the byte after */
+        sdx_doc_free(p);
+    }
+    /* the depth limit: 11 documents in one another are taken with a limit
+     * of 11, declined (and refused by the reader) with 10 */
+    size_t dn;
+    unsigned char *deep = nested(10, &dn);
+    for (uint32_t limit = 10; limit <= 11; limit++) {
+        sdx_bson_read_opts lo = {0, limit, 0, NULL};
+        sdx_doc *dd = NULL;
+        CHECK_EQ_INT(sdx_bson_parse_direct_((const char *)deep, dn, &lo, &dd), limit == 11);
+        sdx_doc_free(dd);
+        sdx_error pe;
+        sdx_doc *p = sdx_bson_parse((const char *)deep, dn, &lo, &pe);
+        CHECK_EQ_INT(pe.code, limit == 11 ? SDX_OK : SDX_ERR_DEPTH);
+        sdx_doc_free(p);
+    }
+    free(deep);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"every_type", every_type},
@@ -318,5 +498,6 @@ int main(int argc, char **argv) {
                                   {"deep_nesting", deep_nesting},
                                   {"alloc_failures", alloc_failures},
                                   {"reader_skip", reader_skip},
+                                  {"parse_paths_agree", parse_paths_agree},
                                   {0}});
 }
