@@ -1607,6 +1607,7 @@ TEST(builder_inline_path) {
         }
         free(evs);
     }
+    rec_free(&g.out);
     /* both outcomes were exercised */
     CHECK(inline_ok > docs / 2);
     CHECK(errors > docs / 10);
