@@ -90,11 +90,7 @@ static SDX_NOINLINE sdx_err push_frame(sdx_doc_builder *b, bool map, uint64_t co
     f->slot = b->doc->nvals;
     f->items = 0;
     f->map = map;
-    /* A map's keys and values both count. A declared count that can never
-     * be met stays a limit below UINT64_MAX, so that its END fails. */
-    if (count == SDX_COUNT_UNKNOWN) f->limit = UINT64_MAX;
-    else if (!map) f->limit = count;
-    else f->limit = count > (UINT64_MAX - 1) / 2 ? UINT64_MAX - 1 : 2 * count;
+    f->limit = sdx_doc_frame_limit(map, count);
     b->top = f;
     return SDX_OK;
 }
@@ -159,26 +155,11 @@ sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
     }
     switch (kind) {
     case SDX_NULL:
-        v->tag = SDX_TYPE_NULL;
-        v->v.u = 0;
-        break;
     case SDX_BOOL:
-        v->tag = SDX_TYPE_BOOL;
-        v->v.u = ev->v.b ? 1 : 0;
-        break;
     case SDX_INT:
-        v->tag = SDX_TYPE_INT;
-        v->v.i = ev->v.i;
-        break;
     case SDX_UINT:
-        v->tag = ev->v.u <= INT64_MAX ? SDX_TYPE_INT : SDX_TYPE_UINT;
-        v->v.u = ev->v.u;
-        break;
     case SDX_DOUBLE:
-        v->tag = SDX_TYPE_DOUBLE;
-        if (SDX_UNLIKELY(ev->flags & (SDX_EVENT_FLOAT32 | SDX_EVENT_FLOAT16)))
-            v->tag |= ev->flags & SDX_EVENT_FLOAT16 ? SDX_VAL_FLOAT16 : SDX_VAL_FLOAT32;
-        v->v.d = ev->v.d;
+        sdx_doc_scalar_slot(v, ev);
         break;
     case SDX_NINT:
         v->tag = SDX_TYPE_NINT;

@@ -85,6 +85,45 @@ static inline const char *sdx_doc_store_bytes(sdx_doc *doc, const char *s, size_
     return sdx_doc_store_bytes_slow(doc, s, len);
 }
 
+/* The slot of a scalar event (NULL, BOOL, INT, UINT, DOUBLE) at v, as the
+ * builder makes it: an UINT up to INT64_MAX is an INT, a double read from
+ * a float32 or float16 says so. */
+static SDX_ALWAYS_INLINE void sdx_doc_scalar_slot(sdx_val *v, const sdx_event *ev) {
+    switch ((sdx_kind)ev->kind) {
+    case SDX_BOOL:
+        v->tag = SDX_TYPE_BOOL;
+        v->v.u = ev->v.b ? 1 : 0;
+        break;
+    case SDX_INT:
+        v->tag = SDX_TYPE_INT;
+        v->v.i = ev->v.i;
+        break;
+    case SDX_UINT:
+        v->tag = ev->v.u <= INT64_MAX ? SDX_TYPE_INT : SDX_TYPE_UINT;
+        v->v.u = ev->v.u;
+        break;
+    case SDX_DOUBLE:
+        v->tag = SDX_TYPE_DOUBLE;
+        if (SDX_UNLIKELY(ev->flags & (SDX_EVENT_FLOAT32 | SDX_EVENT_FLOAT16)))
+            v->tag |= ev->flags & SDX_EVENT_FLOAT16 ? SDX_VAL_FLOAT16 : SDX_VAL_FLOAT32;
+        v->v.d = ev->v.d;
+        break;
+    default: /* SDX_NULL */
+        v->tag = SDX_TYPE_NULL;
+        v->v.u = 0;
+        break;
+    }
+}
+
+/* The children a builder's frame allows for a declared count: a map's keys
+ * and values both count; unknown is UINT64_MAX, and a count that can never
+ * be met stays a limit below it, so that its END fails. */
+static inline uint64_t sdx_doc_frame_limit(bool map, uint64_t count) {
+    if (count == SDX_COUNT_UNKNOWN) return UINT64_MAX;
+    if (!map) return count;
+    return count > (UINT64_MAX - 1) / 2 ? UINT64_MAX - 1 : 2 * count;
+}
+
 /* sdx_doc_builder_put(b, ev) for the parsers that feed the builder from a
  * pull reader (UBJSON, BSON, Binn): the commonest events inside a
  * container — untagged scalars, strings, keys, binaries, containers while
@@ -117,25 +156,11 @@ static SDX_ALWAYS_INLINE sdx_err sdx_doc_builder_put_inline(sdx_doc_builder *b,
     sdx_val *v = doc->vals + doc->nvals;
     switch (kind) {
     case SDX_NULL:
-        v->tag = SDX_TYPE_NULL;
-        v->v.u = 0;
-        break;
     case SDX_BOOL:
-        v->tag = SDX_TYPE_BOOL;
-        v->v.u = ev->v.b ? 1 : 0;
-        break;
     case SDX_INT:
-        v->tag = SDX_TYPE_INT;
-        v->v.i = ev->v.i;
-        break;
     case SDX_UINT:
-        v->tag = ev->v.u <= INT64_MAX ? SDX_TYPE_INT : SDX_TYPE_UINT;
-        v->v.u = ev->v.u;
-        break;
     case SDX_DOUBLE:
-        if (ev->flags & (SDX_EVENT_FLOAT32 | SDX_EVENT_FLOAT16)) goto slow;
-        v->tag = SDX_TYPE_DOUBLE;
-        v->v.d = ev->v.d;
+        sdx_doc_scalar_slot(v, ev);
         break;
     case SDX_KEY:
         if (!f->map || (f->items & 1)) goto slow;
@@ -169,12 +194,7 @@ static SDX_ALWAYS_INLINE sdx_err sdx_doc_builder_put_inline(sdx_doc_builder *b,
         g->slot = doc->nvals;
         g->items = 0;
         g->map = map;
-        /* as the builder's push_frame: a count that can never be met stays
-         * a limit below UINT64_MAX, so that its END fails */
-        g->limit = count == SDX_COUNT_UNKNOWN ? UINT64_MAX
-                   : !map                      ? count
-                   : count > (UINT64_MAX - 1) / 2 ? UINT64_MAX - 1
-                                               : 2 * count;
+        g->limit = sdx_doc_frame_limit(map, count);
         b->depth = d + 1;
         b->top = g;
         v->tag = map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY;

@@ -81,14 +81,33 @@ static SDX_ALWAYS_INLINE const uint8_t *direct_length(const uint8_t *p, const ui
     }
 }
 
+/* A string's length and bytes at *pp into the slot v, copied into the
+ * document, UTF-8 checked unless utf8_valid is NULL; *pp moves past them.
+ * Returns 1, 0 when they are not valid (the general path's), -1 when out
+ * of memory. */
+static SDX_ALWAYS_INLINE int direct_text(sdx_doc *doc, sdx_val *v, const uint8_t **pp,
+                                         const uint8_t *end,
+                                         size_t (*utf8_valid)(const char *, size_t)) {
+    uint64_t n;
+    const uint8_t *q = direct_length(*pp, end, &n);
+    if (!q || n > (uint64_t)(end - q)) return 0;
+    if (utf8_valid && !sdx_utf8_ok(utf8_valid, (const char *)q, (size_t)n)) return 0;
+    const char *s = NULL;
+    if (n && !(s = sdx_doc_store_bytes(doc, (const char *)q, (size_t)n))) return -1;
+    v->tag = TYPE_LEN(SDX_TYPE_STR, n);
+    v->v.s = s;
+    *pp = q + n;
+    return 1;
+}
+
 /* Returns 1 with the document filled (every slot, doc->nvals and
  * doc->consumed), 0 when the input is not of the common form or not valid
  * (the general path decides), -1 when an allocation failed. The slots are
  * those the builder makes from the reader's events. */
 static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, uint32_t flags,
                         uint32_t max_depth) {
-    size_t (*utf8_valid)(const char *, size_t) = sdx_simd_active()->utf8_valid_prefix;
-    const int check_utf8 = !(flags & SDX_UBJSON_READ_NO_UTF8_CHECK);
+    size_t (*utf8_valid)(const char *, size_t) =
+        flags & SDX_UBJSON_READ_NO_UTF8_CHECK ? NULL : sdx_simd_active()->utf8_valid_prefix;
     const size_t len = (size_t)(end - start);
     /* every slot takes at least a byte of input (a key two) */
     const size_t bound = len + 2;
@@ -126,16 +145,9 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
             v_end = vals + doc->vals_cap;
         }
         if (top->map) { /* the key: a length and its bytes, no marker */
-            uint64_t n;
-            const uint8_t *q = direct_length(p, end, &n);
-            if (!q || n > (uint64_t)(end - q)) return 0;
-            if (check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)q, (size_t)n)) return 0;
-            const char *s = NULL;
-            if (n && !(s = sdx_doc_store_bytes(doc, (const char *)q, (size_t)n))) return -1;
-            v->tag = TYPE_LEN(SDX_TYPE_STR, n);
-            v->v.s = s;
+            const int rc = direct_text(doc, v, &p, end, utf8_valid);
+            if (rc <= 0) return rc;
             v++;
-            p = q + n;
         }
         if (p == end) return 0;
         const size_t avail = (size_t)(end - p) - 1;
@@ -196,15 +208,9 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
             break;
         }
         case 'S': {
-            uint64_t n;
-            const uint8_t *q = direct_length(p + 1, end, &n);
-            if (!q || n > (uint64_t)(end - q)) return 0;
-            if (check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)q, (size_t)n)) return 0;
-            const char *s = NULL;
-            if (n && !(s = sdx_doc_store_bytes(doc, (const char *)q, (size_t)n))) return -1;
-            v->tag = TYPE_LEN(SDX_TYPE_STR, n);
-            v->v.s = s;
-            p = q + n;
+            p++;
+            const int rc = direct_text(doc, v, &p, end, utf8_valid);
+            if (rc <= 0) return rc;
             break;
         }
         case 'C': { /* a char: an ASCII string of one byte */

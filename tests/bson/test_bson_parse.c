@@ -15,7 +15,7 @@
 #include "alloc_test.h"
 #include "bson/bson_internal.h"
 #include "bson_test.h"
-#include "core/doc_internal.h"
+#include "doc_slots.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
@@ -357,24 +357,6 @@ static void gen_common(sdx_bson_writer *w, uint64_t *rng, int depth) {
     }
 }
 
-/* Two documents with the same slots: tags, lengths, values, bytes. */
-static int same_slots(const sdx_doc *a, const sdx_doc *b) {
-    if (a->nvals != b->nvals || a->consumed != b->consumed) return 0;
-    for (size_t i = 0; i < a->nvals; i++) {
-        const sdx_val *x = &a->vals[i], *y = &b->vals[i];
-        if (x->tag != y->tag) return 0;
-        unsigned t = SDX_VAL_TYPE(x);
-        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
-            size_t len = (size_t)SDX_VAL_LEN(x);
-            if (len && memcmp(x->v.s, y->v.s, len) != 0) return 0;
-            if (!len && (x->v.s || y->v.s)) return 0;
-        } else if (x->v.u != y->v.u) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* sdx_bson_parse reads one document of the common types directly and
  * leaves the rest to the reader's events into the builder: on random
  * documents the direct parse takes them and gives the builder's slots; on
@@ -411,7 +393,7 @@ TEST(parse_paths_agree) {
         sdx_doc *ref = sdx_bson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
         CHECK(ref != NULL);
         CHECK_EQ_INT(sdx_bson_parse_direct_((const char *)in, n, &o, &d), 1);
-        CHECK(ref && d && same_slots(ref, d));
+        CHECK(ref && d && doc_same_slots(ref, d));
         CHECK(ref && ref->nvals > 100);
         sdx_doc_free(d);
         sdx_doc_free(ref);
@@ -429,14 +411,14 @@ TEST(parse_paths_agree) {
             CHECK(rc >= 0);
             if (rc == 1) {
                 direct++;
-                if (!CHECK(ref && same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
+                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
             } else {
                 declined++;
                 CHECK(d == NULL);
             }
             sdx_doc *p = sdx_bson_parse((const char *)x, n, &o, &pe);
             CHECK((p == NULL) == (ref == NULL));
-            if (ref && p) CHECK(same_slots(ref, p));
+            if (ref && p) CHECK(doc_same_slots(ref, p));
             CHECK_EQ_INT(pe.code, re.code);
             CHECK_EQ_U64(pe.offset, re.offset);
             if (!ref) refused++;

@@ -3,7 +3,7 @@
  * N-dimensional arrays, limits, streams, and round trips through the
  * writer and the document. */
 #include "ubjson_test.h"
-#include "core/doc_internal.h"
+#include "doc_slots.h"
 #include "ubjson/ubjson_internal.h"
 
 #define BJ SDX_UBJSON_READ_BJDATA
@@ -435,9 +435,12 @@ TEST(skip) {
  * ASCII and non-ASCII strings of every length class, chars, high-precision
  * numbers, binary, typed and N-dimensional arrays, plain and counted
  * containers of small and large counts, nesting; `rng` a seed. */
-static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj) {
+/* A random value; `common`: of the common form only (what sdx_ubjson_parse
+ * reads directly: no H, binaries or typed containers). */
+static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj, int common) {
     const char *text = evtext_sample_ascii(), *utf8 = evtext_sample_utf8();
     unsigned c = evtext_rand(rng) % (depth < 4 ? 20 : 14);
+    if (common && (c == 3 || c == 11 || c == 12)) c = 7;
     int64_t big = (int64_t)((uint64_t)evtext_rand(rng) << 40 | evtext_rand(rng));
     switch (c) {
     case 0: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 600) - 300); break;
@@ -485,7 +488,7 @@ static void gen_value(sdx_ubjson_writer *w, unsigned *rng, int depth, int bj) {
                                   evtext_rand(rng) % 1000);
                 sdx_ubjson_writer_key(w, key, (size_t)kn);
             }
-            gen_value(w, rng, depth + 1, bj);
+            gen_value(w, rng, depth + 1, bj, common);
         }
         sdx_ubjson_writer_end(w);
         break;
@@ -560,7 +563,7 @@ TEST(inline_path) {
         sdx_ubjson_writer_init(&w, &out, &wo);
         unsigned rng = seed;
         sdx_ubjson_writer_begin_array(&w, seed & 4 ? SDX_COUNT_UNKNOWN : 60);
-        for (int i = 0; i < 60; i++) gen_value(&w, &rng, 1, bj);
+        for (int i = 0; i < 60; i++) gen_value(&w, &rng, 1, bj, 0);
         sdx_ubjson_writer_end(&w);
         if (!CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK)) break;
         unsigned char *in = malloc(sdx_buf_len(&out));
@@ -658,67 +661,6 @@ TEST(inline_path) {
     CHECK_EQ_U64(bad, 0);
 }
 
-/* A random value of the common form only (what sdx_ubjson_parse reads
- * directly): no typed containers, binaries or H. */
-static void gen_common(sdx_ubjson_writer *w, unsigned *rng, int depth) {
-    const char *text = evtext_sample_ascii(), *utf8 = evtext_sample_utf8();
-    unsigned c = evtext_rand(rng) % (depth < 5 ? 16 : 11);
-    int64_t big = (int64_t)((uint64_t)evtext_rand(rng) << 40 | evtext_rand(rng));
-    switch (c) {
-    case 0: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 600) - 300); break;
-    case 1: sdx_ubjson_writer_int(w, (int64_t)(evtext_rand(rng) % 140000) - 70000); break;
-    case 2: sdx_ubjson_writer_int(w, evtext_rand(rng) & 1 ? big : -big); break;
-    case 3: sdx_ubjson_writer_double(w, (double)big / 7.0); break;
-    case 4: sdx_ubjson_writer_float(w, (float)((double)big / 3.0)); break;
-    case 5: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 300); break;
-    case 6: sdx_ubjson_writer_string(w, text, evtext_rand(rng) % 20); break;
-    case 7: {
-        static const size_t cut[] = {0, 2, 4, 7, 16, 20, 29};
-        sdx_ubjson_writer_string(w, utf8, cut[evtext_rand(rng) % 7]);
-        break;
-    }
-    case 8: sdx_ubjson_writer_bool(w, evtext_rand(rng) & 1); break;
-    case 9: sdx_ubjson_writer_null(w); break;
-    case 10: sdx_ubjson_writer_double(w, 0.5 * (evtext_rand(rng) % 9)); break;
-    default: {
-        int map = c >= 13;
-        uint64_t n = evtext_rand(rng) % 6;
-        if (depth == 2 && evtext_rand(rng) % 3 == 0) n = 250 + evtext_rand(rng) % 30;
-        uint64_t declared = c == 12 || c == 15 ? SDX_COUNT_UNKNOWN : n;
-        if (map) sdx_ubjson_writer_begin_map(w, declared);
-        else sdx_ubjson_writer_begin_array(w, declared);
-        for (uint64_t i = 0; i < n; i++) {
-            if (map) {
-                char key[24];
-                int kn = snprintf(key, sizeof key, "%.*sk%u", (int)(evtext_rand(rng) % 20), text,
-                                  evtext_rand(rng) % 1000);
-                sdx_ubjson_writer_key(w, key, (size_t)kn);
-            }
-            gen_common(w, rng, depth + 1);
-        }
-        sdx_ubjson_writer_end(w);
-        break;
-    }
-    }
-}
-
-/* Two documents with the same slots: tags, lengths, values, bytes. */
-static int same_slots(const sdx_doc *a, const sdx_doc *b) {
-    if (a->nvals != b->nvals || a->consumed != b->consumed) return 0;
-    for (size_t i = 0; i < a->nvals; i++) {
-        const sdx_val *x = &a->vals[i], *y = &b->vals[i];
-        if (x->tag != y->tag) return 0;
-        unsigned t = SDX_VAL_TYPE(x);
-        if (t == SDX_TYPE_STR || t == SDX_TYPE_BIN || t == SDX_TYPE_RAW) {
-            size_t len = (size_t)SDX_VAL_LEN(x);
-            if (len && memcmp(x->v.s, y->v.s, len) != 0) return 0;
-        } else if (x->v.u != y->v.u) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* sdx_ubjson_parse reads the common form directly and leaves the rest to
  * the reader's events into the builder: on random documents of the common
  * form the direct parse takes them and gives the builder's slots; on 3000
@@ -740,7 +682,7 @@ TEST(parse_paths_agree) {
         sdx_ubjson_writer_begin_map(&w, seed & 1 ? SDX_COUNT_UNKNOWN : 40);
         for (int i = 0; i < 40; i++) {
             sdx_ubjson_writer_key(&w, "k", 1);
-            gen_common(&w, &rng, 1);
+            gen_value(&w, &rng, 1, 0, 1);
         }
         sdx_ubjson_writer_end(&w);
         if (!CHECK_EQ_INT(sdx_ubjson_writer_finish(&w), SDX_OK)) break;
@@ -752,7 +694,7 @@ TEST(parse_paths_agree) {
         sdx_doc *ref = sdx_ubjson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
         CHECK(ref != NULL);
         CHECK_EQ_INT(sdx_ubjson_parse_direct_((const char *)in, n, &o, &d), 1);
-        CHECK(ref && d && same_slots(ref, d));
+        CHECK(ref && d && doc_same_slots(ref, d));
         CHECK(ref && ref->nvals > 100);
         sdx_doc_free(d);
         sdx_doc_free(ref);
@@ -770,14 +712,14 @@ TEST(parse_paths_agree) {
             CHECK(rc >= 0);
             if (rc == 1) {
                 direct++;
-                if (!CHECK(ref && same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
+                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
             } else {
                 declined++;
                 CHECK(d == NULL);
             }
             sdx_doc *p = sdx_ubjson_parse((const char *)x, n, &o, &pe);
             CHECK((p == NULL) == (ref == NULL));
-            if (ref && p) CHECK(same_slots(ref, p));
+            if (ref && p) CHECK(doc_same_slots(ref, p));
             if (!ref) {
                 refused++;
                 CHECK_EQ_INT(pe.code, re.code);
