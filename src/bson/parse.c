@@ -77,7 +77,9 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
     /* every slot takes at least a byte (a key its NUL, a tag its value's
      * type byte) */
     const size_t bound = len + 2;
-    if (!sdx_doc_grow_vals(doc, 0, len / 8 + 16, 0, len, bound)) return -1;
+    /* a first guess (as the MessagePack parser's); short, the array grows
+     * by the rate so far */
+    if (!sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, bound)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;

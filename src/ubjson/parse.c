@@ -111,7 +111,9 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
     const size_t len = (size_t)(end - start);
     /* every slot takes at least a byte of input (a key two) */
     const size_t bound = len + 2;
-    if (!sdx_doc_grow_vals(doc, 0, len / 8 + 16, 0, len, bound)) return -1;
+    /* a first guess (as the MessagePack parser's); short, the array grows
+     * by the rate so far */
+    if (!sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, bound)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
