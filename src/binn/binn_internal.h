@@ -75,6 +75,16 @@ void sdx_binn_reader_one_value(sdx_binn_reader *r);
 /* sdx_binn_parse's loop: the reader's events into the builder until the
  * reader stops (then its error tells why) or the builder refuses (its
  * error returned). In reader.c, where the reader's code is inlined. */
-sdx_err sdx_binn_parse_events_(sdx_binn_reader *r, sdx_doc_builder *b);
+sdx_err sdx_binn_reader_build_(sdx_binn_reader *r, sdx_doc_builder *b);
+
+/* sdx_binn_parse's two paths (parse.c), private, apart for the tests that
+ * compare them: the direct parse of a value of the common types (1 with
+ * the document in *out, 0 when the input is not that or not valid, -1
+ * when out of memory), and the reader's events into the builder (the
+ * parser's result, errors included, for any input). */
+int sdx_binn_parse_direct_(const char *data, size_t len, const sdx_binn_read_opts *opts,
+                           sdx_doc **out);
+sdx_doc *sdx_binn_parse_events_(const char *data, size_t len, const sdx_binn_read_opts *opts,
+                                sdx_error *err);
 
 #endif

@@ -413,7 +413,7 @@ bool sdx_binn_reader_next(sdx_binn_reader *r, sdx_event *ev) { return reader_nex
 
 /* The tree parser's loop (binn_internal.h): the reader inline, so that its
  * event need not go through memory. */
-sdx_err sdx_binn_parse_events_(sdx_binn_reader *r, sdx_doc_builder *b) {
+sdx_err sdx_binn_reader_build_(sdx_binn_reader *r, sdx_doc_builder *b) {
     sdx_err rc = SDX_OK;
     sdx_event ev;
     while (!rc && reader_next(r, &ev)) rc = sdx_doc_builder_put_inline(b, &ev);

@@ -7,7 +7,9 @@
  * every point; sequences and skip; corpus round trips through JSON.
  */
 #include "alloc_test.h"
+#include "binn/binn_internal.h"
 #include "binn_test.h"
+#include "doc_slots.h"
 #include "test.h"
 
 #define LIT(s) s, sizeof(s) - 1
@@ -401,6 +403,141 @@ TEST(corpus_roundtrip) {
     }
 }
 
+/* A random value of the common types (what sdx_binn_parse reads directly):
+ * no typed strings or user types. */
+static void gen_common(sdx_binn_writer *w, int depth) {
+    static const char text[] = "plain ascii text, \xc3\xa9t\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac";
+    static const unsigned cuts[] = {0, 1, 5, 18, 21, 24, 27, 30};
+    uint32_t r = rnd();
+    switch (r % (depth < 5 ? 14 : 10)) {
+    case 0: sdx_binn_writer_int(w, (int64_t)(r >> 9) % ((r >> 8) & 1 ? 600 : 140000) - ((r >> 8) & 1 ? 300 : 70000)); break;
+    case 1: sdx_binn_writer_int(w, (int64_t)((uint64_t)rnd() << 32 | rnd()) >> (r >> 8) % 60); break;
+    case 2: sdx_binn_writer_uint(w, UINT64_MAX - (r >> 8)); break;
+    case 3: sdx_binn_writer_double(w, (double)(int32_t)rnd() / 7.0); break;
+    case 4: sdx_binn_writer_float(w, (float)(int32_t)rnd() / 3.0f); break;
+    case 5: sdx_binn_writer_string(w, text, cuts[(r >> 8) % 8]); break;
+    case 6: sdx_binn_writer_blob(w, text, (r >> 8) % 20); break;
+    case 7: sdx_binn_writer_bool(w, (r >> 8) & 1); break;
+    case 8: sdx_binn_writer_null(w); break;
+    case 9: sdx_binn_writer_string(w, text, (r >> 8) % 19); break;
+    default: {
+        /* a list, a map (int keys) or an object; now and then large
+         * enough for four-byte sizes and counts */
+        int kind = (int)(r % 3);
+        uint32_t n = (r >> 8) % 6;
+        if (depth == 2 && (r >> 16) % 3 == 0) n = 100 + (r >> 20) % 100;
+        if (kind == 0) sdx_binn_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+        else sdx_binn_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+        for (uint32_t i = 0; i < n; i++) {
+            if (kind == 1) sdx_binn_writer_int(w, (int64_t)i * 7919 - 1000);
+            else if (kind == 2) sdx_binn_writer_key(w, text + i % 7, rnd() % 12);
+            gen_common(w, depth + 1);
+        }
+        sdx_binn_writer_end(w);
+        break;
+    }
+    }
+}
+
+/* sdx_binn_parse reads a value of the common types directly and leaves
+ * the rest to the reader's events into the builder: on random documents
+ * the direct parse takes them with the builder's slots; on 3000 mutated
+ * copies of each it either gives the builder's slots or declines, never
+ * accepting what the reader refuses, and sdx_binn_parse returns the
+ * reader's error and offset; typed values, COPY_INPUT and bytes after the
+ * value are declined (the last taken with STOP_AFTER_VALUE). */
+TEST(parse_paths_agree) {
+    long direct = 0, declined = 0, refused = 0;
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        uint32_t flags = seed & 2 ? SDX_BINN_READ_NO_UTF8_CHECK : 0;
+        sdx_binn_read_opts o = {flags, 0, NULL};
+        sdx_buf out;
+        sdx_buf_init(&out, NULL);
+        sdx_binn_writer w;
+        sdx_binn_writer_init(&w, &out, NULL);
+        sdx_binn_writer_begin_map(&w, SDX_COUNT_UNKNOWN);
+        for (int i = 0; i < 30; i++) {
+            char key[8];
+            sdx_binn_writer_key(&w, key, (size_t)snprintf(key, sizeof key, "k%d", i));
+            gen_common(&w, 1);
+        }
+        sdx_binn_writer_end(&w);
+        if (!CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK)) break;
+        size_t n = sdx_buf_len(&out);
+        char *in = malloc(n);
+        memcpy(in, sdx_buf_data(&out), n);
+        sdx_buf_destroy(&out);
+        sdx_error e;
+        sdx_doc *ref = sdx_binn_parse_events_(in, n, &o, &e), *d = NULL;
+        CHECK(ref != NULL);
+        CHECK_EQ_INT(sdx_binn_parse_direct_(in, n, &o, &d), 1);
+        CHECK(ref && d && doc_same_slots(ref, d));
+        CHECK(ref && ref->nvals > 100);
+        sdx_doc_free(d);
+        sdx_doc_free(ref);
+        for (int m = 0; m < 3000; m++) {
+            char *x = malloc(n);
+            memcpy(x, in, n);
+            for (unsigned k = 0, nk = 1 + rnd() % 3; k < nk; k++) {
+                size_t at = rnd() % n;
+                x[at] = (char)(rnd() % 2 ? (x[at] ^ (1 << (rnd() % 8))) : (char)rnd());
+            }
+            sdx_error re, pe;
+            ref = sdx_binn_parse_events_(x, n, &o, &re);
+            int rc = sdx_binn_parse_direct_(x, n, &o, &d);
+            CHECK(rc >= 0);
+            if (rc == 1) {
+                direct++;
+                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
+            } else {
+                declined++;
+                CHECK(d == NULL);
+            }
+            sdx_doc *p = sdx_binn_parse(x, n, &o, &pe);
+            CHECK((p == NULL) == (ref == NULL));
+            if (ref && p) CHECK(doc_same_slots(ref, p));
+            if (!ref) {
+                refused++;
+                CHECK_EQ_INT(pe.code, re.code);
+                CHECK_EQ_U64(pe.offset, re.offset);
+            }
+            sdx_doc_free(p);
+            sdx_doc_free(d);
+            sdx_doc_free(ref);
+            free(x);
+        }
+        free(in);
+    }
+    CHECK(direct > 1000);
+    CHECK(declined > 1000);
+    CHECK(refused > 1000);
+    /* the rich document has a datetime and a user type: declined, and
+     * parsed by the general path */
+    sdx_buf out;
+    rich(&out);
+    sdx_doc *d = NULL;
+    CHECK_EQ_INT(sdx_binn_parse_direct_(sdx_buf_data(&out), sdx_buf_len(&out), NULL, &d), 0);
+    sdx_error e;
+    d = sdx_binn_parse(sdx_buf_data(&out), sdx_buf_len(&out), NULL, &e);
+    CHECK(d != NULL);
+    sdx_doc_free(d);
+    sdx_buf_destroy(&out);
+    /* a value with a byte after it: declined; with STOP_AFTER_VALUE taken,
+     * and consumed up to the value's end; with COPY_INPUT declined */
+    sdx_binn_read_opts stop = {SDX_BINN_READ_STOP_AFTER_VALUE, 0, NULL};
+    sdx_binn_read_opts copy = {SDX_BINN_READ_COPY_INPUT, 0, NULL};
+    CHECK_EQ_INT(sdx_binn_parse_direct_("\x01\x00", 2, NULL, &d), 0);
+    CHECK_EQ_INT(sdx_binn_parse_direct_("\x01\x00", 2, &stop, &d), 1);
+    if (CHECK(d != NULL)) CHECK_EQ_U64(sdx_doc_consumed(d), 1);
+    sdx_doc_free(d);
+    CHECK_EQ_INT(sdx_binn_parse_direct_("\x01", 1, &copy, &d), 0);
+    /* the depth limit: two lists in one another, with a limit of 1 */
+    sdx_binn_read_opts lim = {0, 1, NULL};
+    CHECK_EQ_INT(sdx_binn_parse_direct_("\xe0\x06\x01\xe0\x03\x00", 6, &lim, &d), 0);
+    CHECK_EQ_INT(sdx_binn_parse_direct_("\xe0\x06\x01\xe0\x03\x00", 6, NULL, &d), 1);
+    sdx_doc_free(d);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv, (test_case[]){
         {"every_type", every_type},
@@ -411,5 +548,6 @@ int main(int argc, char **argv) {
         {"allocation_failure", allocation_failure},
         {"sequence_and_skip", sequence_and_skip},
         {"corpus_roundtrip", corpus_roundtrip},
+        {"parse_paths_agree", parse_paths_agree},
         {0}});
 }
