@@ -74,12 +74,8 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
     size_t (*utf8_valid)(const char *, size_t) = sdx_simd_active()->utf8_valid_prefix;
     const int check_utf8 = !(flags & SDX_BSON_READ_NO_UTF8_CHECK);
     if (len < 5 || (int32_t)sdx_load_le32(d) != (int64_t)len || max_depth == 0) return 0;
-    /* every slot takes at least a byte (a key its NUL, a tag its value's
-     * type byte) */
-    const size_t bound = len + 2;
-    /* a first guess (as the MessagePack parser's); short, the array grows
-     * by the rate so far */
-    if (!sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, bound)) return -1;
+    const size_t bound = len + 2; /* every slot takes at least a byte */
+    if (!sdx_doc_direct_reserve(doc, len)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
@@ -300,15 +296,8 @@ int sdx_bson_parse_direct_(const char *data, size_t len, const sdx_bson_read_opt
 sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *opts,
                         sdx_error *err) {
     sdx_doc *doc;
-    int rc = sdx_bson_parse_direct_(data, len, opts, &doc);
-    if (rc > 0) {
-        sdx_error_fill(err, SDX_OK, len, sdx_strerror(SDX_OK));
-        return doc;
-    }
-    if (rc < 0) {
-        sdx_error_fill(err, SDX_ERR_NOMEM, 0, "out of memory");
-        return NULL;
-    }
+    const int rc = sdx_bson_parse_direct_(data, len, opts, &doc);
+    if (rc) return sdx_doc_direct_result(rc, doc, err);
     return sdx_bson_parse_events_(data, len, opts, err);
 }
 

@@ -70,6 +70,29 @@ sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err);
 int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,
                       size_t bound);
 
+/* A binary format's parser that fills the value array directly: the first
+ * reservation for `len` bytes of input, a sixteenth as many slots (an
+ * item takes a few bytes), which grows by the rate so far when short
+ * (sdx_doc_grow_vals, bounded by the len + 2 slots an input of one byte
+ * per slot can need). Returns 0 when the allocation fails. */
+static inline int sdx_doc_direct_reserve(sdx_doc *doc, size_t len) {
+    return sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, len + 2);
+}
+
+/* The outcome of a parser's direct path that did not decline (rc 1: the
+ * document, rc -1: out of memory), in the parser's result and *err (if
+ * not NULL). The formats whose readers are fed to the builder when the
+ * direct path declines (UBJSON, BSON, Binn) end with it. */
+static inline sdx_doc *sdx_doc_direct_result(int rc, sdx_doc *doc, sdx_error *err) {
+    if (err) {
+        err->line = err->column = 0;
+        err->code = rc > 0 ? SDX_OK : SDX_ERR_NOMEM;
+        err->offset = rc > 0 ? doc->consumed : 0;
+        err->msg = rc > 0 ? sdx_strerror(SDX_OK) : "out of memory";
+    }
+    return rc > 0 ? doc : NULL;
+}
+
 /* Copy `len` (> 0) bytes into the document's string storage: chunks that
  * grow geometrically (a large string gets a block of its own). Returns the
  * copy, or NULL when an allocation fails. */

@@ -277,10 +277,7 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
         }
     }
     if (ok) {
-        /* A first guess at the slots (as many bytes as the input); when it
-         * is short, the array grows by an estimate from the rate so far. */
-        size_t guess = len / 16 + 16;
-        if (!sdx_doc_grow_vals(ps.doc, 0, guess, 0, len, len + 2))
+        if (!sdx_doc_direct_reserve(ps.doc, len))
             ok = fail(&ps, SDX_ERR_NOMEM, "out of memory", in);
     }
     if (ok) ok = parse_values(&ps, in, in + len, opts->flags, max_depth, inline_frames);

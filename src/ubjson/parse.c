@@ -109,11 +109,8 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
     size_t (*utf8_valid)(const char *, size_t) =
         flags & SDX_UBJSON_READ_NO_UTF8_CHECK ? NULL : sdx_simd_active()->utf8_valid_prefix;
     const size_t len = (size_t)(end - start);
-    /* every slot takes at least a byte of input (a key two) */
-    const size_t bound = len + 2;
-    /* a first guess (as the MessagePack parser's); short, the array grows
-     * by the rate so far */
-    if (!sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, bound)) return -1;
+    const size_t bound = len + 2; /* every slot takes at least a byte */
+    if (!sdx_doc_direct_reserve(doc, len)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
@@ -348,11 +345,7 @@ int sdx_ubjson_parse_direct_(const char *data, size_t len, const sdx_ubjson_read
 sdx_doc *sdx_ubjson_parse(const char *data, size_t len, const sdx_ubjson_read_opts *opts,
                           sdx_error *err) {
     sdx_doc *doc;
-    int rc = sdx_ubjson_parse_direct_(data, len, opts, &doc);
-    if (rc > 0) return doc;
-    if (rc < 0) {
-        sdx_error_fill(err, SDX_ERR_NOMEM, 0, "out of memory");
-        return NULL;
-    }
+    const int rc = sdx_ubjson_parse_direct_(data, len, opts, &doc);
+    if (rc) return sdx_doc_direct_result(rc, doc, err);
     return sdx_ubjson_parse_events_(data, len, opts, err);
 }

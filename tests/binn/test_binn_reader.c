@@ -9,7 +9,7 @@
 #include "alloc_test.h"
 #include "binn/binn_internal.h"
 #include "binn_test.h"
-#include "doc_slots.h"
+#include "paths_test.h"
 #include "test.h"
 
 #define LIT(s) s, sizeof(s) - 1
@@ -439,6 +439,27 @@ static void gen_common(sdx_binn_writer *w, int depth) {
     }
 }
 
+/* sdx_binn_parse's paths for paths_check (tests/unit/paths_test.h). */
+static int binn_direct(const char *d, size_t n, const void *o, sdx_doc **out) {
+    return sdx_binn_parse_direct_(d, n, o, out);
+}
+static sdx_doc *binn_events(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_binn_parse_events_(d, n, o, e);
+}
+static sdx_doc *binn_parse(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_binn_parse(d, n, o, e);
+}
+static const paths_fmt binn_paths = {binn_direct, binn_events, binn_parse};
+
+/* One to three bytes with a bit flipped or set to any value (as byte_flips). */
+static void binn_mutate(char *x, size_t n, void *ctx) {
+    (void)ctx;
+    for (unsigned k = 0, nk = 1 + rnd() % 3; k < nk; k++) {
+        size_t at = rnd() % n;
+        x[at] = (char)(rnd() % 2 ? (x[at] ^ (1 << (rnd() % 8))) : (char)rnd());
+    }
+}
+
 /* sdx_binn_parse reads a value of the common types directly and leaves
  * the rest to the reader's events into the builder: on random documents
  * the direct parse takes them with the builder's slots; on 3000 mutated
@@ -447,7 +468,7 @@ static void gen_common(sdx_binn_writer *w, int depth) {
  * reader's error and offset; typed values, COPY_INPUT and bytes after the
  * value are declined (the last taken with STOP_AFTER_VALUE). */
 TEST(parse_paths_agree) {
-    long direct = 0, declined = 0, refused = 0;
+    paths_tally t = {0, 0, 0};
     for (unsigned seed = 1; seed <= 6; seed++) {
         uint32_t flags = seed & 2 ? SDX_BINN_READ_NO_UTF8_CHECK : 0;
         sdx_binn_read_opts o = {flags, 0, NULL};
@@ -467,50 +488,12 @@ TEST(parse_paths_agree) {
         char *in = malloc(n);
         memcpy(in, sdx_buf_data(&out), n);
         sdx_buf_destroy(&out);
-        sdx_error e;
-        sdx_doc *ref = sdx_binn_parse_events_(in, n, &o, &e), *d = NULL;
-        CHECK(ref != NULL);
-        CHECK_EQ_INT(sdx_binn_parse_direct_(in, n, &o, &d), 1);
-        CHECK(ref && d && doc_same_slots(ref, d));
-        CHECK(ref && ref->nvals > 100);
-        sdx_doc_free(d);
-        sdx_doc_free(ref);
-        for (int m = 0; m < 3000; m++) {
-            char *x = malloc(n);
-            memcpy(x, in, n);
-            for (unsigned k = 0, nk = 1 + rnd() % 3; k < nk; k++) {
-                size_t at = rnd() % n;
-                x[at] = (char)(rnd() % 2 ? (x[at] ^ (1 << (rnd() % 8))) : (char)rnd());
-            }
-            sdx_error re, pe;
-            ref = sdx_binn_parse_events_(x, n, &o, &re);
-            int rc = sdx_binn_parse_direct_(x, n, &o, &d);
-            CHECK(rc >= 0);
-            if (rc == 1) {
-                direct++;
-                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
-            } else {
-                declined++;
-                CHECK(d == NULL);
-            }
-            sdx_doc *p = sdx_binn_parse(x, n, &o, &pe);
-            CHECK((p == NULL) == (ref == NULL));
-            if (ref && p) CHECK(doc_same_slots(ref, p));
-            if (!ref) {
-                refused++;
-                CHECK_EQ_INT(pe.code, re.code);
-                CHECK_EQ_U64(pe.offset, re.offset);
-            }
-            sdx_doc_free(p);
-            sdx_doc_free(d);
-            sdx_doc_free(ref);
-            free(x);
-        }
+        paths_check(&binn_paths, &o, in, n, 3000, binn_mutate, NULL, &t);
         free(in);
     }
-    CHECK(direct > 1000);
-    CHECK(declined > 1000);
-    CHECK(refused > 1000);
+    CHECK(t.direct > 1000);
+    CHECK(t.declined > 1000);
+    CHECK(t.refused > 1000);
     /* the rich document has a datetime and a user type: declined, and
      * parsed by the general path */
     sdx_buf out;

@@ -15,7 +15,7 @@
 #include "alloc_test.h"
 #include "bson/bson_internal.h"
 #include "bson_test.h"
-#include "doc_slots.h"
+#include "paths_test.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
@@ -357,6 +357,30 @@ static void gen_common(sdx_bson_writer *w, uint64_t *rng, int depth) {
     }
 }
 
+/* sdx_bson_parse's paths for paths_check (tests/unit/paths_test.h). */
+static int bson_direct(const char *d, size_t n, const void *o, sdx_doc **out) {
+    return sdx_bson_parse_direct_(d, n, o, out);
+}
+static sdx_doc *bson_events(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_bson_parse_events_(d, n, o, e);
+}
+static sdx_doc *bson_parse(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_bson_parse(d, n, o, e);
+}
+static const paths_fmt bson_paths = {bson_direct, bson_events, bson_parse};
+
+/* One to three bytes set to a type byte, a digit or any value. */
+static void bson_mutate(char *x, size_t n, void *ctx) {
+    static const unsigned char interesting[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x08, 0x09,
+                                                0x0a, 0x10, 0x12, 0x13, '0', '1', 0x7f, 0x80, 0xff};
+    uint64_t *rng = ctx;
+    for (unsigned k = 0, nk = 1 + paths_rand(rng) % 3; k < nk; k++) {
+        size_t at = paths_rand(rng) % n;
+        x[at] = (char)(paths_rand(rng) & 1 ? interesting[paths_rand(rng) % sizeof interesting]
+                                           : (unsigned char)paths_rand(rng));
+    }
+}
+
 /* sdx_bson_parse reads one document of the common types directly and
  * leaves the rest to the reader's events into the builder: on random
  * documents the direct parse takes them and gives the builder's slots; on
@@ -365,9 +389,7 @@ static void gen_common(sdx_bson_writer *w, uint64_t *rng, int depth) {
  * returns the reader's error and offset; other types, arrays with other
  * keys, sequences and trailing bytes are declined. */
 TEST(parse_paths_agree) {
-    static const unsigned char interesting[] = {0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x08, 0x09,
-                                                0x0a, 0x10, 0x12, 0x13, '0', '1', 0x7f, 0x80, 0xff};
-    long direct = 0, declined = 0, refused = 0;
+    paths_tally t = {0, 0, 0};
     for (unsigned seed = 1; seed <= 6; seed++) {
         uint32_t flags = (seed & 2 ? SDX_BSON_READ_NO_UTF8_CHECK : 0) |
                          (seed & 4 ? SDX_BSON_READ_COPY_INPUT : 0);
@@ -389,49 +411,12 @@ TEST(parse_paths_agree) {
         unsigned char *in = malloc(n);
         memcpy(in, sdx_buf_data(&out), n);
         sdx_buf_destroy(&out);
-        sdx_error e;
-        sdx_doc *ref = sdx_bson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
-        CHECK(ref != NULL);
-        CHECK_EQ_INT(sdx_bson_parse_direct_((const char *)in, n, &o, &d), 1);
-        CHECK(ref && d && doc_same_slots(ref, d));
-        CHECK(ref && ref->nvals > 100);
-        sdx_doc_free(d);
-        sdx_doc_free(ref);
-        for (int m = 0; m < 3000; m++) {
-            unsigned char *x = malloc(n);
-            memcpy(x, in, n);
-            for (unsigned k = 0, nk = 1 + paths_rand(&rng) % 3; k < nk; k++) {
-                size_t at = paths_rand(&rng) % n;
-                x[at] = paths_rand(&rng) & 1 ? interesting[paths_rand(&rng) % sizeof interesting]
-                                             : (unsigned char)paths_rand(&rng);
-            }
-            sdx_error re, pe;
-            ref = sdx_bson_parse_events_((const char *)x, n, &o, &re);
-            int rc = sdx_bson_parse_direct_((const char *)x, n, &o, &d);
-            CHECK(rc >= 0);
-            if (rc == 1) {
-                direct++;
-                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
-            } else {
-                declined++;
-                CHECK(d == NULL);
-            }
-            sdx_doc *p = sdx_bson_parse((const char *)x, n, &o, &pe);
-            CHECK((p == NULL) == (ref == NULL));
-            if (ref && p) CHECK(doc_same_slots(ref, p));
-            CHECK_EQ_INT(pe.code, re.code);
-            CHECK_EQ_U64(pe.offset, re.offset);
-            if (!ref) refused++;
-            sdx_doc_free(p);
-            sdx_doc_free(d);
-            sdx_doc_free(ref);
-            free(x);
-        }
+        paths_check(&bson_paths, &o, (const char *)in, n, 3000, bson_mutate, &rng, &t);
         free(in);
     }
-    CHECK(direct > 1000);
-    CHECK(declined > 1000);
-    CHECK(refused > 1000);
+    CHECK(t.direct > 1000);
+    CHECK(t.declined > 1000);
+    CHECK(t.refused > 1000);
     /* declined: the general path's forms (a binary, a regex, an array
      * with the keys "1" or "00", a sequence of two, a byte after) */
     static const struct { const char *s; size_t n; } other[] = {

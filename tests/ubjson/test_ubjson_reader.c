@@ -3,7 +3,7 @@
  * N-dimensional arrays, limits, streams, and round trips through the
  * writer and the document. */
 #include "ubjson_test.h"
-#include "doc_slots.h"
+#include "paths_test.h"
 #include "ubjson/ubjson_internal.h"
 
 #define BJ SDX_UBJSON_READ_BJDATA
@@ -543,6 +543,17 @@ static int same_log(const read_log *a, const read_log *b, int deep) {
     return 1;
 }
 
+/* One to three bytes set to a marker or any value. */
+static void ubj_mutate(char *x, size_t n, void *ctx) {
+    static const unsigned char markers[] = "[]{}#$NZTFiUIlLdDSCHumMhB";
+    unsigned *rng = ctx;
+    for (unsigned k = 0, nk = 1 + evtext_rand(rng) % 3; k < nk; k++) {
+        size_t at = evtext_rand(rng) % n;
+        x[at] = (char)(evtext_rand(rng) & 1 ? markers[evtext_rand(rng) % (sizeof markers - 1)]
+                                            : (unsigned char)evtext_rand(rng));
+    }
+}
+
 /* The inline path of ubjson.h gives exactly what the exported function
  * gives: the same events (fields, string views), offsets after each,
  * skips, errors and their offsets, on random documents of both dialects
@@ -551,7 +562,6 @@ static int same_log(const read_log *a, const read_log *b, int deep) {
  * where the inline path must hand every malformed value on. */
 TEST(inline_path) {
     static read_log a, b;
-    static const unsigned char markers[] = "[]{}#$NZTFiUIlLdDSCHumMhB";
     for (unsigned seed = 1; seed <= 8; seed++) {
         int bj = seed & 1;
         uint32_t flags = (bj ? SDX_UBJSON_READ_BJDATA : 0) |
@@ -594,11 +604,7 @@ TEST(inline_path) {
         for (int m = 0; m < 4000; m++) {
             unsigned char *x = malloc(n);
             memcpy(x, in, n);
-            for (unsigned k = 0, nk = 1 + evtext_rand(&rng) % 3; k < nk; k++) {
-                size_t at = evtext_rand(&rng) % n;
-                x[at] = evtext_rand(&rng) & 1 ? markers[evtext_rand(&rng) % (sizeof markers - 1)]
-                                           : (unsigned char)evtext_rand(&rng);
-            }
+            ubj_mutate((char *)x, n, &rng);
             read_all(x, n, flags, 1, SIZE_MAX, 0, &a);
             read_all(x, n, flags, 0, SIZE_MAX, 0, &b);
             if (!same_log(&a, &b, 1)) {
@@ -661,6 +667,18 @@ TEST(inline_path) {
     CHECK_EQ_U64(bad, 0);
 }
 
+/* sdx_ubjson_parse's paths for paths_check (tests/unit/paths_test.h). */
+static int ubj_direct(const char *d, size_t n, const void *o, sdx_doc **out) {
+    return sdx_ubjson_parse_direct_(d, n, o, out);
+}
+static sdx_doc *ubj_events(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_ubjson_parse_events_(d, n, o, e);
+}
+static sdx_doc *ubj_parse(const char *d, size_t n, const void *o, sdx_error *e) {
+    return sdx_ubjson_parse(d, n, o, e);
+}
+static const paths_fmt ubj_paths = {ubj_direct, ubj_events, ubj_parse};
+
 /* sdx_ubjson_parse reads the common form directly and leaves the rest to
  * the reader's events into the builder: on random documents of the common
  * form the direct parse takes them and gives the builder's slots; on 3000
@@ -669,8 +687,7 @@ TEST(inline_path) {
  * the reader's error and offset; typed containers, H, no-ops and bytes
  * after the value are declined. */
 TEST(parse_paths_agree) {
-    static const unsigned char markers[] = "[]{}#$NZTFiUIlLdDSCHumMhB";
-    long direct = 0, declined = 0, refused = 0;
+    paths_tally t = {0, 0, 0};
     for (unsigned seed = 1; seed <= 6; seed++) {
         uint32_t flags = seed & 2 ? SDX_UBJSON_READ_NO_UTF8_CHECK : 0;
         sdx_ubjson_read_opts o = {flags, 0, 0, NULL};
@@ -690,51 +707,12 @@ TEST(parse_paths_agree) {
         unsigned char *in = malloc(n);
         memcpy(in, sdx_buf_data(&out), n);
         sdx_buf_destroy(&out);
-        sdx_error e;
-        sdx_doc *ref = sdx_ubjson_parse_events_((const char *)in, n, &o, &e), *d = NULL;
-        CHECK(ref != NULL);
-        CHECK_EQ_INT(sdx_ubjson_parse_direct_((const char *)in, n, &o, &d), 1);
-        CHECK(ref && d && doc_same_slots(ref, d));
-        CHECK(ref && ref->nvals > 100);
-        sdx_doc_free(d);
-        sdx_doc_free(ref);
-        for (int m = 0; m < 3000; m++) {
-            unsigned char *x = malloc(n);
-            memcpy(x, in, n);
-            for (unsigned k = 0, nk = 1 + evtext_rand(&rng) % 3; k < nk; k++) {
-                size_t at = evtext_rand(&rng) % n;
-                x[at] = evtext_rand(&rng) & 1 ? markers[evtext_rand(&rng) % (sizeof markers - 1)]
-                                           : (unsigned char)evtext_rand(&rng);
-            }
-            sdx_error re, pe;
-            ref = sdx_ubjson_parse_events_((const char *)x, n, &o, &re);
-            int rc = sdx_ubjson_parse_direct_((const char *)x, n, &o, &d);
-            CHECK(rc >= 0);
-            if (rc == 1) {
-                direct++;
-                if (!CHECK(ref && doc_same_slots(ref, d))) fprintf(stderr, "  seed %u mutation %d\n", seed, m);
-            } else {
-                declined++;
-                CHECK(d == NULL);
-            }
-            sdx_doc *p = sdx_ubjson_parse((const char *)x, n, &o, &pe);
-            CHECK((p == NULL) == (ref == NULL));
-            if (ref && p) CHECK(doc_same_slots(ref, p));
-            if (!ref) {
-                refused++;
-                CHECK_EQ_INT(pe.code, re.code);
-                CHECK_EQ_U64(pe.offset, re.offset);
-            }
-            sdx_doc_free(p);
-            sdx_doc_free(d);
-            sdx_doc_free(ref);
-            free(x);
-        }
+        paths_check(&ubj_paths, &o, (const char *)in, n, 3000, ubj_mutate, &rng, &t);
         free(in);
     }
-    CHECK(direct > 1000);
-    CHECK(declined > 1000);
-    CHECK(refused > 1000);
+    CHECK(t.direct > 1000);
+    CHECK(t.declined > 1000);
+    CHECK(t.refused > 1000);
     /* declined, each inside a plain array: the general path's forms */
     static const struct { const char *s; size_t n; } other[] = {
 #define E(lit) {lit, sizeof lit - 1}
