@@ -40,8 +40,6 @@ typedef struct direct_frame {
     uint8_t kind; /* the container's type byte: list, map or object */
 } direct_frame;
 
-#define TYPE_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
-
 /* A size or count parameter at q, with `avail` bytes readable from q: one
  * byte below 0x80, else four (big-endian, the top bit cleared). Returns
  * its width, 0 when the bytes are not there. */
@@ -80,7 +78,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             if (top == frames) break;
             if (pos != top->end) return 0; /* its items end before its size */
             vals[top->slot].tag =
-                TYPE_LEN(top->kind == SDX_BINN_LIST ? SDX_TYPE_ARRAY : SDX_TYPE_MAP, top->count);
+                SDX_VAL_TAG_LEN(top->kind == SDX_BINN_LIST ? SDX_TYPE_ARRAY : SDX_TYPE_MAP, top->count);
             vals[top->slot].v.u = (uint64_t)(v - vals) - top->slot;
             top--;
             continue;
@@ -105,7 +103,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
                 if (room < 1 || (size_t)p[0] + 1 > room) return 0;
                 const size_t n = p[0];
                 if (utf8_valid && n && !sdx_utf8_ok(utf8_valid, (const char *)p + 1, n)) return 0;
-                v->tag = TYPE_LEN(SDX_TYPE_STR, n);
+                v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, n);
                 v->v.s = n ? (const char *)p + 1 : NULL;
                 pos += 1 + n;
             }
@@ -183,7 +181,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             const uint8_t *q = p + 1 + w;
             if (text && (q[sz] != 0 || (utf8_valid && sz && !sdx_utf8_ok(utf8_valid, (const char *)q, sz))))
                 return 0;
-            v->tag = TYPE_LEN(text ? SDX_TYPE_STR : SDX_TYPE_BIN, sz);
+            v->tag = SDX_VAL_TAG_LEN(text ? SDX_TYPE_STR : SDX_TYPE_BIN, sz);
             v->v.s = sz ? (const char *)q : NULL;
             n = w + sz + (size_t)text;
             break;

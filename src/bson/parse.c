@@ -49,7 +49,6 @@ typedef struct direct_frame {
     int array;
 } direct_frame;
 
-#define TYPE_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
 /* A tag slot of SDX_TAG_BSON (its number, the element type, in v.u). */
 #define BSON_TAG_SLOT ((uint64_t)SDX_TYPE__TAG | (uint64_t)SDX_TAG_BSON << 8)
 
@@ -94,7 +93,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             if (d[pos] != 0) return 0;
             pos++;
             if (top->items > SDX_VAL_LEN_MAX) return 0;
-            vals[top->slot].tag = TYPE_LEN(top->array ? SDX_TYPE_ARRAY : SDX_TYPE_MAP, top->items);
+            vals[top->slot].tag = SDX_VAL_TAG_LEN(top->array ? SDX_TYPE_ARRAY : SDX_TYPE_MAP, top->items);
             vals[top->slot].v.u = (uint64_t)(v - vals) - top->slot;
             if (top == frames) break;
             top--;
@@ -117,7 +116,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             if (!index_key(key, klen, top->items)) return 0; /* a tagged map, or an error */
         } else {
             if (check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)key, klen)) return 0;
-            v->tag = TYPE_LEN(SDX_TYPE_STR, klen);
+            v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, klen);
             v->v.s = klen ? (const char *)key : NULL;
             v++;
         }
@@ -140,7 +139,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             if (l < 1 || (size_t)l > avail - 4 || p[4 + (size_t)l - 1] != 0) return 0;
             const size_t n = (size_t)l - 1;
             if (check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)p + 4, n)) return 0;
-            v->tag = TYPE_LEN(SDX_TYPE_STR, n);
+            v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, n);
             v->v.s = n ? (const char *)p + 4 : NULL;
             pos = at + 4 + (size_t)l;
             break;
@@ -166,7 +165,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             if (avail < 12) return 0;
             v[0].tag = BSON_TAG_SLOT;
             v[0].v.u = t;
-            v[1].tag = TYPE_LEN(SDX_TYPE_BIN, 12);
+            v[1].tag = SDX_VAL_TAG_LEN(SDX_TYPE_BIN, 12);
             v[1].v.s = (const char *)p;
             v++;
             pos = at + 12;

@@ -104,7 +104,7 @@ static sdx_err end_container(sdx_doc_builder *b) {
     if (len > SDX_VAL_LEN_MAX) return fail(b, SDX_ERR_LIMIT);
     sdx_doc *doc = b->doc;
     sdx_val *c = doc->vals + f->slot;
-    c->tag = (uint64_t)(f->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY) | (len << 16);
+    c->tag = SDX_VAL_TAG_LEN(f->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY, len);
     c->v.u = (uint64_t)(doc->nvals - f->slot);
     if (--b->depth) {
         b->top = f - 1;
@@ -178,7 +178,7 @@ sdx_err sdx_doc_builder_put(sdx_doc_builder *b, const sdx_event *ev) {
             else if (!(s = sdx_doc_store_bytes(doc, ev->v.str.ptr, len))) return fail(b, SDX_ERR_NOMEM);
         }
         sdx_type t = kind == SDX_BIN ? SDX_TYPE_BIN : kind == SDX_RAW ? SDX_TYPE_RAW : SDX_TYPE_STR;
-        v->tag = (uint64_t)t | ((uint64_t)len << 16);
+        v->tag = SDX_VAL_TAG_LEN(t, len);
         v->v.s = s;
         break;
     }

@@ -70,6 +70,10 @@ sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err);
 int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,
                       size_t bound);
 
+/* A slot's tag word: its type and its length (doc.h's SDX_VAL_TYPE and
+ * SDX_VAL_LEN read them back). */
+#define SDX_VAL_TAG_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
+
 /* A binary format's parser that fills the value array directly: the first
  * reservation for `len` bytes of input, a sixteenth as many slots (an
  * item takes a few bytes), which grows by the rate so far when short
@@ -169,7 +173,7 @@ static SDX_ALWAYS_INLINE sdx_err sdx_doc_builder_put_inline(sdx_doc_builder *b,
         const uint64_t len = f->map ? f->items / 2 : f->items;
         if (len > SDX_VAL_LEN_MAX) goto slow;
         sdx_val *c = doc->vals + f->slot;
-        c->tag = (uint64_t)(f->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY) | (len << 16);
+        c->tag = SDX_VAL_TAG_LEN(f->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY, len);
         c->v.u = (uint64_t)(doc->nvals - f->slot);
         b->depth--;
         b->top = f - 1;
@@ -196,14 +200,11 @@ static SDX_ALWAYS_INLINE sdx_err sdx_doc_builder_put_inline(sdx_doc_builder *b,
         if (!len) {
             s = NULL;
         } else if (!b->borrow) {
+            /* only where the current chunk has room: no allocation here */
             if (len > doc->str_left) goto slow;
-            char *dst = doc->str_cur;
-            memcpy(dst, s, len);
-            doc->str_cur = dst + len;
-            doc->str_left -= len;
-            s = dst;
+            s = sdx_doc_store_bytes(doc, s, len);
         }
-        v->tag = (uint64_t)(kind == SDX_BIN ? SDX_TYPE_BIN : SDX_TYPE_STR) | ((uint64_t)len << 16);
+        v->tag = SDX_VAL_TAG_LEN(kind == SDX_BIN ? SDX_TYPE_BIN : SDX_TYPE_STR, len);
         v->v.s = s;
         break;
     }

@@ -62,8 +62,6 @@ static SDX_NOINLINE int grow_frames(parser *ps, frame *inline_frames, uint32_t l
     return 1;
 }
 
-#define TYPE_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
-
 /* The document type of a scalar event kind: one more, from NULL to DOUBLE. */
 _Static_assert(SDX_TYPE_NULL == SDX_NULL + 1 && SDX_TYPE_BOOL == SDX_BOOL + 1 &&
                    SDX_TYPE_INT == SDX_INT + 1 && SDX_TYPE_UINT == SDX_UINT + 1 &&
@@ -178,7 +176,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "str longer than the input", p);
         if (check_utf8 && SDX_UNLIKELY(!sdx_utf8_ok(utf8_valid, (const char *)p + h, len)))
             return fail(ps, SDX_ERR_UTF8, "str is not valid UTF-8", p);
-        v->tag = TYPE_LEN(SDX_TYPE_STR, len);
+        v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, len);
         v->v.s = (const char *)p + h;
         p += h + len;
         v++;
@@ -186,7 +184,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
 
     bin:
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "bin longer than the input", p);
-        v->tag = TYPE_LEN(SDX_TYPE_BIN, len);
+        v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_BIN, len);
         v->v.s = (const char *)p + h;
         p += h + len;
         v++;
@@ -202,7 +200,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
                 return fail(ps, SDX_ERR_SYNTAX, "invalid timestamp", p);
             v[0].tag = (uint64_t)SDX_TYPE__TAG | (uint64_t)SDX_TAG_MSGPACK_EXT << 8;
             v[0].v.i = t;
-            v[1].tag = TYPE_LEN(SDX_TYPE_BIN, len);
+            v[1].tag = SDX_VAL_TAG_LEN(SDX_TYPE_BIN, len);
             v[1].v.s = (const char *)p + h;
             p += h + len;
             v += 2;
@@ -233,7 +231,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
                 top = base + depth;
             }
         }
-        v->tag = TYPE_LEN(type, len);
+        v->tag = SDX_VAL_TAG_LEN(type, len);
         ++top;
         top->slot = (size_t)(v - vals);
         top->left = type == SDX_TYPE_MAP ? 2 * (uint64_t)len : len;

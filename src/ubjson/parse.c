@@ -38,8 +38,6 @@ typedef struct direct_frame {
     uint8_t counted;
 } direct_frame;
 
-#define TYPE_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
-
 /* A length or count at p: an integer marker (i U I l L) and its value,
  * not negative; NULL when it is anything else or the input ends. */
 static SDX_ALWAYS_INLINE const uint8_t *direct_length(const uint8_t *p, const uint8_t *end,
@@ -94,7 +92,7 @@ static SDX_ALWAYS_INLINE int direct_text(sdx_doc *doc, sdx_val *v, const uint8_t
     if (utf8_valid && !sdx_utf8_ok(utf8_valid, (const char *)q, (size_t)n)) return 0;
     const char *s = NULL;
     if (n && !(s = sdx_doc_store_bytes(doc, (const char *)q, (size_t)n))) return -1;
-    v->tag = TYPE_LEN(SDX_TYPE_STR, n);
+    v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, n);
     v->v.s = s;
     *pp = q + n;
     return 1;
@@ -216,7 +214,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
             if (avail < 1 || p[1] > 127) return 0;
             const char *s = sdx_doc_store_bytes(doc, (const char *)p + 1, 1);
             if (!s) return -1;
-            v->tag = TYPE_LEN(SDX_TYPE_STR, 1);
+            v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, 1);
             v->v.s = s;
             p += 2;
             break;
@@ -259,7 +257,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
     close:
         if (top == frames) break;
         if (top->items > SDX_VAL_LEN_MAX) return 0;
-        vals[top->slot].tag = TYPE_LEN(top->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY, top->items);
+        vals[top->slot].tag = SDX_VAL_TAG_LEN(top->map ? SDX_TYPE_MAP : SDX_TYPE_ARRAY, top->items);
         vals[top->slot].v.u = (uint64_t)(v - vals) - top->slot;
         top--;
     }
