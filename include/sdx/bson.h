@@ -395,6 +395,7 @@ typedef struct sdx_bson_reader_hot {
     uint8_t value_due;    /* the value of the delivered key comes next */
     uint8_t blocked;      /* an error or the end: the exported function only */
     uint8_t began;        /* the last event opened a document (for skip) */
+    uint8_t pending_type; /* data[pending]: the delivered key's element type */
 } sdx_bson_reader_hot;
 
 /* The exported function into a copy of the event (so that the caller's
@@ -452,9 +453,11 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
     const uint8_t *d = s->data;
     const uint32_t depth = (uint32_t)s->depth;
     size_t el, at;
+    uint8_t type;
     if (s->value_due) {
         el = s->pending;
         at = s->pending_value;
+        type = s->pending_type;
     } else {
         el = s->pos;
         if (el == s->end) { /* the terminator of a document inside another */
@@ -471,7 +474,25 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         const uint8_t t = d[el];
         if (!((uint8_t)(t - 1) < 0x13 || t == 0x7f || t == 0xff)) return sdx_bs_hot_slow(r, ev);
         const uint8_t *k = d + el + 1, *q = k;
-        if (s->array) {
+        const uint8_t array = s->array;
+        if (!array) { /* a map's key: its own event; the value comes next */
+            const size_t klen = sdx_bs_hot_key(k, d + s->end, s->high);
+            if (klen == (size_t)-1) return sdx_bs_hot_slow(r, ev);
+            q = k + klen;
+            at = (size_t)(q + 1 - d);
+            sdx_hot_head(ev, SDX_KEY, depth);
+            ev->v.str.ptr = (const char *)k;
+            ev->v.str.len = (size_t)(q - k);
+            s->pending = el;
+            s->pending_value = s->pos = at;
+            s->pending_type = t;
+            s->value_due = 1;
+            s->began = 0;
+            return true;
+        }
+        if (array == 2) {
+            q = k + 1; /* an array this path opened: keys "0" to "9", checked then */
+        } else {
             /* "0", "1", ...: short, of lengths that change seldom, which
              * the branches of a byte loop predict */
             const uint8_t *lim = d + s->end;
@@ -479,27 +500,14 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
             uint8_t high = 0;
             while (q < lim && *q) high |= *q++;
             if (q == lim || (high & s->high)) return sdx_bs_hot_slow(r, ev);
-        } else {
-            const size_t klen = sdx_bs_hot_key(k, d + s->end, s->high);
-            if (klen == (size_t)-1) return sdx_bs_hot_slow(r, ev);
-            q = k + klen;
         }
         at = (size_t)(q + 1 - d);
-        if (!s->array) {
-            sdx_hot_head(ev, SDX_KEY, depth);
-            ev->v.str.ptr = (const char *)k;
-            ev->v.str.len = (size_t)(q - k);
-            s->pending = el;
-            s->pending_value = s->pos = at;
-            s->value_due = 1;
-            s->began = 0;
-            return true;
-        }
+        type = t;
     }
     const size_t avail = s->end - at;
     const uint8_t *p = d + at;
     size_t n;
-    switch (d[el]) {
+    switch (type) {
     case 0x10: /* int32 */
         if (avail < 4) return sdx_bs_hot_slow(r, ev);
         sdx_hot_head(ev, SDX_INT, depth);
@@ -586,11 +594,11 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         }
         sdx_bson_level *c = &s->levels[depth];
         c->end = at + last;
-        c->array = 1;
+        c->array = 2;
         c->scope = 0;
         s->depth = depth + 1;
         s->end = c->end;
-        s->array = 1;
+        s->array = 2;
         s->value_due = 0;
         s->pos = at + 4;
         s->began = 1;

@@ -758,6 +758,7 @@ static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     ev->v.str.ptr = (const char *)r->h.data + pos + 1;
     ev->v.str.len = klen;
     r->h.pending = pos;
+    r->h.pending_type = t;
     r->h.pending_value = pos + 1 + klen + 1;
     r->h.value_due = 1;
     r->h.pos = pos + 1 + klen + 1;
