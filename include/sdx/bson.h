@@ -367,7 +367,9 @@ SDX_API bool (sdx_bson_reader_next)(sdx_bson_reader *r, sdx_event *ev);
 /* One open document of the reader (private). */
 typedef struct sdx_bson_level {
     size_t end;    /* offset of the document's terminator */
-    uint8_t array; /* read as SDX_ARRAY: keys "0", "1", ... (checked) */
+    uint8_t array; /* read as SDX_ARRAY: keys "0", "1", ... (checked); 2 when
+                      the inline path opened it: up to 10 elements, their
+                      keys "0" to "9" checked then and not scanned again */
     uint8_t scope; /* a code with scope's scope document being checked */
 } sdx_bson_level;
 
@@ -391,7 +393,8 @@ typedef struct sdx_bson_reader_hot {
                              kernel (the valid prefix's length), or NULL
                              without UTF-8 checks */
     uint8_t high;         /* 0x80, or 0 without UTF-8 checks */
-    uint8_t array;        /* the innermost document is read as SDX_ARRAY */
+    uint8_t array;        /* the innermost document is read as SDX_ARRAY
+                             (its level's `array`: 1, or 2) */
     uint8_t value_due;    /* the value of the delivered key comes next */
     uint8_t blocked;      /* an error or the end: the exported function only */
     uint8_t began;        /* the last event opened a document (for skip) */
@@ -452,14 +455,13 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
     if (s->depth == 0 || s->blocked) return sdx_bs_hot_slow(r, ev);
     const uint8_t *d = s->data;
     const uint32_t depth = (uint32_t)s->depth;
-    size_t el, at;
+    size_t at;
     uint8_t type;
-    if (s->value_due) {
-        el = s->pending;
+    if (s->value_due) { /* its element's type, kept, to dispatch on at once */
         at = s->pending_value;
         type = s->pending_type;
     } else {
-        el = s->pos;
+        const size_t el = s->pos;
         if (el == s->end) { /* the terminator of a document inside another */
             if (d[el] != 0 || depth < 2) return sdx_bs_hot_slow(r, ev);
             const sdx_bson_level *top = &s->levels[depth - 2];
