@@ -221,20 +221,21 @@ typedef struct sdx_event {
  * retire). */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-/* Loads of 2, 4 and 8 bytes spelled as one memcpy (and one byte swap for
- * big-endian numbers): gcc 12 at -O2 leaves the byte loops below as loops,
- * one byte per step, where they sit inside another loop (BSON's key scan),
- * and a program built at -O2 read twitter.bson 1.8x slower for it
- * (bench/micro/pull_loop.c, bench/README.md). */
-#define SDX__HOT_LE_LOADS 1
+/* Loads and stores of 2, 4 and 8 bytes spelled as one memcpy (and one byte
+ * swap for big-endian numbers): gcc 12 at -O2 leaves the byte loops below
+ * as loops, one byte per step, where they sit inside another loop (BSON's
+ * key scan), and a program built at -O2 read twitter.bson 1.8x slower for
+ * it (bench/micro/pull_loop.c, bench/README.md). */
+#define SDX__HOT_LE_HOST 1
 #endif
+static inline uint64_t sdx_hot_word(const void *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
 static inline uint64_t sdx_hot_be(const uint8_t *p, int n) {
-#ifdef SDX__HOT_LE_LOADS
-    if (n == 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return __builtin_bswap64(v);
-    }
+#ifdef SDX__HOT_LE_HOST
+    if (n == 8) return __builtin_bswap64(sdx_hot_word(p));
     if (n == 4) {
         uint32_t v;
         memcpy(&v, p, 4);
@@ -253,12 +254,8 @@ static inline uint64_t sdx_hot_be(const uint8_t *p, int n) {
 /* The n bytes at p as a little-endian number: BSON's inline reading
  * path. */
 static inline uint64_t sdx_hot_le(const uint8_t *p, int n) {
-#ifdef SDX__HOT_LE_LOADS
-    if (n == 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return v;
-    }
+#ifdef SDX__HOT_LE_HOST
+    if (n == 8) return sdx_hot_word(p);
     if (n == 4) {
         uint32_t v;
         memcpy(&v, p, 4);
@@ -269,15 +266,29 @@ static inline uint64_t sdx_hot_le(const uint8_t *p, int n) {
     for (int i = n - 1; i >= 0; i--) v = v << 8 | p[i];
     return v;
 }
-/* The low n bytes of v, big-endian, at p (compilers store them with one
- * byte swap): the writers' inline paths. */
+/* The low n bytes of v, big-endian, at p: the writers' inline paths. One
+ * byte swap and one store for 2, 4 and 8 bytes on little-endian gcc and
+ * clang (gcc 12 at -O2 stored a float64 one byte per step: the MessagePack
+ * writer's loop of uint64 and double values took 2.5x the time). */
 static inline void sdx_hot_store_be(char *p, uint64_t v, int n) {
+#ifdef SDX__HOT_LE_HOST
+    if (n == 8) {
+        uint64_t w = __builtin_bswap64(v);
+        memcpy(p, &w, 8);
+        return;
+    }
+    if (n == 4) {
+        uint32_t w = __builtin_bswap32((uint32_t)v);
+        memcpy(p, &w, 4);
+        return;
+    }
+    if (n == 2) {
+        uint16_t w = __builtin_bswap16((uint16_t)v);
+        memcpy(p, &w, 2);
+        return;
+    }
+#endif
     for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
-}
-static inline uint64_t sdx_hot_word(const void *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
 }
 /* A hint that a condition is rarely true, for the headers' inline
  * functions (not part of the API). */
