@@ -102,9 +102,11 @@ typedef struct sdx_msgpack_write_opts {
 
 /* One open container (private). */
 typedef struct sdx_msgpack_frame {
-    uint64_t left;   /* items (a map's keys and values) still allowed; at or
+    uint64_t left;   /* items (a map's keys and values) still allowed, at or
                         above 2^63 for an unknown count, counting down from
-                        there */
+                        there: kept here while a container inside this one
+                        is open; the innermost container's is the writer's
+                        `left` */
     uint64_t header; /* unknown count: total output offset of its header */
     uint8_t kind;    /* root, array or map */
     uint8_t pinned;  /* unknown count: this container holds the buffer pin */
@@ -114,6 +116,10 @@ typedef struct sdx_msgpack_frame {
  * be copied or moved after sdx_msgpack_writer_init(). */
 typedef struct sdx_msgpack_writer {
     sdx_buf *out;
+    uint64_t left;          /* items the innermost open container still
+                               allows (its frame's `left`, kept here so that
+                               a value counts itself without loading `top`);
+                               0 once an error is set */
     sdx_msgpack_frame *top; /* innermost open container; a frame that allows
                                nothing once an error is set */
     size_t (*utf8_valid)(const char *s, size_t n);
@@ -354,9 +360,9 @@ static inline char *sdx_mp_w_container(char *p, uint64_t n, int map) {
 
 /* Where a value of `need` bytes goes (sdx_hot_slot) when the innermost
  * container allows a value and the buffer has room. */
-static inline bool sdx_mp_w_room(const sdx_msgpack_writer *w, size_t need, sdx_hot_slot *s) {
-    const uint64_t left = w->top->left;
-    s->count = &w->top->left;
+static inline bool sdx_mp_w_room(sdx_msgpack_writer *w, size_t need, sdx_hot_slot *s) {
+    const uint64_t left = w->left;
+    s->count = &w->left;
     s->next = left - 1;
     s->b = w->out;
     s->p = s->b->cur;
@@ -404,11 +410,11 @@ static inline int sdx_mp_w_begin(sdx_msgpack_writer *w, uint64_t count, int map)
     sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    /* f->left first: after an error f is a frame outside frames[] (left 0),
+    /* w->left first: after an error (left 0) f is a frame outside frames[],
      * which is never compared with w->last */
-    if (f->left == 0 || count > 0xffffffffu || f >= w->last || (size_t)(b->end - p) < 5) return 0;
-    f->left--;
-    f[1].left = map ? 2 * count : count;
+    if (w->left == 0 || count > 0xffffffffu || f >= w->last || (size_t)(b->end - p) < 5) return 0;
+    f->left = w->left - 1; /* this container's, kept while the new one is open */
+    w->left = map ? 2 * count : count;
     f[1].kind = (uint8_t)(map ? SDX_MP_FRAME_MAP : SDX_MP_FRAME_ARRAY);
     f[1].pinned = 0;
     w->top = f + 1;
@@ -431,8 +437,9 @@ static inline sdx_err sdx_msgpack_writer_begin_map_inline(sdx_msgpack_writer *w,
 /* A known count used up: nothing to write. */
 static inline int sdx_mp_w_end(sdx_msgpack_writer *w) {
     sdx_msgpack_frame *f = w->top;
-    if (f->left != 0 || (f->kind != SDX_MP_FRAME_ARRAY && f->kind != SDX_MP_FRAME_MAP)) return 0;
+    if (w->left != 0 || (f->kind != SDX_MP_FRAME_ARRAY && f->kind != SDX_MP_FRAME_MAP)) return 0;
     w->top = f - 1;
+    w->left = f[-1].left;
     return 1;
 }
 

@@ -44,6 +44,7 @@ static SDX_NOINLINE sdx_err fail(sdx_msgpack_writer *w, sdx_err err) {
         for (const sdx_msgpack_frame *f = w->frames + 1; f <= w->top; f++)
             if (f->pinned) sdx_buf_unpin(w->out);
     w->top = &dead_frame;
+    w->left = 0;
     return w->err;
 }
 
@@ -65,7 +66,8 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
     w->last = w->frames + w->cap - 1;
     w->top = w->frames;
-    w->top->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
+    w->left = w->flags & SDX_MSGPACK_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
+    w->top->left = 0; /* kept in w->left while the root is innermost */
     w->top->header = 0;
     w->top->kind = SDX_MP_FRAME_ROOT;
     w->top->pinned = 0;
@@ -124,11 +126,10 @@ static u8 *enc_ext_header(u8 *p, int8_t type, size_t n) {
  * changes otherwise, and the checked path must handle the value. */
 static SDX_ALWAYS_INLINE bool value_fast(sdx_msgpack_writer *w, size_t need, sdx_buf **bp,
                                          u8 **pp) {
-    sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    if (SDX_UNLIKELY(f->left == 0 || (size_t)(b->end - p) < need)) return false;
-    f->left--;
+    if (SDX_UNLIKELY(w->left == 0 || (size_t)(b->end - p) < need)) return false;
+    w->left--;
     *bp = b;
     *pp = (u8 *)p;
     return true;
@@ -138,11 +139,11 @@ static SDX_ALWAYS_INLINE bool value_fast(sdx_msgpack_writer *w, size_t need, sdx
  * set otherwise. */
 static int value_begin(sdx_msgpack_writer *w) {
     if (w->err) return 0;
-    if (w->top->left == 0) {
+    if (w->left == 0) {
         fail(w, SDX_ERR_USAGE);
         return 0;
     }
-    w->top->left--;
+    w->left--;
     return 1;
 }
 
@@ -358,7 +359,7 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
             b->cur = (char *)body + n;
             return SDX_OK;
         }
-        w->top->left++; /* not written after all: string_slow counts it */
+        w->left++; /* not written after all: string_slow counts it */
     }
     return string_slow(w, s, n);
 }
@@ -369,21 +370,20 @@ static SDX_NOINLINE sdx_err string_medium(sdx_msgpack_writer *w, const char *s, 
 static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s, size_t n,
                                             char *e) {
     if (SDX_UNLIKELY(!sdx_utf8_valid_dfa(s, n))) return string_slow(w, s, n);
-    w->top->left--;
+    w->left--;
     w->out->cur = e;
     return SDX_OK;
 }
 
 sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
-    sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    uint64_t left = f->left;
+    uint64_t left = w->left;
     if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
-        f->left--;
+        w->left = left - 1;
         b->cur = e;
         return SDX_OK;
     }
@@ -392,16 +392,15 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
 
 static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
-    const sdx_msgpack_frame *f = w->top;
-    if (f->kind != SDX_MP_FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
+    if (w->top->kind != SDX_MP_FRAME_MAP || (w->left & 1) || w->left == 0) return fail(w, SDX_ERR_USAGE);
     return string_medium(w, s, n);
 }
 
 sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
-    sdx_msgpack_frame *f = w->top;
+    const sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    uint64_t left = f->left;
+    uint64_t left = w->left;
     /* A key is due in a map whose `left` is even and not 0; the dead frame
      * is no map. */
     if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
@@ -409,7 +408,7 @@ sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
         if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
-        f->left--;
+        w->left = left - 1;
         b->cur = e;
         return SDX_OK;
     }
@@ -494,18 +493,19 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
     size_t hn = (size_t)(sdx_mp_w_container((char *)head, count == SDX_COUNT_UNKNOWN ? 0 : count,
                                             kind == SDX_MP_FRAME_MAP) - (char *)head);
     if (!put_bytes(w, head, hn)) return w->err;
+    w->top->left = w->left; /* the enclosing container's, kept while this one is open */
     sdx_msgpack_frame *f = ++w->top;
     f->kind = kind;
     f->pinned = 0;
     if (count == SDX_COUNT_UNKNOWN) {
-        f->left = kind == SDX_MP_FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
+        w->left = kind == SDX_MP_FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
         f->header = header;
         if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
             b->pin = header;
             f->pinned = 1;
         }
     } else {
-        f->left = kind == SDX_MP_FRAME_MAP ? 2 * count : count;
+        w->left = kind == SDX_MP_FRAME_MAP ? 2 * count : count;
     }
     return SDX_OK;
 }
@@ -530,7 +530,7 @@ sdx_err (sdx_msgpack_writer_begin_map)(sdx_msgpack_writer *w, uint64_t count) {
  * that header is longer. */
 static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
     int map = f->kind == SDX_MP_FRAME_MAP;
-    uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - f->left;
+    uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - w->left;
     if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
     uint64_t count = map ? items / 2 : items;
     if (count > 0xffffffffu) return fail(w, SDX_ERR_UNSUPPORTED);
@@ -545,13 +545,15 @@ static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
 static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
     if (w->err) return w->err;
     sdx_msgpack_frame *f = w->top;
-    if (f->kind == SDX_MP_FRAME_ROOT) return fail(w, SDX_ERR_USAGE);
-    if (f->left >= SDX_WCOUNT_UNKNOWN_MIN) {
+    /* nothing to close: the root, or the dead frame after finish */
+    if (f->kind == SDX_MP_FRAME_ROOT || f->kind == SDX_MP_FRAME_DEAD) return fail(w, SDX_ERR_USAGE);
+    if (w->left >= SDX_WCOUNT_UNKNOWN_MIN) {
         if (end_unknown(w, f)) return w->err;
-    } else if (f->left != 0) {
+    } else if (w->left != 0) {
         return fail(w, SDX_ERR_USAGE);
     }
     w->top--;
+    w->left = w->top->left;
     return SDX_OK;
 }
 
@@ -631,7 +633,7 @@ sdx_err sdx_msgpack_writer_put(sdx_msgpack_writer *w, const sdx_event *ev) {
 
 static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
-    if (w->err || w->top->left == 0 || b->mode != SDX_BUF_MEMORY ||
+    if (w->err || w->left == 0 || b->mode != SDX_BUF_MEMORY ||
         (w->flags & (SDX_MSGPACK_WRITE_FLOAT32 | SDX_MSGPACK_WRITE_FLOAT32_EXACT)) ||
         sdx_val_tags_start(n.doc, n.val) != n.val)
         return 0;
@@ -696,7 +698,7 @@ static int node_fast(sdx_msgpack_writer *w, sdx_node n) {
     rc = 1;
 back:
     rc = node_walk_end(b, rc, p, start);
-    if (rc > 0) w->top->left--;
+    if (rc > 0) w->left--;
     if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
@@ -706,7 +708,7 @@ sdx_err sdx_msgpack_writer_node(sdx_msgpack_writer *w, sdx_node n) { return walk
 sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     if (!w->err) {
         int sequence = (w->flags & SDX_MSGPACK_WRITE_SEQUENCE) != 0;
-        if (w->top != w->frames || (!sequence && w->frames[0].left != 0))
+        if (w->top != w->frames || (!sequence && w->left != 0))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
@@ -716,6 +718,7 @@ sdx_err sdx_msgpack_writer_finish(sdx_msgpack_writer *w) {
     w->cap = SDX_MSGPACK_WRITER_INLINE_DEPTH;
     w->last = w->frames; /* nothing opens inline */
     w->top = &dead_frame; /* nothing more is accepted */
+    w->left = 0;
     return w->err;
 }
 

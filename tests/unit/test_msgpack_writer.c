@@ -722,6 +722,15 @@ TEST(usage_errors) {
     CHECK_EQ_INT(sdx_msgpack_writer_finish(&f.w), SDX_OK);
     CHECK_EQ_INT(sdx_msgpack_writer_null(&f.w), SDX_ERR_USAGE);
     sdx_buf_destroy(&f.b);
+    /* an end after finish (there is nothing to close; before, it stepped
+     * the writer below its frames) */
+    fx_init(&f, 0);
+    sdx_msgpack_writer_null(&f.w);
+    CHECK_EQ_INT(sdx_msgpack_writer_finish(&f.w), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_end(&f.w), SDX_ERR_USAGE);
+    CHECK_EQ_INT((sdx_msgpack_writer_end)(&f.w), SDX_ERR_USAGE);
+    CHECK_EQ_INT(sdx_msgpack_writer_begin_array(&f.w, 1), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.b);
     /* counts MessagePack cannot hold, unknown flags */
     fx_init(&f, 0);
     CHECK_EQ_INT(sdx_msgpack_writer_begin_array(&f.w, UINT64_C(1) << 32), SDX_ERR_UNSUPPORTED);
