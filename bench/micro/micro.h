@@ -1,7 +1,9 @@
 /*
- * What the micro-benchmarks (dtoa_bench.c, itoa_bench.c) share: the
- * thread's CPU clock, as the suite times its programs, and a xorshift
- * generator (Marsaglia, "Xorshift RNGs", 2003) for their random values.
+ * What the micro-benchmarks (dtoa_bench.c, itoa_bench.c, pull_loop.c,
+ * write_loop.c, ...) share: the thread's CPU clock, as the suite times its
+ * programs, a xorshift generator (Marsaglia, "Xorshift RNGs", 2003) for
+ * their random values, and F(), the name of a function of the format
+ * chosen when compiling.
  * Each program is one translation unit that includes this once.
  */
 #ifndef SDX_MICRO_H
@@ -26,5 +28,11 @@ static uint64_t micro_rand(void) {
     micro_rng ^= micro_rng << 17;
     return micro_rng;
 }
+
+/* For the programs whose format is chosen when compiling (-DFMT=bson):
+ * F(_reader_next) is sdx_bson_reader_next. */
+#define MICRO_CAT3_(a, b, c) a##b##c
+#define MICRO_CAT3(a, b, c) MICRO_CAT3_(a, b, c)
+#define F(suffix) MICRO_CAT3(sdx_, FMT, suffix)
 
 #endif

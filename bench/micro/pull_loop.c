@@ -22,11 +22,8 @@
 #include "sdx/sdx.h"
 
 #ifndef FMT
-#define FMT bson
+#define FMT bson /* F(suffix) is sdx_<FMT><suffix> (micro.h) */
 #endif
-#define CAT3_(a, b, c) a##b##c
-#define CAT3(a, b, c) CAT3_(a, b, c)
-#define F(suffix) CAT3(sdx_, FMT, suffix)
 
 int main(int argc, char **argv) {
     if (argc != 3) {
