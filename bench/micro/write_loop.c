@@ -19,7 +19,6 @@
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "micro.h"
 #include "sdx/sdx.h"
