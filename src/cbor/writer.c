@@ -509,7 +509,10 @@ static sdx_err sort_map(sdx_cbor_writer *w, sdx_cbor_frame *f) {
 static sdx_err end_slow(sdx_cbor_writer *w) {
     if (w->err) return w->err;
     sdx_cbor_frame *f = w->top;
-    if (f->kind == FRAME_ROOT || (f->slow & SLOW_TAGGED)) return fail(w, SDX_ERR_USAGE);
+    /* only a container closes: not the root, nor the dead frame after finish
+     * (closing that stepped the writer below its frames) */
+    if ((f->kind != FRAME_ARRAY && f->kind != FRAME_MAP) || (f->slow & SLOW_TAGGED))
+        return fail(w, SDX_ERR_USAGE);
     int map = f->kind == FRAME_MAP;
     uint64_t count;
     if (f->left >= SDX_WCOUNT_UNKNOWN_MIN) {

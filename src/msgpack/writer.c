@@ -545,8 +545,8 @@ static sdx_err end_unknown(sdx_msgpack_writer *w, sdx_msgpack_frame *f) {
 static SDX_NOINLINE sdx_err end_slow(sdx_msgpack_writer *w) {
     if (w->err) return w->err;
     sdx_msgpack_frame *f = w->top;
-    /* nothing to close: the root, or the dead frame after finish */
-    if (f->kind == SDX_MP_FRAME_ROOT || f->kind == SDX_MP_FRAME_DEAD) return fail(w, SDX_ERR_USAGE);
+    /* only a container closes: not the root, nor the dead frame after finish */
+    if (f->kind != SDX_MP_FRAME_ARRAY && f->kind != SDX_MP_FRAME_MAP) return fail(w, SDX_ERR_USAGE);
     if (w->left >= SDX_WCOUNT_UNKNOWN_MIN) {
         if (end_unknown(w, f)) return w->err;
     } else if (w->left != 0) {

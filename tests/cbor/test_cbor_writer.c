@@ -526,6 +526,15 @@ TEST(sequences_and_misuse) {
     CHECK_EQ_INT(sdx_cbor_writer_key(w, "a", 1), SDX_ERR_USAGE);
     sdx_cbor_writer_finish(w);
     sdx_buf_destroy(&f.out);
+    /* an end after finish: nothing to close (before, it stepped the
+     * writer below its frames, and a second end read outside them) */
+    w = wopen(&f, 0);
+    sdx_cbor_writer_null(w);
+    CHECK_EQ_INT(sdx_cbor_writer_finish(w), SDX_OK);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_USAGE);
+    CHECK_EQ_INT(sdx_cbor_writer_end(w), SDX_ERR_USAGE);
+    CHECK_EQ_INT(sdx_cbor_writer_null(w), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.out);
     /* unknown flags */
     sdx_cbor_write_opts o = {1u << 20, NULL};
     sdx_buf_init(&f.out, NULL);
