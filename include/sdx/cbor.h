@@ -146,12 +146,19 @@ typedef struct sdx_cbor_write_opts {
 typedef struct sdx_cbor_frame {
     uint64_t left;      /* items (a map's keys and values) still allowed; at
                            or above 2^63 for an unknown count, counting down
-                           from there */
+                           from there: kept here while a container inside
+                           this one is open; the innermost container's is
+                           the writer's `left` */
     uint64_t header;    /* total output offset of the container's head */
     size_t first_entry; /* sorted map: its first entry in the writer's list */
     uint8_t kind;       /* root, array or map */
-    uint8_t mode;       /* definite, indefinite or back-patched head */
-    uint8_t slow;       /* bits: a sorted map, a tag waiting for its item */
+    uint8_t mode;       /* definite, indefinite or back-patched head (with
+                           a flag bit when the enclosing container has
+                           slow bits: its end then takes the checked path,
+                           which restores the writer's `slow`) */
+    uint8_t slow;       /* bits: a sorted map, a tag waiting for its item
+                           (the innermost container's also in the writer's
+                           `slow`) */
     uint8_t pinned;     /* this container holds the buffer pin */
 } sdx_cbor_frame;
 
@@ -165,8 +172,13 @@ typedef struct sdx_cbor_entry {
  * be copied or moved after sdx_cbor_writer_init(). */
 typedef struct sdx_cbor_writer {
     sdx_buf *out;
+    uint64_t left;        /* items the innermost open container still
+                             allows (its frame's `left`, kept here so that
+                             an item counts itself without loading `top`);
+                             0 once an error is set */
     sdx_cbor_frame *top;  /* innermost open container; a frame that allows
                              nothing once an error is set */
+    uint8_t slow;         /* top->slow, copied here for the same reason */
     size_t (*utf8_valid)(const char *s, size_t n);
     sdx_err err;
     uint32_t flags;
@@ -341,13 +353,13 @@ static inline char *sdx_cb_w_head(char *p, unsigned major, uint64_t arg) {
 
 /* Where an item of `need` bytes goes (sdx_hot_slot) when the innermost
  * container allows one without bookkeeping and the buffer has room. */
-static inline bool sdx_cb_w_room(const sdx_cbor_writer *w, size_t need, sdx_hot_slot *s) {
-    sdx_cbor_frame *f = w->top;
-    s->count = &f->left;
-    s->next = f->left - 1;
+static inline bool sdx_cb_w_room(sdx_cbor_writer *w, size_t need, sdx_hot_slot *s) {
+    const uint64_t left = w->left;
+    s->count = &w->left;
+    s->next = left - 1;
     s->b = w->out;
     s->p = s->b->cur;
-    return f->left != 0 && !f->slow && (size_t)(s->b->end - s->p) >= need;
+    return left != 0 && !w->slow && (size_t)(s->b->end - s->p) >= need;
 }
 
 static inline sdx_err sdx_cbor_writer_null_inline(sdx_cbor_writer *w) {
@@ -406,13 +418,13 @@ static inline int sdx_cb_w_begin(sdx_cbor_writer *w, uint64_t count, int map) {
     sdx_cbor_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    /* f->left first: after an error f is a frame outside frames[] (left 0),
-     * which is never compared with w->last */
-    if (f->left == 0 || count >= (UINT64_C(1) << 61) || f >= w->last || f->slow ||
+    /* w->left first: after an error f is a frame outside frames[], which
+     * is never compared with w->last */
+    if (w->left == 0 || count >= (UINT64_C(1) << 61) || f >= w->last || w->slow ||
         (size_t)(b->end - p) < 9 || (map && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)))
         return 0;
-    f->left--;
-    f[1].left = map ? 2 * count : count;
+    f->left = w->left - 1; /* this container's, kept while the new one is open */
+    w->left = map ? 2 * count : count;
     f[1].kind = (uint8_t)(map ? SDX_CB_W_MAP : SDX_CB_W_ARRAY);
     f[1].mode = SDX_CB_W_DEFINITE;
     f[1].slow = 0;
@@ -435,10 +447,13 @@ static inline sdx_err sdx_cbor_writer_begin_map_inline(sdx_cbor_writer *w, uint6
 /* A definite count used up: nothing to write. */
 static inline int sdx_cb_w_end(sdx_cbor_writer *w) {
     sdx_cbor_frame *f = w->top;
-    if (f->left != 0 || f->mode != SDX_CB_W_DEFINITE || f->slow ||
+    if (w->left != 0 || w->slow || f->mode != SDX_CB_W_DEFINITE ||
         (f->kind != SDX_CB_W_ARRAY && f->kind != SDX_CB_W_MAP))
         return 0;
+    /* the parent's slow bits are 0 (w->slow is 0 already): a container
+     * opened inside a frame with slow bits has a mode other than definite */
     w->top = f - 1;
+    w->left = f[-1].left;
     return 1;
 }
 
@@ -472,7 +487,7 @@ static inline void sdx_cb_w_copy(char *p, const char *s, size_t n) {
 static inline int sdx_cb_w_text(sdx_cbor_writer *w, const char *s, size_t n, int key) {
     sdx_hot_slot at;
     if (n > 64 || !sdx_cb_w_room(w, 66, &at) ||
-        (key && (w->top->kind != SDX_CB_W_MAP || (w->top->left & 1))) || (n && !s))
+        (key && (w->top->kind != SDX_CB_W_MAP || (w->left & 1))) || (n && !s))
         return 0;
     const uint64_t high = w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     /* head and bytes are stored before the ASCII test: on failure the

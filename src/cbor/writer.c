@@ -2,8 +2,9 @@
  * The streaming CBOR writer (RFC 8949).
  *
  * Every item has a fast path: the innermost container still allows an item
- * and needs no bookkeeping (one test of `left` and one of `slow`, which
- * also fail once an error is set: the writer then points at a frame that
+ * and needs no bookkeeping (one test of `left` and one of `slow`, the
+ * innermost container's, which the writer keeps in its own fields; `left`
+ * is 0 once an error is set, and the writer then points at a frame that
  * allows nothing), the buffer has room for the largest encoding of the
  * item, and the item is written without further checks. Everything else
  * takes a checked path that reserves exactly what it writes, so a fixed
@@ -38,6 +39,10 @@ enum {
     FRAME_DEAD = SDX_CB_W_DEAD
 };
 enum { MODE_DEFINITE = SDX_CB_W_DEFINITE, MODE_INDEFINITE, MODE_PATCH };
+/* Or'ed into the mode of a container opened inside a frame with slow bits
+ * (a sorted map): its end takes end_slow, which restores the writer's copy
+ * of the parent's bits (the inline end restores only the count). */
+enum { MODE_SLOW_PARENT = 0x80 };
 enum { SLOW_SORTED = 1, SLOW_TAGGED = 2 };
 
 typedef uint8_t u8;
@@ -55,6 +60,8 @@ static SDX_NOINLINE sdx_err fail(sdx_cbor_writer *w, sdx_err err) {
         for (const sdx_cbor_frame *f = w->frames + 1; f <= w->top; f++)
             if (f->pinned) sdx_buf_unpin(w->out);
     w->top = &dead_frame;
+    w->left = 0;
+    w->slow = 0;
     return w->err;
 }
 
@@ -83,7 +90,9 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
     w->big_end = UINT64_MAX;
     w->big_tag = 0;
     w->top = w->frames;
-    w->top->left = w->flags & SDX_CBOR_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
+    w->left = w->flags & SDX_CBOR_WRITE_SEQUENCE ? SDX_WCOUNT_UNKNOWN_ARRAY : 1;
+    w->slow = 0;
+    w->top->left = 0; /* kept in w->left while the root is innermost */
     w->top->header = 0;
     w->top->first_entry = 0;
     w->top->kind = FRAME_ROOT;
@@ -107,19 +116,24 @@ sdx_err sdx_cbor_writer_init(sdx_cbor_writer *w, sdx_buf *out, const sdx_cbor_wr
  * (the caller stores the bytes, then sets w->out->cur). Nothing changes
  * otherwise, and the checked path must handle the item. */
 static SDX_ALWAYS_INLINE u8 *item_fast(sdx_cbor_writer *w, size_t need) {
-    sdx_cbor_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
-    if (SDX_UNLIKELY(f->left == 0 || f->slow || (size_t)(b->end - p) < need)) return NULL;
-    f->left--;
+    if (SDX_UNLIKELY(w->left == 0 || w->slow || (size_t)(b->end - p) < need)) return NULL;
+    w->left--;
     return (u8 *)p;
 }
 
-/* An entry of a sorted map starts or its value does: note the offset. The
- * first tag of an item stands for the item. */
-static int note_entry(sdx_cbor_writer *w, sdx_cbor_frame *f) {
+/* The innermost frame's slow bits changed: the writer's copy follows. */
+static SDX_ALWAYS_INLINE void set_slow(sdx_cbor_writer *w, u8 slow) {
+    w->top->slow = slow;
+    w->slow = slow;
+}
+
+/* An entry of the innermost map (sorted) starts or its value does: note
+ * the offset. The first tag of an item stands for the item. */
+static int note_entry(sdx_cbor_writer *w) {
     uint64_t at = sdx_buf_total(w->out);
-    if (f->left & 1) { /* a value is due: the last entry's key is complete */
+    if (w->left & 1) { /* a value is due: the last entry's key is complete */
         w->entries[w->nentries - 1].value = at;
         return 1;
     }
@@ -150,16 +164,16 @@ static int note_entry(sdx_cbor_writer *w, sdx_cbor_frame *f) {
  * entry); 0 with the sticky error set otherwise. */
 static int item_begin(sdx_cbor_writer *w) {
     if (w->err) return 0;
-    sdx_cbor_frame *f = w->top;
-    if (f->left == 0) {
+    if (w->left == 0) {
         fail(w, SDX_ERR_USAGE);
         return 0;
     }
-    if (f->slow) {
-        if ((f->slow & SLOW_SORTED) && !(f->slow & SLOW_TAGGED) && !note_entry(w, f)) return 0;
-        f->slow &= (u8)~SLOW_TAGGED;
+    const u8 slow = w->slow;
+    if (slow) {
+        if ((slow & SLOW_SORTED) && !(slow & SLOW_TAGGED) && !note_entry(w)) return 0;
+        set_slow(w, slow & (u8)~SLOW_TAGGED);
     }
-    f->left--;
+    w->left--;
     return 1;
 }
 
@@ -263,12 +277,11 @@ sdx_err sdx_cbor_writer_simple(sdx_cbor_writer *w, uint8_t v) {
 
 sdx_err sdx_cbor_writer_tag(sdx_cbor_writer *w, uint64_t tag) {
     if (w->err) return w->err;
-    sdx_cbor_frame *f = w->top;
-    if (f->left == 0) return fail(w, SDX_ERR_USAGE);
+    if (w->left == 0) return fail(w, SDX_ERR_USAGE);
     /* The first tag of a sorted map's entry starts the entry (or its
      * value): its bytes belong to the key (or value) that follows. */
-    if ((f->slow & (SLOW_SORTED | SLOW_TAGGED)) == SLOW_SORTED && !note_entry(w, f)) return w->err;
-    f->slow |= SLOW_TAGGED;
+    if ((w->slow & (SLOW_SORTED | SLOW_TAGGED)) == SLOW_SORTED && !note_entry(w)) return w->err;
+    set_slow(w, w->slow | SLOW_TAGGED);
     if ((w->flags & SDX_CBOR_WRITE_DETERMINISTIC) && (tag == 2 || tag == 3)) {
         /* A bignum's head goes in one reservation, so that it is still in
          * the buffer when its byte string comes (bignum_det may take it
@@ -309,7 +322,7 @@ static SDX_ALWAYS_INLINE sdx_err string(sdx_cbor_writer *w, unsigned major, cons
         if (SDX_LIKELY(p != NULL)) {
             if (major == SDX_CB_TEXT && !(w->flags & SDX_CBOR_WRITE_NO_UTF8_CHECK) &&
                 SDX_UNLIKELY(!sdx_utf8_ok(w->utf8_valid, (const char *)s, n))) {
-                w->top->left++; /* not written after all */
+                w->left++; /* not written after all */
                 return string_slow(w, major, s, n);
             }
             u8 *body = sdx_cb_head(p, major, n);
@@ -350,8 +363,7 @@ sdx_err sdx_cbor_writer_bytes(sdx_cbor_writer *w, const void *data, size_t n) {
 
 sdx_err (sdx_cbor_writer_key)(sdx_cbor_writer *w, const char *s, size_t n) {
     if (w->err) return w->err;
-    const sdx_cbor_frame *f = w->top;
-    if (f->kind != FRAME_MAP || (f->left & 1) || f->left == 0) return fail(w, SDX_ERR_USAGE);
+    if (w->top->kind != FRAME_MAP || (w->left & 1) || w->left == 0) return fail(w, SDX_ERR_USAGE);
     return string(w, SDX_CB_TEXT, s, n);
 }
 
@@ -378,12 +390,12 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     sdx_cbor_frame *f = w->top;
     sdx_buf *b = w->out;
     /* Fast path: a known count, no bookkeeping, room for the head. */
-    if (SDX_LIKELY(count != SDX_COUNT_UNKNOWN && f->left != 0 && !f->slow && f < w->last &&
+    if (SDX_LIKELY(count != SDX_COUNT_UNKNOWN && w->left != 0 && !w->slow && f < w->last &&
                    !(kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)) &&
                    (size_t)(b->end - b->cur) >= SDX_CB_HEAD_MAX &&
                    (kind != FRAME_MAP || count < SDX_WCOUNT_UNKNOWN_MIN / 2))) {
-        f->left--;
-        f[1].left = kind == FRAME_MAP ? 2 * count : count;
+        f->left = w->left - 1; /* this container's, kept while the new one is open */
+        w->left = kind == FRAME_MAP ? 2 * count : count;
         f[1].kind = kind;
         f[1].mode = MODE_DEFINITE;
         f[1].slow = 0;
@@ -409,17 +421,18 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     else if (mode == MODE_PATCH) e = sdx_cb_head(head, major, 0); /* placeholder */
     else e = one(head, (u8)(major | 31));
     if (!put_bytes(w, head, (size_t)(e - head))) return w->err;
+    w->top->left = w->left; /* the enclosing container's, kept while this one is open */
+    const u8 parent_slow = w->slow;
     f = ++w->top;
     f->kind = kind;
-    f->mode = mode;
+    f->mode = (u8)(mode | (parent_slow ? MODE_SLOW_PARENT : 0));
     f->header = header;
     f->pinned = 0;
-    f->slow = 0;
     f->first_entry = w->nentries;
     if (count == SDX_COUNT_UNKNOWN)
-        f->left = kind == FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
-    else f->left = kind == FRAME_MAP ? 2 * count : count;
-    if (kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC)) f->slow = SLOW_SORTED;
+        w->left = kind == FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
+    else w->left = kind == FRAME_MAP ? 2 * count : count;
+    set_slow(w, kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) ? SLOW_SORTED : 0);
     /* A head to patch or a map to sort: keep its bytes in a stream buffer. */
     if ((mode == MODE_PATCH || f->slow) && b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
         b->pin = header;
@@ -511,40 +524,38 @@ static sdx_err end_slow(sdx_cbor_writer *w) {
     sdx_cbor_frame *f = w->top;
     /* only a container closes: not the root, nor the dead frame after finish
      * (closing that stepped the writer below its frames) */
-    if ((f->kind != FRAME_ARRAY && f->kind != FRAME_MAP) || (f->slow & SLOW_TAGGED))
+    if ((f->kind != FRAME_ARRAY && f->kind != FRAME_MAP) || (w->slow & SLOW_TAGGED))
         return fail(w, SDX_ERR_USAGE);
     int map = f->kind == FRAME_MAP;
     uint64_t count;
-    if (f->left >= SDX_WCOUNT_UNKNOWN_MIN) {
-        uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - f->left;
+    if (w->left >= SDX_WCOUNT_UNKNOWN_MIN) {
+        uint64_t items = (map ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY) - w->left;
         if (map && (items & 1)) return fail(w, SDX_ERR_USAGE); /* a key without its value */
         count = map ? items / 2 : items;
-    } else if (f->left != 0) {
+    } else if (w->left != 0) {
         return fail(w, SDX_ERR_USAGE);
     } else {
         count = 0; /* not needed */
     }
-    if ((f->slow & SLOW_SORTED) && sort_map(w, f)) return w->err;
-    if (f->mode == MODE_INDEFINITE) {
+    if ((w->slow & SLOW_SORTED) && sort_map(w, f)) return w->err;
+    const unsigned mode = f->mode & (unsigned)~MODE_SLOW_PARENT;
+    if (mode == MODE_INDEFINITE) {
         u8 brk = SDX_CB_BREAK;
         if (!put_bytes(w, &brk, 1)) return w->err;
-    } else if (f->mode == MODE_PATCH) {
+    } else if (mode == MODE_PATCH) {
         u8 head[SDX_CB_HEAD_MAX];
         size_t hn = (size_t)(sdx_cb_head(head, map ? SDX_CB_MAP : SDX_CB_ARRAY, count) - head);
         if (!sdx_buf_replace_head(w->out, f->header, 1, head, hn)) return fail_buf(w);
     }
     if (f->pinned) sdx_buf_unpin(w->out);
-    w->top--;
+    w->top = --f;
+    w->left = f->left;
+    w->slow = f->slow;
     return SDX_OK;
 }
 
 sdx_err (sdx_cbor_writer_end)(sdx_cbor_writer *w) {
-    sdx_cbor_frame *f = w->top;
-    if (SDX_LIKELY(f->left == 0 && f->mode == MODE_DEFINITE && !f->slow &&
-                   (f->kind == FRAME_ARRAY || f->kind == FRAME_MAP))) {
-        w->top = f - 1;
-        return SDX_OK;
-    }
+    if (sdx_cb_w_end(w)) return SDX_OK;
     return end_slow(w);
 }
 
@@ -620,7 +631,7 @@ sdx_err sdx_cbor_writer_put(sdx_cbor_writer *w, const sdx_event *ev) {
 
 static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     sdx_buf *b = w->out;
-    if (w->err || w->top->left == 0 || w->top->slow || b->mode != SDX_BUF_MEMORY ||
+    if (w->err || w->left == 0 || w->slow || b->mode != SDX_BUF_MEMORY ||
         (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) || sdx_val_tags_start(n.doc, n.val) != n.val)
         return 0;
     const size_t start = (size_t)(b->cur - b->start);
@@ -672,7 +683,7 @@ static int node_fast(sdx_cbor_writer *w, sdx_node n) {
     rc = 1;
 back:
     rc = node_walk_end(b, rc, (char *)p, start);
-    if (rc > 0) w->top->left--;
+    if (rc > 0) w->left--;
     if (rc < 0) fail_buf(w); /* the buffer could not grow: the writer's error */
     return rc;
 }
@@ -682,8 +693,7 @@ sdx_err sdx_cbor_writer_node(sdx_cbor_writer *w, sdx_node n) { return walk_node_
 sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     if (!w->err) {
         int sequence = (w->flags & SDX_CBOR_WRITE_SEQUENCE) != 0;
-        if (w->top != w->frames || (!sequence && w->frames[0].left != 0) ||
-            (w->frames[0].slow & SLOW_TAGGED))
+        if (w->top != w->frames || (!sequence && w->left != 0) || (w->slow & SLOW_TAGGED))
             fail(w, SDX_ERR_USAGE);
         else if (sdx_buf_flush(w->out))
             fail_buf(w);
@@ -698,6 +708,8 @@ sdx_err sdx_cbor_writer_finish(sdx_cbor_writer *w) {
     w->cap = SDX_CBOR_WRITER_INLINE_DEPTH;
     w->last = w->frames; /* nothing opens inline */
     w->top = &dead_frame; /* nothing more is accepted */
+    w->left = 0;
+    w->slow = 0;
     return w->err;
 }
 
