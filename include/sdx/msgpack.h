@@ -127,6 +127,7 @@ typedef struct sdx_msgpack_writer {
     sdx_err err;
     uint32_t flags;
     uint32_t cap;           /* frames available */
+    uint32_t short_avx512;  /* short strings take the AVX-512 path (init) */
     sdx_msgpack_frame *frames; /* inline_frames or an allocation; the open
                                containers are frames + 1 .. top */
     sdx_msgpack_frame *last;   /* frames + cap - 1: a container may open

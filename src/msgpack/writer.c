@@ -21,6 +21,7 @@
 #include "msgpack/msgpack_internal.h"
 #include "sdx/msgpack.h"
 #include "simd/inline.h"
+#include "simd/short_copy.h"
 #include "simd/simd.h"
 
 
@@ -72,6 +73,7 @@ sdx_err sdx_msgpack_writer_init(sdx_msgpack_writer *w, sdx_buf *out,
     w->top->kind = SDX_MP_FRAME_ROOT;
     w->top->pinned = 0;
     w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    w->short_avx512 = sdx_simd_active()->level == SDX_SIMD_AVX512;
     w->ascii_mask = w->flags & SDX_MSGPACK_WRITE_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
@@ -375,7 +377,51 @@ static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s
     return SDX_OK;
 }
 
+#ifdef SDX_SHORT_COPY_AVX512
+/* sdx_msgpack_writer_string and _key when the writer's init chose AVX-512
+ * (short_avx512): the same tests, a fixstr stored without branches on its
+ * length (src/simd/short_copy.h). Both are tail-called. */
+SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err string_avx512(sdx_msgpack_writer *w, const char *s,
+                                                           size_t n) {
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint64_t left = w->left;
+    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
+        p[0] = (char)(0xa0 | n);
+        uint32_t high = sdx_copy31_avx512(p + 1, s, n);
+        if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
+        w->left = left - 1;
+        b->cur = p + 1 + n;
+        return SDX_OK;
+    }
+    return string_medium(w, s, n);
+}
+
+static sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n);
+
+SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err key_avx512(sdx_msgpack_writer *w, const char *s,
+                                                        size_t n) {
+    const sdx_msgpack_frame *f = w->top;
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint64_t left = w->left;
+    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
+                   (size_t)(b->end - p) >= 40)) {
+        p[0] = (char)(0xa0 | n);
+        uint32_t high = sdx_copy31_avx512(p + 1, s, n);
+        if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
+        w->left = left - 1;
+        b->cur = p + 1 + n;
+        return SDX_OK;
+    }
+    return key_slow(w, s, n);
+}
+#endif
+
 sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n) {
+#ifdef SDX_SHORT_COPY_AVX512
+    if (w->short_avx512) return string_avx512(w, s, n);
+#endif
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = w->left;
@@ -397,6 +443,9 @@ static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_
 }
 
 sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
+#ifdef SDX_SHORT_COPY_AVX512
+    if (w->short_avx512) return key_avx512(w, s, n);
+#endif
     const sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;

@@ -128,7 +128,8 @@ x86_64 | amd64 | i?86)
     ;;
 aarch64 | arm64) best=neon ;;
 esac
-# the file-local functions of src/simd/avx2.c and avx512.c, as named in sdx.c
+# the file-local functions of src/simd/avx2.c and avx512.c, as named in sdx.c,
+# and those other sources define with SDX_TARGET_AVX512
 python3 - "$root" >"$tmp/kernel-names" <<'EOF' || failed "listing the kernels' functions"
 import os, sys
 sys.path.insert(0, os.path.join(sys.argv[1], "scripts"))
@@ -137,12 +138,20 @@ p = a.Project(sys.argv[1])
 s = a.Scanner(p)
 srcs = p.sources()
 plan, scans = a.plan_renames(p, s, srcs)
+import re
+# and the functions defined elsewhere with SDX_TARGET_AVX512 (src/simd/short_copy.h):
+# called only after the writer's init found the avx512 level
+marked = re.compile(r"SDX_TARGET_AVX512\s+static\s+[\w\s\*]*?\b(\w+)\s*\(")
 for path, _, _, _ in srcs:
+    fid = a.file_id(p, path)
     if a.rel(path) in ("src/simd/avx2.c", "src/simd/avx512.c"):
-        fid = a.file_id(p, path)
         for name, kind in sorted(scans[path].locals.items()):
             if kind == "function":
                 print(a.RENAME_PREFIX + fid + "__" + name if name in plan[path] else name)
+    else:
+        with open(path, encoding="utf-8") as f:
+            for name in sorted(set(marked.findall(f.read()))):
+                print(a.RENAME_PREFIX + fid + "__" + name if name in plan.get(path, ()) else name)
 EOF
 if [ $x86 -eq 1 ] && command -v objdump >/dev/null 2>&1; then
     for cc in "${compilers[@]}"; do
