@@ -380,20 +380,26 @@ static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s
 #ifdef SDX_SHORT_COPY_AVX512
 /* sdx_msgpack_writer_string and _key when the writer's init chose AVX-512
  * (short_avx512): the same tests, a fixstr stored without branches on its
- * length (src/simd/short_copy.h). Both are tail-called. */
+ * length (src/simd/short_copy.h). Both are tail-called. fixstr_avx512:
+ * a fixstr of n <= 31 bytes, with 40 bytes of room at p, counted. */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE sdx_err fixstr_avx512(sdx_msgpack_writer *w, sdx_buf *b,
+                                                                char *p, const char *s, size_t n,
+                                                                uint64_t left) {
+    p[0] = (char)(0xa0 | n);
+    uint32_t high = sdx_copy31_avx512(p + 1, s, n);
+    if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
+    w->left = left - 1;
+    b->cur = p + 1 + n;
+    return SDX_OK;
+}
+
 SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err string_avx512(sdx_msgpack_writer *w, const char *s,
                                                            size_t n) {
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = w->left;
-    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
-        p[0] = (char)(0xa0 | n);
-        uint32_t high = sdx_copy31_avx512(p + 1, s, n);
-        if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
-        w->left = left - 1;
-        b->cur = p + 1 + n;
-        return SDX_OK;
-    }
+    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40))
+        return fixstr_avx512(w, b, p, s, n, left);
     return string_medium(w, s, n);
 }
 
@@ -406,14 +412,8 @@ SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err key_avx512(sdx_msgpack_writer *w, 
     char *p = b->cur;
     uint64_t left = w->left;
     if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
-                   (size_t)(b->end - p) >= 40)) {
-        p[0] = (char)(0xa0 | n);
-        uint32_t high = sdx_copy31_avx512(p + 1, s, n);
-        if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
-        w->left = left - 1;
-        b->cur = p + 1 + n;
-        return SDX_OK;
-    }
+                   (size_t)(b->end - p) >= 40))
+        return fixstr_avx512(w, b, p, s, n, left);
     return key_slow(w, s, n);
 }
 #endif
