@@ -386,7 +386,7 @@ SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE sdx_err fixstr_avx512(sdx_msgpack_wri
                                                                 char *p, const char *s, size_t n,
                                                                 uint64_t left) {
     p[0] = (char)(0xa0 | n);
-    uint32_t high = sdx_copy31_avx512(p + 1, s, n);
+    uint32_t high = sdx_copy32_avx512(p + 1, s, n);
     if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
     w->left = left - 1;
     b->cur = p + 1 + n;

@@ -2,13 +2,13 @@
  * Internal: short strings copied with one AVX-512 masked load and store, for
  * the binary writers' fast paths (issue 17).
  *
- * A writer's short-string path copies n <= 31 bytes after a header. Without
+ * A writer's short-string path copies up to 32 bytes after a header. Without
  * reading past s + n, the portable copy needs branches on n (two overlapping
  * words of 16, 8, 4 or 1 bytes), and on strings and keys of random lengths
  * those branches mispredict. With AVX-512 BW and VL one masked load reads
  * exactly s[0, n) (masked-off bytes are not accessed, so nothing past the
- * string is read and no fault can occur) and one 32-byte store writes them
- * with zeros after: no branch on n at all. The movemask of the loaded bytes
+ * string is read and no fault can occur) and one masked store writes
+ * them: no branch on n at all. The movemask of the loaded bytes
  * is the ASCII test the UTF-8 check needs.
  *
  * The functions that use it carry SDX_TARGET_AVX512 and are called only
@@ -32,10 +32,10 @@
 
 #define SDX_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,bmi,bmi2")))
 
-/* Copies s[0, n), n <= 31, to dst and stores zeros to dst[n, 32): 32 bytes
- * are stored at dst, only n read at s. Returns the mask of the copied bytes
- * that have their high bit set (0 for plain ASCII). */
-SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE uint32_t sdx_copy31_avx512(char *dst, const char *s,
+/* Copies s[0, n), n <= 32, to dst: only n bytes are read at s and stored
+ * at dst. Returns the mask of the copied bytes that have their high bit set
+ * (0 for plain ASCII). */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE uint32_t sdx_copy32_avx512(char *dst, const char *s,
                                                                       size_t n) {
     const __mmask32 k = _cvtu32_mask32(_bzhi_u32(0xffffffffu, (unsigned)n));
     const __m256i v = _mm256_maskz_loadu_epi8(k, s);
