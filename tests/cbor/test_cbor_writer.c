@@ -3,10 +3,13 @@
  * duplicates, sequences, tags, simple values, events, misuse, fixed and
  * stream buffers, allocation failure at every point. Expected bytes are
  * RFC 8949 Appendix A where it has the value. */
+#include "guard_pages.h" /* first: it sets feature macros */
+
 #include <math.h>
 
 #include "alloc_test.h"
 #include "cbor_test.h"
+#include "short_strings.h"
 
 typedef struct wfix {
     sdx_buf out;
@@ -853,9 +856,52 @@ TEST(inline_paths) {
     }
 }
 
+/* Short text at every SIMD level (short_strings.h): one head byte below
+ * 24 bytes, 0x78 and the length from 24. */
+static sdx_err cb_short_write(const char *s, size_t n, int as_key, int check, unsigned char *out,
+                              size_t cap, size_t *len) {
+    sdx_buf b;
+    sdx_buf_init_fixed(&b, out, cap);
+    sdx_cbor_writer w;
+    sdx_cbor_write_opts o = {0};
+    o.flags = check ? 0 : SDX_CBOR_WRITE_NO_UTF8_CHECK;
+    sdx_err e = sdx_cbor_writer_init(&w, &b, &o);
+    if (as_key) {
+        sdx_cbor_writer_begin_map(&w, 1);
+        sdx_cbor_writer_key(&w, s, n);
+        sdx_cbor_writer_null(&w);
+        sdx_cbor_writer_end(&w);
+    } else {
+        sdx_cbor_writer_string(&w, s, n);
+    }
+    if (!e) e = sdx_cbor_writer_finish(&w);
+    *len = sdx_buf_len(&b);
+    return e;
+}
+
+static size_t cb_short_expect(const char *s, size_t n, int as_key, unsigned char *out) {
+    size_t k = 0;
+    if (as_key) out[k++] = 0xa1;
+    if (n < 24) {
+        out[k++] = (unsigned char)(0x60 | n);
+    } else {
+        out[k++] = 0x78;
+        out[k++] = (unsigned char)n;
+    }
+    memcpy(out + k, s, n);
+    k += n;
+    if (as_key) out[k++] = 0xf6;
+    return k;
+}
+
+static void short_text_every_simd_level(void) {
+    short_strings_every_level(cb_short_write, cb_short_expect);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){
+                        {"short_text_every_simd_level", short_text_every_simd_level},
                         {"integer_heads", integer_heads},
                         {"floats_preferred", floats_preferred},
                         {"strings_and_bytes", strings_and_bytes},

@@ -1,7 +1,10 @@
 /* The UBJSON / BJData writer: exact bytes of every type in both dialects,
  * the smallest integer types, counted, plain and typed containers, binary
  * data, the event interface, usage errors and allocation failures. */
+#include "guard_pages.h" /* first: it sets feature macros */
+
 #include "ubjson_test.h"
+#include "short_strings.h"
 
 /* Write with a callback filled in by the test, into a fresh memory buffer,
  * and finish; returns the finish error. */
@@ -303,7 +306,7 @@ static void u_key_utf8(sdx_ubjson_writer *w) {
     sdx_ubjson_writer_key(w, "\xff", 1);
 }
 static void u_hp(sdx_ubjson_writer *w) { sdx_ubjson_writer_high_precision(w, "1.", 2); }
-static void u_char(sdx_ubjson_writer *w) { sdx_ubjson_writer_char(w, (char)0xe9); }
+static void ubj_uchar(sdx_ubjson_writer *w) { sdx_ubjson_writer_char(w, (char)0xe9); }
 static void u_after_error(sdx_ubjson_writer *w) {
     sdx_ubjson_writer_end(w);
     sdx_ubjson_writer_null(w); /* ignored: the first error stays */
@@ -323,7 +326,7 @@ TEST(usage_errors) {
         {u_typed_unknown, 0, SDX_ERR_INVALID_ARG}, {u_typed_noop, 0, SDX_ERR_INVALID_ARG},
         {u_typed_bj_zero, BJ, SDX_ERR_INVALID_ARG}, {u_typed_float, 0, SDX_ERR_RANGE},
         {u_utf8, 0, SDX_ERR_UTF8},              {u_key_utf8, 0, SDX_ERR_UTF8},
-        {u_hp, 0, SDX_ERR_INVALID_ARG},         {u_char, 0, SDX_ERR_INVALID_ARG},
+        {u_hp, 0, SDX_ERR_INVALID_ARG},         {ubj_uchar, 0, SDX_ERR_INVALID_ARG},
         {u_after_error, 0, SDX_ERR_USAGE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -663,9 +666,58 @@ TEST(event_key_refused) {
     }
 }
 
+/* Short strings and keys at every SIMD level (short_strings.h): S U n and
+ * the bytes (C and the byte for one ASCII byte), a key as U n and the
+ * bytes in a map of count 1. */
+static sdx_err ubj_short_write(const char *s, size_t n, int as_key, int check, unsigned char *out,
+                               size_t cap, size_t *len) {
+    sdx_buf b;
+    sdx_buf_init_fixed(&b, out, cap);
+    sdx_ubjson_writer w;
+    sdx_ubjson_write_opts o = {0};
+    o.flags = check ? 0 : SDX_UBJSON_WRITE_NO_UTF8_CHECK;
+    sdx_err e = sdx_ubjson_writer_init(&w, &b, &o);
+    if (as_key) {
+        sdx_ubjson_writer_begin_map(&w, 1);
+        sdx_ubjson_writer_key(&w, s, n);
+        sdx_ubjson_writer_null(&w);
+        sdx_ubjson_writer_end(&w);
+    } else {
+        sdx_ubjson_writer_string(&w, s, n);
+    }
+    if (!e) e = sdx_ubjson_writer_finish(&w);
+    *len = sdx_buf_len(&b);
+    return e;
+}
+
+static size_t ubj_short_expect(const char *s, size_t n, int as_key, unsigned char *out) {
+    size_t k = 0;
+    if (as_key) {
+        memcpy(out, "{#U\x01", 4);
+        k = 4;
+    } else if (n == 1 && (unsigned char)s[0] <= 127) {
+        out[0] = 'C';
+        out[1] = (unsigned char)s[0];
+        return 2;
+    } else {
+        out[k++] = 'S';
+    }
+    out[k++] = 'U';
+    out[k++] = (unsigned char)n;
+    memcpy(out + k, s, n);
+    k += n;
+    if (as_key) out[k++] = 'Z';
+    return k;
+}
+
+static void short_text_every_simd_level(void) {
+    short_strings_every_level(ubj_short_write, ubj_short_expect);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars", scalars},
+                                  {"short_text_every_simd_level", short_text_every_simd_level},
                                   {"smallest_integers", smallest_integers},
                                   {"containers", containers},
                                   {"typed_containers", typed_containers},

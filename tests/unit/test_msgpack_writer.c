@@ -9,9 +9,8 @@
 #include "alloc_test.h"
 #include "msgpack_util.h"
 #include "sdx/msgpack.h"
-#include "simd/simd.h"
 #include "test.h"
-#include "utf8_ref.h"
+#include "short_strings.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -1103,78 +1102,46 @@ TEST(inline_and_exported_agree) {
     }
 }
 
-/* Short strings and keys (up to 31 bytes: the fixstr path, which takes one
- * masked AVX-512 load where the CPU has it, src/simd/short_copy.h) at every
- * SIMD level, of every length from 0 to 40, ending just before and starting
- * just after an inaccessible page, plain ASCII, valid UTF-8 and invalid
- * bytes: the output is the header and the bytes, or SDX_ERR_UTF8 exactly
- * when the reference validator rejects the bytes, and NO_UTF8_CHECK writes
- * them all. */
-static void short_strings_one_level(void) {
-#ifdef TEST_PAGES
-    guard_pages g = {0};
-    if (!CHECK(guard_pages_map(&g, 1, 4096))) return;
-    char *lo = guard_region(&g, 0), *hi = lo + g.size;
-    uint64_t rng = 0x5eed5eedu;
-    for (int round = 0; round < 400; round++) {
-        for (size_t n = 0; n <= 40; n++) {
-            char src[48];
-            for (size_t i = 0; i < n; i++) {
-                rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-                unsigned r = (unsigned)(rng >> 33);
-                /* mostly ASCII; some rounds with UTF-8 sequences or any byte */
-                src[i] = (char)(round % 4 == 0 ? r & 0xff : round % 4 == 1 ? 0x20 + r % 95
-                                : r % 16 == 0 ? 0xc3 : r % 16 == 1 ? 0xa9 : 0x21 + r % 90);
-            }
-            const bool valid = ref_valid_prefix((const uint8_t *)src, n) == n;
-            for (int place = 0; place < 2; place++) {
-                /* against the page after (ends at hi) or before (starts at lo) */
-                char *s = place ? lo : hi - n;
-                if (n) memcpy(s, src, n);
-                for (int as_key = 0; as_key < 2; as_key++) {
-                    for (int check = 0; check < 2; check++) {
-                        unsigned char out[64];
-                        sdx_buf b;
-                        sdx_buf_init_fixed(&b, out, sizeof out);
-                        sdx_msgpack_writer w;
-                        sdx_msgpack_write_opts o = {0};
-                        o.flags = check ? 0 : SDX_MSGPACK_WRITE_NO_UTF8_CHECK;
-                        CHECK_EQ_INT(sdx_msgpack_writer_init(&w, &b, &o), SDX_OK);
-                        if (as_key) CHECK_EQ_INT(sdx_msgpack_writer_begin_map(&w, 1), SDX_OK);
-                        sdx_err e = as_key ? sdx_msgpack_writer_key(&w, s, n)
-                                           : sdx_msgpack_writer_string(&w, s, n);
-                        if (check && !valid) {
-                            CHECK_EQ_INT(e, SDX_ERR_UTF8);
-                        } else {
-                            CHECK_EQ_INT(e, SDX_OK);
-                            if (as_key) CHECK_EQ_INT(sdx_msgpack_writer_null(&w), SDX_OK);
-                            if (as_key) CHECK_EQ_INT(sdx_msgpack_writer_end(&w), SDX_OK);
-                            CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_OK);
-                            size_t h = n <= 31 ? 1 : 2, at = as_key ? 1 : 0;
-                            CHECK_EQ_INT(sdx_buf_len(&b), at + h + n + (size_t)as_key);
-                            CHECK_EQ_INT(out[at], n <= 31 ? 0xa0 | n : 0xd9);
-                            CHECK(memcmp(out + at + h, src, n) == 0);
-                        }
-                        if (check && !valid) CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_ERR_UTF8);
-                    }
-                }
-            }
-        }
+/* Short strings and keys at every SIMD level (short_strings.h): a fixstr up
+ * to 31 bytes, str8 above. */
+static sdx_err mp_short_write(const char *s, size_t n, int as_key, int check, unsigned char *out,
+                              size_t cap, size_t *len) {
+    sdx_buf b;
+    sdx_buf_init_fixed(&b, out, cap);
+    sdx_msgpack_writer w;
+    sdx_msgpack_write_opts o = {0};
+    o.flags = check ? 0 : SDX_MSGPACK_WRITE_NO_UTF8_CHECK;
+    sdx_err e = sdx_msgpack_writer_init(&w, &b, &o);
+    if (as_key) {
+        sdx_msgpack_writer_begin_map(&w, 1);
+        sdx_msgpack_writer_key(&w, s, n);
+        sdx_msgpack_writer_null(&w);
+        sdx_msgpack_writer_end(&w);
+    } else {
+        sdx_msgpack_writer_string(&w, s, n);
     }
-    guard_pages_unmap(&g);
-#endif
+    if (!e) e = sdx_msgpack_writer_finish(&w);
+    *len = sdx_buf_len(&b);
+    return e;
+}
+
+static size_t mp_short_expect(const char *s, size_t n, int as_key, unsigned char *out) {
+    size_t k = 0;
+    if (as_key) out[k++] = 0x81;
+    if (n <= 31) {
+        out[k++] = (unsigned char)(0xa0 | n);
+    } else {
+        out[k++] = 0xd9;
+        out[k++] = (unsigned char)n;
+    }
+    memcpy(out + k, s, n);
+    k += n;
+    if (as_key) out[k++] = 0xc0;
+    return k;
 }
 
 static void short_strings_every_simd_level(void) {
-    for (int level = 0; level < SDX_SIMD__COUNT; level++) {
-        if (!sdx_simd_kernels_for((sdx_simd_level)level)) continue;
-        sdx_simd_select((sdx_simd_level)level);
-        long failed = test_checks_failed;
-        short_strings_one_level();
-        if (test_checks_failed != failed)
-            fprintf(stderr, "  (with SIMD level %s)\n", sdx_simd_level_name((sdx_simd_level)level));
-    }
-    sdx_simd_select(SDX_SIMD__COUNT);
+    short_strings_every_level(mp_short_write, mp_short_expect);
 }
 
 int main(int argc, char **argv) {
