@@ -377,44 +377,62 @@ static SDX_NOINLINE sdx_err short_non_ascii(sdx_msgpack_writer *w, const char *s
     return SDX_OK;
 }
 
+/* Whether a fixstr of n bytes goes at p inline: short_str's room and an
+ * item left; with `key`, also a key due, in a map whose `left` is even (the
+ * dead frame is no map). */
+static SDX_ALWAYS_INLINE int fixstr_fits(const sdx_msgpack_writer *w, const sdx_buf *b,
+                                         const char *p, size_t n, uint64_t left, int key) {
+    if (key)
+        return w->top->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
+               (size_t)(b->end - p) >= 40;
+    return n <= 31 && left != 0 && (size_t)(b->end - p) >= 40;
+}
+
+/* A fixstr stored up to e: validated when `high` (not plain ASCII, and
+ * UTF-8 is checked), then counted and published. */
+static SDX_ALWAYS_INLINE sdx_err fixstr_done(sdx_msgpack_writer *w, sdx_buf *b, const char *s,
+                                             size_t n, char *e, uint64_t left, uint64_t high) {
+    if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
+    w->left = left - 1;
+    b->cur = e;
+    return SDX_OK;
+}
+
+static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
+    if (w->err) return w->err;
+    if (w->top->kind != SDX_MP_FRAME_MAP || (w->left & 1) || w->left == 0) return fail(w, SDX_ERR_USAGE);
+    return string_medium(w, s, n);
+}
+
 #ifdef SDX_SHORT_COPY_AVX512
 /* sdx_msgpack_writer_string and _key when the writer's init chose AVX-512
- * (short_avx512): the same tests, a fixstr stored without branches on its
- * length (src/simd/short_copy.h). Both are tail-called. fixstr_avx512:
- * a fixstr of n <= 31 bytes, with 40 bytes of room at p, counted. */
-SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE sdx_err fixstr_avx512(sdx_msgpack_writer *w, sdx_buf *b,
-                                                                char *p, const char *s, size_t n,
-                                                                uint64_t left) {
-    p[0] = (char)(0xa0 | n);
-    uint32_t high = sdx_copy32_avx512(p + 1, s, n);
-    if (SDX_UNLIKELY(high != 0 && w->ascii_mask != 0)) return short_non_ascii(w, s, n, p + 1 + n);
-    w->left = left - 1;
-    b->cur = p + 1 + n;
-    return SDX_OK;
+ * (short_avx512): the same tests, the fixstr's bytes stored without
+ * branches on the length (src/simd/short_copy.h). Tail-called; a function
+ * compiled for AVX-512 where a kernel of the SIMD table would be called
+ * through its pointer, because that call made the fast path 8-15 % slower
+ * (bench/README.md, "MessagePack short strings by one masked load"). */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE sdx_err text_avx512(sdx_msgpack_writer *w,
+                                                              const char *s, size_t n, int key) {
+    sdx_buf *b = w->out;
+    char *p = b->cur;
+    uint64_t left = w->left;
+    if (SDX_LIKELY(fixstr_fits(w, b, p, n, left, key))) {
+        p[0] = (char)(0xa0 | n);
+        if (SDX_UNLIKELY(sdx_copy32_avx512(p + 1, s, n) != 0 && w->ascii_mask != 0))
+            return short_non_ascii(w, s, n, p + 1 + n);
+        return fixstr_done(w, b, s, n, p + 1 + n, left, 0);
+    }
+    return key ? key_slow(w, s, n) : string_medium(w, s, n);
 }
 
 SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err string_avx512(sdx_msgpack_writer *w, const char *s,
                                                            size_t n) {
-    sdx_buf *b = w->out;
-    char *p = b->cur;
-    uint64_t left = w->left;
-    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40))
-        return fixstr_avx512(w, b, p, s, n, left);
-    return string_medium(w, s, n);
+    return text_avx512(w, s, n, 0);
 }
-
-static sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n);
 
 SDX_TARGET_AVX512 static SDX_NOINLINE sdx_err key_avx512(sdx_msgpack_writer *w, const char *s,
                                                         size_t n) {
-    const sdx_msgpack_frame *f = w->top;
-    sdx_buf *b = w->out;
-    char *p = b->cur;
-    uint64_t left = w->left;
-    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
-                   (size_t)(b->end - p) >= 40))
-        return fixstr_avx512(w, b, p, s, n, left);
-    return key_slow(w, s, n);
+    return text_avx512(w, s, n, 1);
 }
 #endif
 
@@ -425,20 +443,11 @@ sdx_err sdx_msgpack_writer_string(sdx_msgpack_writer *w, const char *s, size_t n
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = w->left;
-    if (SDX_LIKELY(n <= 31 && left != 0 && (size_t)(b->end - p) >= 40)) {
+    if (SDX_LIKELY(fixstr_fits(w, b, p, n, left, 0))) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
-        if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
-        w->left = left - 1;
-        b->cur = e;
-        return SDX_OK;
+        return fixstr_done(w, b, s, n, e, left, high);
     }
-    return string_medium(w, s, n);
-}
-
-static SDX_NOINLINE sdx_err key_slow(sdx_msgpack_writer *w, const char *s, size_t n) {
-    if (w->err) return w->err;
-    if (w->top->kind != SDX_MP_FRAME_MAP || (w->left & 1) || w->left == 0) return fail(w, SDX_ERR_USAGE);
     return string_medium(w, s, n);
 }
 
@@ -446,20 +455,13 @@ sdx_err sdx_msgpack_writer_key(sdx_msgpack_writer *w, const char *s, size_t n) {
 #ifdef SDX_SHORT_COPY_AVX512
     if (w->short_avx512) return key_avx512(w, s, n);
 #endif
-    const sdx_msgpack_frame *f = w->top;
     sdx_buf *b = w->out;
     char *p = b->cur;
     uint64_t left = w->left;
-    /* A key is due in a map whose `left` is even and not 0; the dead frame
-     * is no map. */
-    if (SDX_LIKELY(f->kind == SDX_MP_FRAME_MAP && !(left & 1) && left != 0 && n <= 31 &&
-                   (size_t)(b->end - p) >= 40)) {
+    if (SDX_LIKELY(fixstr_fits(w, b, p, n, left, 1))) {
         uint64_t high;
         char *e = short_str(p, s, n, w->ascii_mask, &high);
-        if (SDX_UNLIKELY(high)) return short_non_ascii(w, s, n, e);
-        w->left = left - 1;
-        b->cur = e;
-        return SDX_OK;
+        return fixstr_done(w, b, s, n, e, left, high);
     }
     return key_slow(w, s, n);
 }
