@@ -78,16 +78,31 @@ static void short_strings_one_level(short_write_fn write, short_expect_fn expect
 #endif
 }
 
-static void short_strings_every_level(short_write_fn write, short_expect_fn expect) {
+/* fn at every SIMD level this build has and this CPU runs (writers take
+ * their kernels and paths at init), naming the level of any failure. */
+static void test_every_simd_level(void (*fn)(void)) {
     for (int level = 0; level < SDX_SIMD__COUNT; level++) {
         if (!sdx_simd_kernels_for((sdx_simd_level)level)) continue;
         sdx_simd_select((sdx_simd_level)level);
         long failed = test_checks_failed;
-        short_strings_one_level(write, expect);
+        fn();
         if (test_checks_failed != failed)
             fprintf(stderr, "  (with SIMD level %s)\n", sdx_simd_level_name((sdx_simd_level)level));
     }
     sdx_simd_select(SDX_SIMD__COUNT);
+}
+
+static short_write_fn short_strings_write;
+static short_expect_fn short_strings_expect;
+
+static void short_strings_level(void) {
+    short_strings_one_level(short_strings_write, short_strings_expect);
+}
+
+static void short_strings_every_level(short_write_fn write, short_expect_fn expect) {
+    short_strings_write = write;
+    short_strings_expect = expect;
+    test_every_simd_level(short_strings_level);
 }
 
 #endif

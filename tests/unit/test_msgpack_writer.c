@@ -1144,6 +1144,26 @@ static void short_strings_every_simd_level(void) {
     short_strings_every_level(mp_short_write, mp_short_expect);
 }
 
+/* A key where the entry's value is due, or in an array, is refused at the
+ * key itself, on the short-string fast path (a growable buffer with room)
+ * of every SIMD level, AVX-512's included. */
+static void keys_out_of_place_one_level(void) {
+    fixture f;
+    fx_init(&f, 0);
+    CHECK_EQ_INT(sdx_msgpack_writer_begin_map(&f.w, 1), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_key(&f.w, "a", 1), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_key(&f.w, "b", 1), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.b);
+    fx_init(&f, 0);
+    CHECK_EQ_INT(sdx_msgpack_writer_begin_array(&f.w, 2), SDX_OK);
+    CHECK_EQ_INT(sdx_msgpack_writer_key(&f.w, "a", 1), SDX_ERR_USAGE);
+    sdx_buf_destroy(&f.b);
+}
+
+static void keys_out_of_place_every_simd_level(void) {
+    test_every_simd_level(keys_out_of_place_one_level);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"nil_bool", nil_bool},
@@ -1166,5 +1186,6 @@ int main(int argc, char **argv) {
                                   {"random_documents", random_documents},
                                   {"inline_and_exported_agree", inline_and_exported_agree},
                                   {"short_strings_every_simd_level", short_strings_every_simd_level},
+                                  {"keys_out_of_place_every_simd_level", keys_out_of_place_every_simd_level},
                                   {0, 0}});
 }
