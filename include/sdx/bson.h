@@ -12,16 +12,23 @@
  * tag_kind = SDX_TAG_BSON with tag = the given number; the low byte of the
  * tag is always the element type, and for binary the next byte is the
  * subtype. Every type keeps enough in its event that BSON -> events -> BSON
- * gives back the same bytes:
+ * gives back the same bytes (an array whose keys are not "0", "1", ... in
+ * order only with SDX_BSON_READ_KEEP_ARRAY_KEYS: below):
  *
  *   type  BSON                 event
  *   0x01  double               SDX_DOUBLE (no tag)
  *   0x02  string               SDX_STR (no tag); may hold NUL bytes
  *   0x03  embedded document    SDX_MAP of SDX_COUNT_UNKNOWN entries (no tag)
- *   0x04  array                SDX_ARRAY (no tag) when its keys are "0",
- *                              "1", ... in order; otherwise SDX_MAP tagged
- *                              0x04, so that the odd keys are written back
- *                              as they were
+ *   0x04  array                SDX_ARRAY (no tag); its keys are not
+ *                              looked at beyond being cstrings, as MongoDB's
+ *                              drivers read arrays and as the BSON corpus
+ *                              decodes its degenerate arrays (keys other
+ *                              than "0", "1", ...), so such an array is
+ *                              written back with the keys "0", "1", ...
+ *                              With SDX_BSON_READ_KEEP_ARRAY_KEYS, an array
+ *                              whose keys are not "0", "1", ... in order is
+ *                              an SDX_MAP tagged 0x04 instead, so that its
+ *                              odd keys are written back as they were
  *   0x05  binary, subtype s    SDX_BIN: subtype 0 untagged (tag 0x05 also
  *                              accepted); others tagged 0x05 | s << 8 (s =
  *                              0x01 function, 0x02 old binary, 0x03 UUID
@@ -268,7 +275,16 @@ enum sdx_bson_read_flag {
      * as soon as the parser returns. Without it, strings, keys and binaries
      * point into the input, which must outlive the document. The reader
      * ignores it. */
-    SDX_BSON_READ_COPY_INPUT = 1u << 2
+    SDX_BSON_READ_COPY_INPUT = 1u << 2,
+    /* Keep the keys of arrays whose keys are not "0", "1", ... in order
+     * (degenerate arrays, in the BSON corpus's words): such an array is
+     * read as an SDX_MAP tagged 0x04 with its keys, so that BSON -> events
+     * -> BSON gives back its bytes. Telling it needs every key of an array
+     * before the array's first event: the reader looks ahead over the
+     * array's elements when it opens it, which costs time on data with
+     * many arrays. Without it (the default) an array is SDX_ARRAY whatever
+     * its keys, and written back with canonical keys. */
+    SDX_BSON_READ_KEEP_ARRAY_KEYS = 1u << 3
 };
 
 /* Reader options; a NULL pointer means all defaults. */
@@ -313,8 +329,9 @@ typedef struct sdx_bson_read_opts {
  * max_document is not used (the input is in memory already).
  *
  * Values follow the table at the top of this file: the root is a MAP, an
- * embedded document a MAP, an array an ARRAY (a MAP tagged 0x04 when its
- * keys are not "0", "1", ... in order); each tagged event becomes a value
+ * embedded document a MAP, an array an ARRAY (with
+ * SDX_BSON_READ_KEEP_ARRAY_KEYS a MAP tagged 0x04 when its keys are not
+ * "0", "1", ... in order); each tagged event becomes a value
  * with a tag slot of kind SDX_TAG_BSON, so that sdx_node_emit of the root
  * into a BSON writer gives back the input's bytes. The input is checked
  * in full (the reader's checks) before the document is returned; nesting
@@ -367,9 +384,11 @@ SDX_API bool (sdx_bson_reader_next)(sdx_bson_reader *r, sdx_event *ev);
 /* One open document of the reader (private). */
 typedef struct sdx_bson_level {
     size_t end;    /* offset of the document's terminator */
-    uint8_t array; /* read as SDX_ARRAY: keys "0", "1", ... (checked); 2 when
-                      the inline path opened it: up to 10 elements, their
-                      keys "0" to "9" checked then and not scanned again */
+    uint8_t array; /* read as SDX_ARRAY: keys scanned as cstrings (and with
+                      SDX_BSON_READ_KEEP_ARRAY_KEYS checked to be "0", "1",
+                      ... when it opened); 2 when the inline path opened it
+                      with that flag: up to 10 elements, their keys "0" to
+                      "9" checked then and not scanned again */
     uint8_t scope; /* a code with scope's scope document being checked */
 } sdx_bson_level;
 
@@ -399,6 +418,8 @@ typedef struct sdx_bson_reader_hot {
     uint8_t blocked;      /* an error or the end: the exported function only */
     uint8_t began;        /* the last event opened a document (for skip) */
     uint8_t pending_type; /* data[pending]: the delivered key's element type */
+    uint8_t keep_keys;    /* SDX_BSON_READ_KEEP_ARRAY_KEYS: arrays are opened
+                             after a look-ahead over their keys */
 } sdx_bson_reader_hot;
 
 /* The exported function into a copy of the event (so that the caller's
@@ -444,9 +465,9 @@ static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_
  * checks) of an element with a known type, the values int32, int64,
  * double, boolean, null, strings (UTF-8 checked here when ASCII and at
  * most 128 bytes long, else with the library's kernel), embedded documents
- * and arrays of up to 10 scalars, strings and documents while the stack
- * has room, and the end of a document inside another, each with the
- * exported function's checks.
+ * and arrays (with SDX_BSON_READ_KEEP_ARRAY_KEYS, arrays of up to 10
+ * scalars, strings and documents) while the stack has room, and the end of
+ * a document inside another, each with the exported function's checks.
  * Everything else (other arrays, other types, anything malformed, the top
  * level, after an error) it hands to the exported function, which reports
  * what is wrong. */
@@ -558,49 +579,55 @@ static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev
         ev->v.count = SDX_COUNT_UNKNOWN;
         return true;
     }
-    case 0x04: { /* an array of up to 10 elements with the keys "0", "1",
-                  * ... in order, as the exported function's key check would
-                  * find: SDX_ARRAY. Its elements are stepped over by their
-                  * sizes: fixed-size scalars (double, int32, int64,
-                  * boolean, null), strings and documents by their length
-                  * fields (checked in full when they are read); any other
-                  * array goes to the exported function */
+    case 0x04: { /* an array: SDX_ARRAY, its keys scanned as its elements
+                  * are read. With SDX_BSON_READ_KEEP_ARRAY_KEYS only an
+                  * array of up to 10 elements with the keys "0", "1", ...
+                  * in order, as the exported function's key check would
+                  * find; its elements are stepped over by their sizes:
+                  * fixed-size scalars (double, int32, int64, boolean,
+                  * null), strings and documents by their length fields
+                  * (checked in full when they are read); any other array
+                  * goes to the exported function */
         if (avail < 4 || depth >= s->room) return sdx_bs_hot_slow(r, ev);
         uint64_t l = sdx_hot_le(p, 4);
         if (l < 5 || l > avail) return sdx_bs_hot_slow(r, ev);
         size_t o = 4, last = (size_t)l - 1, vs;
-        for (unsigned i = 0; o < last; i++) {
-            if (i > 9 || last - o < 3 || p[o + 1] != (uint8_t)('0' + i) || p[o + 2] != 0)
-                return sdx_bs_hot_slow(r, ev);
-            switch (p[o]) {
-            case 0x01:
-            case 0x12: vs = 8; break;
-            case 0x10: vs = 4; break;
-            case 0x08: vs = 1; break;
-            case 0x0a: vs = 0; break;
-            case 0x02: /* a string: its length, its NUL included, then it */
-                if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
-                vs = 4 + (size_t)sdx_hot_le(p + o + 3, 4);
-                if (vs < 5) return sdx_bs_hot_slow(r, ev);
-                break;
-            case 0x03:
-            case 0x04: /* a document: its length counts itself */
-                if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
-                vs = (size_t)sdx_hot_le(p + o + 3, 4);
-                if (vs < 5) return sdx_bs_hot_slow(r, ev);
-                break;
-            default: return sdx_bs_hot_slow(r, ev);
+        uint8_t kind = 1;
+        if (s->keep_keys) {
+            kind = 2;
+            for (unsigned i = 0; o < last; i++) {
+                if (i > 9 || last - o < 3 || p[o + 1] != (uint8_t)('0' + i) || p[o + 2] != 0)
+                    return sdx_bs_hot_slow(r, ev);
+                switch (p[o]) {
+                case 0x01:
+                case 0x12: vs = 8; break;
+                case 0x10: vs = 4; break;
+                case 0x08: vs = 1; break;
+                case 0x0a: vs = 0; break;
+                case 0x02: /* a string: its length, its NUL included, then it */
+                    if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
+                    vs = 4 + (size_t)sdx_hot_le(p + o + 3, 4);
+                    if (vs < 5) return sdx_bs_hot_slow(r, ev);
+                    break;
+                case 0x03:
+                case 0x04: /* a document: its length counts itself */
+                    if (last - o - 3 < 4) return sdx_bs_hot_slow(r, ev);
+                    vs = (size_t)sdx_hot_le(p + o + 3, 4);
+                    if (vs < 5) return sdx_bs_hot_slow(r, ev);
+                    break;
+                default: return sdx_bs_hot_slow(r, ev);
+                }
+                if (last - o - 3 < vs) return sdx_bs_hot_slow(r, ev);
+                o += 3 + vs;
             }
-            if (last - o - 3 < vs) return sdx_bs_hot_slow(r, ev);
-            o += 3 + vs;
         }
         sdx_bson_level *c = &s->levels[depth];
         c->end = at + last;
-        c->array = 2;
+        c->array = kind;
         c->scope = 0;
         s->depth = depth + 1;
         s->end = c->end;
-        s->array = 2;
+        s->array = kind;
         s->value_due = 0;
         s->pos = at + 4;
         s->began = 1;

@@ -1,10 +1,11 @@
 /*
  * The BSON tree parser. A single document of the common types (double,
- * string, embedded document, array with the keys "0", "1", ... in order,
+ * string, embedded document, array (with SDX_BSON_READ_KEEP_ARRAY_KEYS
+ * only with the keys "0", "1", ... in order),
  * ObjectId, boolean, UTC datetime, null, int32, int64) is parsed straight
  * into the document's value array, with every check of the reader (the
  * lengths, terminators, UTF-8, booleans, depth). Anything else — another
- * type, an array with other keys, a sequence, bytes after the document,
+ * type, an array with other keys when they are kept, a sequence, bytes after the document,
  * nesting beyond the direct parser's frames, and every error — is left to
  * the general path, which parses the input again from the start: the pull
  * reader (which does every length, type, terminator, UTF-8 and depth
@@ -72,6 +73,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
                         uint32_t max_depth) {
     size_t (*utf8_valid)(const char *, size_t) = sdx_simd_active()->utf8_valid_prefix;
     const int check_utf8 = !(flags & SDX_BSON_READ_NO_UTF8_CHECK);
+    const int keep_keys = (flags & SDX_BSON_READ_KEEP_ARRAY_KEYS) != 0;
     if (len < 5 || (int32_t)sdx_load_le32(d) != (int64_t)len || max_depth == 0) return 0;
     const size_t bound = len + 2; /* every slot takes at least a byte */
     if (!sdx_doc_direct_reserve(doc, len)) return -1;
@@ -113,7 +115,12 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
         if (!nul) return 0;
         const size_t klen = (size_t)(nul - key);
         if (top->array) {
-            if (!index_key(key, klen, top->items)) return 0; /* a tagged map, or an error */
+            /* with SDX_BSON_READ_KEEP_ARRAY_KEYS keys other than "0", "1", ...
+             * make the array a tagged map (the general path); by default an
+             * array's keys are only checked as cstrings, as the reader does */
+            if (keep_keys ? !index_key(key, klen, top->items)
+                          : check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)key, klen))
+                return 0;
         } else {
             if (check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)key, klen)) return 0;
             v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, klen);
@@ -270,7 +277,8 @@ int sdx_bson_parse_direct_(const char *data, size_t len, const sdx_bson_read_opt
     static const sdx_bson_read_opts defaults = {0, 0, 0, NULL};
     if (!opts) opts = &defaults;
     *out = NULL;
-    if (!data || (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_COPY_INPUT)))
+    if (!data || (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_COPY_INPUT |
+                                            SDX_BSON_READ_KEEP_ARRAY_KEYS)))
         return 0;
     sdx_doc *doc = sdx_doc_alloc(opts->alloc);
     if (!doc) return -1;

@@ -81,8 +81,9 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->h.room = r->cap < r->max_depth ? r->cap : r->max_depth;
     r->h.high = opts->flags & SDX_BSON_READ_NO_UTF8_CHECK ? 0 : 0x80;
     r->h.utf8_valid = r->h.high ? sdx_simd_active()->utf8_valid_prefix : NULL;
+    r->h.keep_keys = (opts->flags & SDX_BSON_READ_KEEP_ARRAY_KEYS) != 0;
     if (opts->flags & ~(uint32_t)(SDX_BSON_READ_NO_UTF8_CHECK | SDX_BSON_READ_SEQUENCE |
-                                  SDX_BSON_READ_COPY_INPUT))
+                                  SDX_BSON_READ_COPY_INPUT | SDX_BSON_READ_KEEP_ARRAY_KEYS))
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
 }
 
@@ -644,7 +645,7 @@ static bool value_slow(sdx_bson_reader *r, sdx_event *ev, u8 t, size_t at, size_
         break;
     case SDX_BSON_DOCUMENT:
     case SDX_BSON_ARRAY: {
-        bool array = t == SDX_BSON_ARRAY && array_keys_canonical(r, at, at + n - 1);
+        bool array = t == SDX_BSON_ARRAY && (!r->h.keep_keys || array_keys_canonical(r, at, at + n - 1));
         if (!push(r, at, at + n - 1, array)) return false;
         head(ev, array ? SDX_ARRAY : SDX_MAP, depth, t == SDX_BSON_ARRAY && !array ? SDX_BSON_ARRAY : 0);
         ev->v.count = SDX_COUNT_UNKNOWN;
@@ -753,7 +754,8 @@ static bool next_event(sdx_bson_reader *r, sdx_event *ev) {
     if (!known_type(t)) return fail(r, SDX_ERR_SYNTAX, pos, "unknown element type");
     size_t klen;
     if (!cstring(r, pos + 1, lv->end - pos - 1, &klen, "key not terminated within its document")) return false;
-    if (lv->array) return value(r, ev, pos, pos + 1 + klen + 1); /* keys checked when it began */
+    /* an array's keys: checked when it began (SDX_BSON_READ_KEEP_ARRAY_KEYS), else not looked at */
+    if (lv->array) return value(r, ev, pos, pos + 1 + klen + 1);
     head(ev, SDX_KEY, (uint32_t)r->h.depth, 0);
     ev->v.str.ptr = (const char *)r->h.data + pos + 1;
     ev->v.str.len = klen;

@@ -73,14 +73,26 @@ static uint64_t bson_tag(sdx_node n) {
     return sdx_node_tag(n, &t) == SDX_TAG_BSON ? t : (uint64_t)-1;
 }
 
+#define KEEP SDX_BSON_READ_KEEP_ARRAY_KEYS
+
+/* Every type back to its bytes (with KEEP, as all_types has an array with
+ * odd keys), and the values and tags of the document. */
 TEST(every_type) {
     unsigned char in[1024];
     size_t n = all_types(in, sizeof in);
-    CHECK_EQ_INT(parse_back(in, n, 0, NULL), SDX_OK);
-    CHECK_EQ_INT(parse_back(in, n, SDX_BSON_READ_COPY_INPUT, NULL), SDX_OK);
-    CHECK_EQ_INT(parse_back(in, n, SDX_BSON_READ_NO_UTF8_CHECK, NULL), SDX_OK);
+    CHECK_EQ_INT(parse_back(in, n, KEEP, NULL), SDX_OK);
+    CHECK_EQ_INT(parse_back(in, n, KEEP | SDX_BSON_READ_COPY_INPUT, NULL), SDX_OK);
+    CHECK_EQ_INT(parse_back(in, n, KEEP | SDX_BSON_READ_NO_UTF8_CHECK, NULL), SDX_OK);
 
+    /* by default the array with odd keys is an array */
     sdx_doc *doc = sdx_bson_parse((const char *)in, n, NULL, NULL);
+    if (!CHECK(doc != NULL)) return;
+    sdx_node odd0 = sdx_node_getz(sdx_doc_root(doc), "b");
+    CHECK(sdx_node_type(odd0) == SDX_TYPE_ARRAY && sdx_node_len(odd0) == 1 && bson_tag(odd0) == (uint64_t)-1);
+    sdx_doc_free(doc);
+
+    const sdx_bson_read_opts keep = {KEEP, 0, 0, NULL};
+    doc = sdx_bson_parse((const char *)in, n, &keep, NULL);
     if (!CHECK(doc != NULL)) return;
     sdx_node root = sdx_doc_root(doc);
     CHECK(sdx_node_type(root) == SDX_TYPE_MAP);
@@ -171,8 +183,9 @@ TEST(truncation_at_every_byte) {
     for (size_t k = 0; k < n; k++) CHECK_EQ_INT(parse_back(in, k, 0, NULL), SDX_ERR_TRUNCATED);
 }
 
-/* Byte flips: an error, or a document that writes back to the flipped
- * bytes (parse_back checks that); the parser and the reader agree. */
+/* Byte flips: an error, or (with KEEP) a document that writes back to the
+ * flipped bytes (parse_back checks that); the parser and the reader agree,
+ * with KEEP and without. */
 TEST(byte_flips) {
     unsigned char in[1024], p[1024];
     size_t n = all_types(in, sizeof in);
@@ -182,8 +195,17 @@ TEST(byte_flips) {
         memcpy(p, in, n);
         flip_bits(p, n, 1 + (int)(i % 3), &seed);
         sdx_error pe, re;
-        sdx_err rc = parse_back(p, n, 0, &pe);
-        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+        const sdx_bson_read_opts o = {i & 1 ? KEEP : 0, 0, 0, NULL};
+        sdx_err rc;
+        if (i & 1) {
+            rc = parse_back(p, n, KEEP, &pe);
+        } else {
+            sdx_doc *d = sdx_bson_parse((const char *)p, n, NULL, &pe);
+            rc = pe.code;
+            CHECK((d != NULL) == (rc == SDX_OK));
+            sdx_doc_free(d);
+        }
+        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, &o);
         sdx_event ev;
         while (sdx_bson_reader_next(r, &ev)) {
         }
@@ -243,7 +265,7 @@ TEST(alloc_failures) {
     for (int which = 0; which < 4; which++) {
         const unsigned char *p = which & 1 ? deep : in;
         size_t len = which & 1 ? dn : n;
-        uint32_t flags = which & 2 ? SDX_BSON_READ_COPY_INPUT : 0;
+        uint32_t flags = (which & 2 ? SDX_BSON_READ_COPY_INPUT : 0) | KEEP; /* back to the same bytes */
         for (long fail_at = 1;; fail_at++) {
             counting_alloc a;
             counting_alloc_init(&a, fail_at);
@@ -391,7 +413,7 @@ static void bson_mutate(char *x, size_t n, void *ctx) {
 TEST(parse_paths_agree) {
     paths_tally t = {0, 0, 0};
     for (unsigned seed = 1; seed <= 6; seed++) {
-        uint32_t flags = (seed & 2 ? SDX_BSON_READ_NO_UTF8_CHECK : 0) |
+        uint32_t flags = (seed & 1 ? KEEP : 0) | (seed & 2 ? SDX_BSON_READ_NO_UTF8_CHECK : 0) |
                          (seed & 4 ? SDX_BSON_READ_COPY_INPUT : 0);
         sdx_bson_read_opts o = {flags, 0, 0, NULL};
         uint64_t rng = 0x9e3779b97f4a7c15ull * seed;
@@ -417,8 +439,8 @@ TEST(parse_paths_agree) {
     CHECK(t.direct > 1000);
     CHECK(t.declined > 1000);
     CHECK(t.refused > 1000);
-    /* declined: the general path's forms (a binary, a regex, an array
-     * with the keys "1" or "00", a sequence of two, a byte after) */
+    /* declined: the general path's forms (a binary, a regex, with KEEP an
+     * array with the keys "1" or "00", a sequence of two, a byte after) */
     static const struct { const char *s; size_t n; } other[] = {
 #define E(lit) {lit, sizeof lit - 1}
         E("\x0e\0\0\0\x05" "b\0\x01\0\0\0\0x\0"), E("\x0b\0\0\0\x0b" "r\0a\0\0\0"),
@@ -428,7 +450,7 @@ TEST(parse_paths_agree) {
 #undef E
     };
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
-        sdx_bson_read_opts so = {SDX_BSON_READ_SEQUENCE * (i == 4), 0, 0, NULL};
+        sdx_bson_read_opts so = {SDX_BSON_READ_SEQUENCE * (i == 4) | KEEP * (i == 2 || i == 3), 0, 0, NULL};
         sdx_doc *dd = NULL;
         CHECK_EQ_INT(sdx_bson_parse_direct_(other[i].s, other[i].n, &so, &dd), 0);
         CHECK(dd == NULL);
@@ -436,6 +458,16 @@ TEST(parse_paths_agree) {
         sdx_doc *p = sdx_bson_parse(other[i].s, other[i].n, &so, &pe);
         CHECK((p != NULL) == (i != 5)); /* all are BSON but the byte after */
         sdx_doc_free(p);
+    }
+    /* without KEEP the arrays with the keys "1" and "00" are taken
+     * directly, as arrays of one null */
+    for (size_t i = 2; i <= 3; i++) {
+        sdx_doc *dd = NULL;
+        CHECK_EQ_INT(sdx_bson_parse_direct_(other[i].s, other[i].n, NULL, &dd), 1);
+        sdx_node a = sdx_node_getz(sdx_doc_root(dd), "a");
+        CHECK(sdx_node_type(a) == SDX_TYPE_ARRAY && sdx_node_len(a) == 1 &&
+              sdx_node_is_null(sdx_node_index(a, 0)));
+        sdx_doc_free(dd);
     }
     /* the depth limit: 11 documents in one another are taken with a limit
      * of 11, declined (and refused by the reader) with 10 */

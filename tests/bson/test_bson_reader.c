@@ -30,18 +30,23 @@ static sdx_err read_mem(const void *p, size_t n, uint32_t flags, sdx_error *e) {
     return rc;
 }
 
+static const sdx_bson_read_opts keep_keys = {SDX_BSON_READ_KEEP_ARRAY_KEYS, 0, 0, NULL};
+
+/* With SDX_BSON_READ_KEEP_ARRAY_KEYS every type, an array with odd keys
+ * included, writes back to the same bytes, from memory, a stream and a
+ * FILE*. */
 TEST(round_trip_every_type) {
     unsigned char in[1024];
     size_t n = all_types(in, sizeof in);
     sdx_buf b;
-    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, &keep_keys);
     CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
     CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
     sdx_bson_reader_free(r);
     sdx_buf_destroy(&b);
 
     trickle t = {in, n, 1};
-    r = sdx_bson_reader_new_stream(trickle_read, &t, NULL);
+    r = sdx_bson_reader_new_stream(trickle_read, &t, &keep_keys);
     CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
     CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), in, n);
     sdx_bson_reader_free(r);
@@ -52,7 +57,7 @@ TEST(round_trip_every_type) {
     fwrite(in, 1, n, f);
     fwrite(in, 1, n, f);
     rewind(f);
-    sdx_bson_read_opts o = {SDX_BSON_READ_SEQUENCE, 0, 0, NULL};
+    sdx_bson_read_opts o = {SDX_BSON_READ_SEQUENCE | SDX_BSON_READ_KEEP_ARRAY_KEYS, 0, 0, NULL};
     r = sdx_bson_reader_new_file(f, &o);
     CHECK_EQ_INT(reread(r, &b, SDX_BSON_WRITE_SEQUENCE), SDX_OK);
     CHECK(sdx_buf_len(&b) == 2 * n && !memcmp(sdx_buf_data(&b), in, n) &&
@@ -62,10 +67,36 @@ TEST(round_trip_every_type) {
     fclose(f);
 }
 
-TEST(events) {
+/* By default the array with odd keys (all_types' "b": {"5": ...} as an
+ * array) is read as an array and written back with the key "0": the
+ * same bytes but that one, and the output reads back to itself. */
+TEST(round_trip_canonical_arrays) {
     unsigned char in[1024];
     size_t n = all_types(in, sizeof in);
+    sdx_buf b, c;
     sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, NULL);
+    CHECK_EQ_INT(reread(r, &b, 0), SDX_OK);
+    sdx_bson_reader_free(r);
+    size_t differ = 0, at = 0;
+    if (CHECK_EQ_U64(sdx_buf_len(&b), n)) {
+        for (size_t i = 0; i < n; i++)
+            if (((const unsigned char *)sdx_buf_data(&b))[i] != in[i]) differ++, at = i;
+        CHECK(differ == 1 && in[at] == '5' && ((const unsigned char *)sdx_buf_data(&b))[at] == '0');
+    }
+    r = sdx_bson_reader_new(sdx_buf_data(&b), sdx_buf_len(&b), &keep_keys);
+    CHECK_EQ_INT(reread(r, &c, 0), SDX_OK);
+    CHECK_MEM(sdx_buf_data(&c), sdx_buf_len(&c), sdx_buf_data(&b), sdx_buf_len(&b));
+    sdx_bson_reader_free(r);
+    sdx_buf_destroy(&c);
+    sdx_buf_destroy(&b);
+}
+
+/* The events of every type; the array with odd keys is a map tagged 0x04
+ * with SDX_BSON_READ_KEEP_ARRAY_KEYS, an array by default. */
+static void events_of_every_type(const sdx_bson_read_opts *o, int odd_arrays, int arrays) {
+    unsigned char in[1024];
+    size_t n = all_types(in, sizeof in);
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, n, o);
     sdx_event ev;
     int seen_odd_array = 0, seen_array = 0, seen_int64 = 0, seen_oid = 0, seen_old = 0;
     while (sdx_bson_reader_next(r, &ev)) {
@@ -77,8 +108,14 @@ TEST(events) {
     }
     sdx_error e;
     if (!CHECK_EQ_INT(sdx_bson_reader_error(r, &e), SDX_OK)) fprintf(stderr, "  at %zu: %s\n", e.offset, e.msg);
-    CHECK(seen_odd_array == 1 && seen_array == 1 && seen_int64 == 1 && seen_oid == 1 && seen_old == 1);
+    CHECK(seen_odd_array == odd_arrays && seen_array == arrays && seen_int64 == 1 && seen_oid == 1 &&
+          seen_old == 1);
     sdx_bson_reader_free(r);
+}
+
+TEST(events) {
+    events_of_every_type(&keep_keys, 1, 1);
+    events_of_every_type(NULL, 0, 2);
 }
 
 /* Every proper prefix is an error (never success, never a read past it:
@@ -105,7 +142,10 @@ TEST(truncation_at_every_byte) {
 }
 
 /* Random byte flips: an error or a document that writes back to the same
- * bytes (a flip may give another valid document) — never a crash. */
+ * bytes (a flip may give another valid document) — never a crash; with
+ * SDX_BSON_READ_KEEP_ARRAY_KEYS exactly the same bytes, by default the
+ * same bytes as the output gives when it is read again (a flip in an
+ * array's key gives that array canonical keys). */
 TEST(byte_flips) {
     unsigned char in[1024];
     size_t n = all_types(in, sizeof in);
@@ -115,10 +155,21 @@ TEST(byte_flips) {
         unsigned char *p = malloc(n);
         memcpy(p, in, n);
         flip_bits(p, n, 1 + (int)(i % 3), &seed);
-        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, NULL);
+        const int keep = i & 1;
+        sdx_bson_reader *r = sdx_bson_reader_new((const char *)p, n, keep ? &keep_keys : NULL);
         sdx_buf b;
         sdx_err rc = reread(r, &b, 0);
-        if (rc == SDX_OK) CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+        if (rc == SDX_OK && keep) {
+            CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), p, n);
+        } else if (rc == SDX_OK) {
+            sdx_buf c;
+            sdx_bson_reader *again = sdx_bson_reader_new(sdx_buf_data(&b), sdx_buf_len(&b), &keep_keys);
+            CHECK_EQ_INT(reread(again, &c, 0), SDX_OK);
+            CHECK_MEM(sdx_buf_data(&c), sdx_buf_len(&c), sdx_buf_data(&b), sdx_buf_len(&b));
+            CHECK_EQ_U64(sdx_buf_len(&b), n); /* array keys keep their lengths here */
+            sdx_bson_reader_free(again);
+            sdx_buf_destroy(&c);
+        }
         sdx_bson_reader_free(r);
         sdx_buf_destroy(&b);
         free(p);
@@ -360,12 +411,15 @@ TEST(inline_path) {
     unsigned char in[1024], p[1024];
     size_t n = all_types(in, sizeof in);
     CHECK(same_paths(in, n, 0));
+    CHECK(same_paths(in, n, SDX_BSON_READ_KEEP_ARRAY_KEYS));
     uint64_t seed = 77;
     long rounds = (long)(20000 * test_scale());
     for (long i = 0; i < rounds; i++) {
         memcpy(p, in, n);
         flip_bits(p, n, 1 + (int)(i % 3), &seed);
-        if (!same_paths(p, n, i & 1 ? SDX_BSON_READ_NO_UTF8_CHECK : 0)) break;
+        if (!same_paths(p, n, (i & 1 ? SDX_BSON_READ_NO_UTF8_CHECK : 0) |
+                                  (i & 2 ? SDX_BSON_READ_KEEP_ARRAY_KEYS : 0)))
+            break;
     }
     size_t dn;
     unsigned char *deep = nested(3000, &dn); /* beyond the stack's inline room and max_depth */
@@ -436,10 +490,11 @@ TEST(inline_path) {
         n = sdx_buf_len(&b);
         memcpy(in, sdx_buf_data(&b), n);
         CHECK(same_paths(in, n, 0));
+        CHECK(same_paths(in, n, SDX_BSON_READ_KEEP_ARRAY_KEYS));
         for (long i = 0; i < rounds; i++) {
             memcpy(p, in, n);
             flip_bits(p, n, 1 + (int)(i % 3), &seed);
-            if (!same_paths(p, n, 0)) break;
+            if (!same_paths(p, n, i & 1 ? SDX_BSON_READ_KEEP_ARRAY_KEYS : 0)) break;
         }
     }
     sdx_buf_destroy(&b);
@@ -483,8 +538,8 @@ static size_t array_doc(unsigned char *o, size_t n, size_t bad, const char *badk
 
 /* Whether {"a": [...]} reads without error with the array as SDX_ARRAY
  * (1) or as an SDX_MAP tagged SDX_BSON_ARRAY (0); -1 otherwise. */
-static int array_reads_as(const unsigned char *in, size_t len) {
-    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, len, NULL);
+static int array_reads_as(const unsigned char *in, size_t len, const sdx_bson_read_opts *o) {
+    sdx_bson_reader *r = sdx_bson_reader_new((const char *)in, len, o);
     sdx_event ev;
     int as = -1, events = 0;
     while (sdx_bson_reader_next(r, &ev)) {
@@ -539,16 +594,19 @@ TEST(strings_at_the_end) {
     }
 }
 
-/* Arrays whose keys are "0", "1", ... in order read as SDX_ARRAY; one key
- * changed (another index, a leading zero, a digit more or less, empty)
- * makes the array a map with its keys, at every index of arrays across
- * the lengths where the keys gain a digit. */
+/* Arrays whose keys are "0", "1", ... in order read as SDX_ARRAY; with
+ * SDX_BSON_READ_KEEP_ARRAY_KEYS one key changed (another index, a leading
+ * zero, a digit more or less, empty) makes the array a map with its keys,
+ * at every index of arrays across the lengths where the keys gain a digit;
+ * by default such an array is still SDX_ARRAY. */
 TEST(array_keys) {
     static const size_t lengths[] = {0, 1, 2, 9, 10, 11, 12, 99, 100, 101, 1000, 1001};
     unsigned char *buf = malloc(1001 * 40);
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
         const size_t n = lengths[li];
-        if (!CHECK_EQ_INT(array_reads_as(buf, array_doc(buf, n, SIZE_MAX, "")), 1)) break;
+        if (!CHECK_EQ_INT(array_reads_as(buf, array_doc(buf, n, SIZE_MAX, ""), &keep_keys), 1) ||
+            !CHECK_EQ_INT(array_reads_as(buf, array_doc(buf, n, SIZE_MAX, ""), NULL), 1))
+            break;
         for (size_t bad = 0; bad < n; bad++) {
             if (n > 12 && bad % 7 != 0 && bad + 2 < n && bad != 9 && bad != 10 && bad != 99 && bad != 100)
                 continue;
@@ -561,7 +619,8 @@ TEST(array_keys) {
             snprintf(v[4], sizeof v[4], "%zux", bad);
             for (int k = 0; k < 5; k++) {
                 const size_t len = array_doc(buf, n, bad, v[k]);
-                if (!CHECK_EQ_INT(array_reads_as(buf, len), 0)) {
+                if (!CHECK_EQ_INT(array_reads_as(buf, len, &keep_keys), 0) ||
+                    !CHECK_EQ_INT(array_reads_as(buf, len, NULL), 1)) {
                     fprintf(stderr, "  %zu elements, key %zu as \"%s\"\n", n, bad, v[k]);
                     free(buf);
                     return;
@@ -586,5 +645,6 @@ int main(int argc, char **argv) {
                                   {"inline_path", inline_path},
                                   {"strings_at_the_end", strings_at_the_end},
                                   {"array_keys", array_keys},
+                                  {"round_trip_canonical_arrays", round_trip_canonical_arrays},
                                   {0}});
 }
