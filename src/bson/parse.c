@@ -1,16 +1,16 @@
 /*
  * The BSON tree parser. A single document of the common types (double,
- * string, embedded document, array (with SDX_BSON_READ_KEEP_ARRAY_KEYS
- * only with the keys "0", "1", ... in order),
- * ObjectId, boolean, UTC datetime, null, int32, int64) is parsed straight
- * into the document's value array, with every check of the reader (the
- * lengths, terminators, UTF-8, booleans, depth). Anything else — another
- * type, an array with other keys when they are kept, a sequence, bytes after the document,
+ * string, embedded document, array — with SDX_BSON_READ_KEEP_ARRAY_KEYS
+ * only one with the keys "0", "1", ... in order —, ObjectId, boolean, UTC
+ * datetime, null, int32, int64) is parsed straight into the document's
+ * value array, with every check of the reader (the lengths, terminators,
+ * UTF-8, booleans, depth). Anything else — another type, an array with
+ * other keys when they are kept, a sequence, bytes after the document,
  * nesting beyond the direct parser's frames, and every error — is left to
  * the general path, which parses the input again from the start: the pull
  * reader (which does every length, type, terminator, UTF-8 and depth
  * check) feeding the document builder. That path owns every error message
- * and offset; both give the same document (tests/bson/test_bson.c,
+ * and offset; both give the same document (tests/bson/test_bson_parse.c,
  * parse_paths_agree).
  *
  * The reader's strings, keys and binaries are views into the input, so
