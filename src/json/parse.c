@@ -3,6 +3,9 @@
  *
  * One pass over the text fills the document's value array (struct sdx_doc,
  * src/core/doc_internal.h) directly, in document order, without events.
+ * On CPUs with AVX-512 VBMI2, texts dense in strings are parsed in two
+ * stages instead, into the same value array ("Two stages", below); what
+ * follows describes the one-pass parser, which also reports every error.
  *
  * Structure. One function, parse_text(), holds the hot state in locals (the
  * cursor, the end, the next free slot, the innermost open container and its
@@ -48,17 +51,24 @@
  * (which copies the input into the document first and then parses the copy
  * in place).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/doc_internal.h"
 #include "core/platform.h"
 #include "core/utf8.h"
 #include "json/lex.h"
+#include "json/parse_internal.h"
 #include "num/json_number.h"
 #include "num/num.h"
 #include "sdx/json.h"
 #include "simd/inline.h"
 #include "simd/simd.h"
+
+/* The two-stage parse ("Two stages" below): x86-64 with GCC or clang. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SDX_NO_JSON_INDEX)
+#define SDX_JSON_INDEX 1
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Parser state outside the hot loop                                         */
@@ -541,21 +551,42 @@ static size_t max_slots(size_t len) { return len / 2 + 2; }
  * outside strings, guess closer on generated data, but the count costs
  * about 1.5 ns a byte: 6 us of a 5 us parse of an 8 KiB text.) */
 #define SLOT_SAMPLE 4096
-static size_t initial_slots(const char *text, size_t len) {
-    if (len <= SLOT_SAMPLE) return max_slots(len);
+
+/* The quotes among text[0, n), for the choice of the two-stage parse. */
+static size_t count_quotes(const char *text, size_t n) {
+    size_t quotes = 0, i = 0;
+    for (; i + 128 <= n; i += 128) { /* byte-sized counts, as below */
+        unsigned char block = 0;
+        for (size_t j = 0; j < 128; j++) block += (unsigned char)(text[i + j] == '"');
+        quotes += block;
+    }
+    for (; i < n; i++) quotes += text[i] == '"';
+    return quotes;
+}
+
+/* The estimate above; and when `quotes` is not NULL, the quotes of the
+ * sample (the first min(len, 4 KiB) bytes) into *quotes. */
+static size_t initial_slots(const char *text, size_t len, size_t *quotes) {
+    if (len <= SLOT_SAMPLE) {
+        if (quotes) *quotes = count_quotes(text, len);
+        return max_slots(len);
+    }
     /* counted in blocks of 128 bytes with a byte-sized count each, a loop
      * compilers turn into byte-lane SIMD compares (a size_t count widened
      * every byte to 64-bit lanes: 1.5 us for the 4 KiB); '[' and '{'
      * differ only in bit 0x20 */
-    size_t marks = 1;
+    size_t marks = 1, q = 0;
     for (size_t i = 0; i < SLOT_SAMPLE; i += 128) {
-        unsigned char block = 0;
+        unsigned char block = 0, qblock = 0;
         for (size_t j = 0; j < 128; j++) {
             const unsigned char c = (unsigned char)text[i + j];
             block += (unsigned char)((c == ',') | (c == ':') | ((c | 0x20) == '{'));
+            qblock += (unsigned char)(c == '"');
         }
         marks += block;
+        q += qblock;
     }
+    if (quotes) *quotes = q;
     const size_t est = (len / SLOT_SAMPLE + 1) * marks;
     const size_t want = est + est / 4 + 64;
     return want < max_slots(len) ? want : max_slots(len);
@@ -582,6 +613,15 @@ static SDX_NOINLINE bool grow_vals(parser *ps, size_t used, size_t need, const c
 static bool is_delimiter(const parser *ps, unsigned char c) {
     return sdx_json_is_ws(c) || (c == '/' && (ps->flags & SDX_JSON_READ_COMMENTS));
 }
+
+/* The kind of value each first byte starts (0: none), for VALUE_SWITCH. */
+enum { VC_STR = 1, VC_NUM = 2, VC_OBJ = 4, VC_ARR = 8, VC_TRUE = 16, VC_FALSE = 32, VC_NULL = 64 };
+static const uint8_t value_class[256] = {
+    ['"'] = VC_STR, ['-'] = VC_NUM, ['0'] = VC_NUM, ['1'] = VC_NUM, ['2'] = VC_NUM,
+    ['3'] = VC_NUM, ['4'] = VC_NUM, ['5'] = VC_NUM, ['6'] = VC_NUM, ['7'] = VC_NUM,
+    ['8'] = VC_NUM, ['9'] = VC_NUM, ['{'] = VC_OBJ, ['['] = VC_ARR, ['t'] = VC_TRUE,
+    ['f'] = VC_FALSE, ['n'] = VC_NULL,
+};
 
 /* Parse ps->text from p (after a BOM) into ps->doc, whose value array is
  * allocated; true on success (doc->nvals and doc->consumed set). */
@@ -634,15 +674,6 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
         error_unexpected(ps, p, msg);                                              \
         goto fail;                                                                 \
     } while (0)
-
-/* The kind of value each first byte starts (0: none), for VALUE_SWITCH. */
-enum { VC_STR = 1, VC_NUM = 2, VC_OBJ = 4, VC_ARR = 8, VC_TRUE = 16, VC_FALSE = 32, VC_NULL = 64 };
-static const uint8_t value_class[256] = {
-    ['"'] = VC_STR, ['-'] = VC_NUM, ['0'] = VC_NUM, ['1'] = VC_NUM, ['2'] = VC_NUM,
-    ['3'] = VC_NUM, ['4'] = VC_NUM, ['5'] = VC_NUM, ['6'] = VC_NUM, ['7'] = VC_NUM,
-    ['8'] = VC_NUM, ['9'] = VC_NUM, ['{'] = VC_OBJ, ['['] = VC_ARR, ['t'] = VC_TRUE,
-    ['f'] = VC_FALSE, ['n'] = VC_NULL,
-};
 
 /* The literal `word` (n bytes, the last four of them w4 as load4le reads
  * them) at p into *val as a `type` slot with payload `pl`, then `after`. */
@@ -872,6 +903,429 @@ fail:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Test hooks (json/parse_internal.h)                                        */
+/* ------------------------------------------------------------------------ */
+
+static atomic_int forced_path;   /* sdx_json_path */
+static atomic_ulong declines;    /* parses the two-stage path gave up */
+
+void sdx__json_parse_force_path(sdx_json_path path) {
+    atomic_store_explicit(&forced_path, (int)path, memory_order_relaxed);
+}
+
+bool sdx__json_parse_two_stage_available(void) {
+#ifdef SDX_JSON_INDEX
+    return sdx_simd_active()->level == SDX_SIMD_AVX512 && sdx_simd_avx512_vbmi2();
+#else
+    return false;
+#endif
+}
+
+unsigned long sdx__json_parse_declines(void) {
+    return atomic_load_explicit(&declines, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Two stages: structural indexing, then the grammar over the index          */
+/* ------------------------------------------------------------------------ */
+
+/* On CPUs with AVX-512 VBMI2 and PCLMULQDQ (x86-64, GCC or clang), texts
+ * dense in strings are parsed in two stages, the design of Langdale and
+ * Lemire ("Parsing Gigabytes of JSON per Second", VLDB Journal 28, 2019),
+ * written here from the paper's description:
+ *
+ * Stage 1 (index_chunk) looks at 64 bytes at a time and writes out the
+ * offsets of the tokens' first bytes ("entries"): the quotes that open and
+ * close strings, the structural characters {}[]:, outside strings, the
+ * first byte of every other run outside strings and whitespace (a number,
+ * a literal, or something invalid), and, inside strings, every escaping
+ * backslash and control byte. The classes come from a table lookup on
+ * each byte's two nibbles (the AND of the two entries has one bit per
+ * class, the paper's section 3.1.2) and compares; the escaped bytes from
+ * a loop over the backslashes (rare), not the paper's carry arithmetic;
+ * the bytes inside strings from a prefix XOR of the delimiting quotes (one
+ * carry-less multiplication by all ones, section 3.1.1); the offsets by
+ * compressing the block's byte positions with the entry mask
+ * (vpcompressb) and widening them, which bench/micro/json_index_bench.c
+ * measured at a third of the paper's one-trailing-zero-count-per-entry loop
+ * on this project's machine. It runs in chunks of IDX_CHUNK bytes into a
+ * buffer on the stack, so the entries stay in cache and the document needs
+ * no memory for them.
+ *
+ * Stage 2 (parse_indexed) is the one-pass parser's grammar and value array
+ * over the entries: a string is its opening quote's entry up to the next
+ * entry (its closing quote, or an escape handed to read_string_slow, after
+ * which the entries inside the string are skipped); a number or literal is
+ * read from its entry as in the one-pass parser and must end at
+ * whitespace or a structural character; nothing between entries needs a
+ * look. It takes the default options only (and BOM, BIGNUM_RAW), a text
+ * that is valid UTF-8 throughout and not parsed in place, and it accepts
+ * exactly the texts the one-pass parser accepts, into the same document.
+ * Anything else it declines: at the first unexpected entry (any error, the
+ * depth limit, memory) it gives up, and the one-pass parser parses the
+ * text from the start, so every error, with its offset, line, column and
+ * message, is the one-pass parser's. tests/unit/test_json_parse.c
+ * (`two_stage_*`) and fuzz_json compare the two on every input.
+ *
+ * When. Stage 1 costs per byte and stage 2 saves per string (the
+ * one-pass parser's scan for the closing quote, whose branch on the
+ * string's length mispredicts on strings of mixed lengths, and its
+ * whitespace runs): on twitter.json 10 % of a Tree test, on canada.json
+ * (numbers, no strings) 11 % more. So the text's first 4 KiB decide:
+ * two stages when they hold at least IDX_MIN_QUOTES quotes (bench/README.md,
+ * "Update, 2026-12-03 (evening)", has the measurements behind the
+ * threshold). */
+#ifdef SDX_JSON_INDEX
+#include <immintrin.h>
+#define SDX_TARGET_AVX512_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,pclmul,bmi,bmi2,popcnt")))
+#define IDX_CHUNK 4096
+#define IDX_MIN_QUOTES 224 /* in the first 4 KiB (or as many per byte) */
+
+/* Stage 1's position and its state between blocks. */
+typedef struct {
+    const char *text; /* offsets are from here */
+    size_t pos, end;  /* the next block starts at text + pos; the text ends at end */
+    uint64_t escaped;   /* bit 0: the next block's first byte is escaped */
+    uint64_t in_string; /* all ones when the last block ended inside a string */
+    uint64_t scalar;    /* bit 0: the last block ended inside a scalar's run */
+} json_index;
+
+/* Stage 1 over the next IDX_CHUNK bytes (or what is left): their entries'
+ * offsets into out (room for IDX_CHUNK + 64: up to 63 are written past the
+ * count), in order; returns their count. The last block is read with a
+ * masked load (the bytes past the end are neither read nor counted). */
+SDX_TARGET_AVX512_VBMI2 static size_t index_chunk(json_index *ix, uint32_t *out) {
+    /* the classes by nibble, one bit each: 1 ',' (0x2C), 2 ':' (0x3A), 4
+     * the brackets (0x5B 0x5D 0x7B 0x7D), 8 ' ' (0x20), 16 '\t' '\n' '\r'
+     * (0x09 0x0A 0x0D); a byte is in a class when both its nibbles' entries
+     * have the bit (bytes >= 0x80 look up 0 for their low nibble) */
+    const __m512i lo_table = _mm512_broadcast_i32x4(
+        _mm_setr_epi8(8, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2 | 16, 4, 1, 4 | 16, 0, 0));
+    const __m512i hi_table =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(16, 0, 1 | 8, 2, 0, 4, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m512i iota = _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,
+        40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18,
+        17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    size_t k = 0;
+    const size_t stop = ix->end - ix->pos > IDX_CHUNK ? ix->pos + IDX_CHUNK : ix->end;
+    for (; ix->pos < stop; ix->pos += 64) {
+        const size_t left = ix->end - ix->pos;
+        uint64_t valid = ~(uint64_t)0;
+        __m512i v;
+        if (left >= 64) {
+            v = _mm512_loadu_si512(ix->text + ix->pos);
+        } else {
+            valid = ((uint64_t)1 << left) - 1;
+            v = _mm512_maskz_loadu_epi8(valid, ix->text + ix->pos);
+        }
+        const __m512i lo = _mm512_shuffle_epi8(lo_table, v);
+        const __m512i hi = _mm512_shuffle_epi8(
+            hi_table, _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(15)));
+        const __m512i cls = _mm512_and_si512(lo, hi);
+        const uint64_t structural = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(7));
+        const uint64_t space = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(24));
+        const uint64_t quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+        const uint64_t backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+        const uint64_t control = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20));
+        /* escaped bytes: each one after a backslash that is not itself
+         * escaped; `starts` are those backslashes */
+        uint64_t escaped = ix->escaped, starts = 0;
+        ix->escaped = 0;
+        if (SDX_UNLIKELY(backslash | escaped)) {
+            uint64_t b = backslash & ~escaped;
+            while (b) {
+                const unsigned i = (unsigned)__builtin_ctzll(b);
+                starts |= (uint64_t)1 << i;
+                if (i == 63) {
+                    ix->escaped = 1;
+                    break;
+                }
+                escaped |= (uint64_t)2 << i;
+                b &= ~((uint64_t)3 << i);
+            }
+        }
+        /* the quotes that open and close strings, and the bytes inside
+         * (an opening quote is inside, a closing one is not) */
+        const uint64_t quotes = quote & ~escaped;
+        const uint64_t inside = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+                                    _mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0)) ^
+                                ix->in_string;
+        ix->in_string = (uint64_t)((int64_t)inside >> 63);
+        /* runs of other bytes outside strings: their first bytes */
+        const uint64_t other = ~(quote | structural | space) & ~inside;
+        const uint64_t scalar_starts = other & ~(other << 1 | ix->scalar);
+        ix->scalar = other >> 63;
+        const uint64_t e =
+            (quotes | (structural & ~inside) | scalar_starts | ((starts | control) & inside)) & valid;
+        /* the entries' positions in the block, packed into the low bytes,
+         * widened to offsets 16 at a time */
+        const size_t n = (size_t)__builtin_popcountll(e);
+        const __m512i pos = _mm512_maskz_compress_epi8(e, iota);
+        const __m512i base = _mm512_set1_epi32((int)ix->pos);
+        uint32_t *o = out + k;
+        _mm512_storeu_si512(o, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(_mm512_castsi512_si128(pos))));
+        if (n > 16) {
+            _mm512_storeu_si512(o + 16, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(
+                                                                   _mm512_extracti32x4_epi32(pos, 1))));
+            if (n > 32) {
+                _mm512_storeu_si512(o + 32, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(
+                                                                       _mm512_extracti32x4_epi32(pos, 2))));
+                _mm512_storeu_si512(o + 48, _mm512_add_epi32(base, _mm512_cvtepu8_epi32(
+                                                                       _mm512_extracti32x4_epi32(pos, 3))));
+            }
+        }
+        k += n;
+    }
+    if (ix->pos > ix->end) ix->pos = ix->end;
+    return k;
+}
+
+#define IDX_END UINT32_MAX /* after the entries of a chunk */
+static const uint32_t idx_end_entry = IDX_END;
+
+typedef struct {
+    json_index ix;
+    uint32_t buf[IDX_CHUNK + 80];
+} json_index_buf;
+
+/* The next chunk's entries, followed by IDX_END; NULL when the input has
+ * no more. */
+static SDX_NOINLINE const uint32_t *idx_refill(json_index_buf *b) {
+    while (b->ix.pos < b->ix.end) {
+        const size_t k = index_chunk(&b->ix, b->buf);
+        if (k) {
+            b->buf[k] = IDX_END;
+            return b->buf;
+        }
+    }
+    return NULL;
+}
+
+/* Bytes after which a number or literal may end. */
+static const uint8_t idx_delim[256] = {
+    [' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, [':'] = 1,
+    ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1,
+};
+
+/* Stage 2: parse ps->text from `start` (after a BOM) over stage 1's
+ * entries into ps->doc, whose value array is allocated. 1 on success
+ * (doc->nvals and doc->consumed set); 0 when it declines (see above). */
+static SDX_NOINLINE int parse_indexed(parser *ps, const char *start, uint32_t max_depth) {
+    const char *const text = ps->text, *const lim = ps->lim;
+    sdx_doc *const doc = ps->doc;
+    sdx_val *val = doc->vals;
+    sdx_val *val_end = val + doc->vals_cap;
+    sdx_val *ctn = val;
+    json_index_buf ib;
+    ib.ix.text = text;
+    ib.ix.pos = (size_t)(start - text);
+    ib.ix.end = (size_t)(lim - text);
+    ib.ix.escaped = ib.ix.in_string = ib.ix.scalar = 0;
+    ib.buf[0] = IDX_END;
+    const uint32_t *cur = ib.buf;
+    const char *p = start, *o;
+    ps->depth_left = max_depth;
+
+#define NEXT(on_end)                                                               \
+    do {                                                                           \
+        uint32_t e_ = *cur++;                                                      \
+        if (SDX_UNLIKELY(e_ == IDX_END)) {                                         \
+            cur = idx_refill(&ib);                                                 \
+            if (!cur) goto on_end;                                                 \
+            e_ = *cur++;                                                           \
+        }                                                                          \
+        p = text + e_;                                                             \
+    } while (0)
+
+#define RESERVE(n)                                                                 \
+    do {                                                                           \
+        if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
+            const size_t used_ = (size_t)(val - doc->vals);                        \
+            const size_t ctn_i_ = (size_t)(ctn - doc->vals);                       \
+            if (!grow_vals(ps, used_, (n), p)) goto decline;                       \
+            val = doc->vals + used_;                                               \
+            val_end = doc->vals + doc->vals_cap;                                   \
+            ctn = doc->vals + ctn_i_;                                              \
+        }                                                                          \
+    } while (0)
+
+/* the string whose opening quote is at p into *val */
+#define STRING()                                                                   \
+    do {                                                                           \
+        o = p;                                                                     \
+        NEXT(decline);                                                             \
+        if (SDX_LIKELY(*p == '"')) {                                               \
+            const size_t n_ = (size_t)(p - o - 1);                                 \
+            val->tag = SDX_TYPE_STR | ((size_t)(lim - o - 1) >= 16 ? SDX_VAL_NOESC : 0) | \
+                       (uint64_t)n_ << 16;                                         \
+            val->v.s = o + 1;                                                      \
+        } else {                                                                   \
+            const char *q_ = read_string_slow(ps, o + 1, (size_t)(p - o - 1), val); \
+            if (!q_) goto decline;                                                 \
+            const uint32_t qo_ = (uint32_t)(q_ - text);                            \
+            for (;;) { /* past the entries inside the string */                    \
+                while (*cur < qo_) cur++;                                          \
+                if (*cur != IDX_END) break;                                        \
+                if (!(cur = idx_refill(&ib))) {                                    \
+                    cur = &idx_end_entry; /* the next NEXT finds the end */        \
+                    break;                                                         \
+                }                                                                  \
+            }                                                                      \
+        }                                                                          \
+        val++;                                                                     \
+    } while (0)
+
+#define IDX_LITERAL(w4, off, n, type, pl, after)                                   \
+    do {                                                                           \
+        if (SDX_UNLIKELY(lim - p < (n) || load4le(p + (off)) != (w4) ||           \
+                         (lim - p > (n) && !idx_delim[(unsigned char)p[n]])))      \
+            goto decline;                                                          \
+        val->tag = (type);                                                         \
+        val->v.u = (pl);                                                           \
+        val++;                                                                     \
+        goto after;                                                                \
+    } while (0)
+
+#define IDX_VALUE(after, in)                                                       \
+    do {                                                                           \
+        const unsigned vc_ = value_class[(unsigned char)*p];                       \
+        if (vc_ & VC_STR) {                                                        \
+            STRING();                                                              \
+            goto after;                                                            \
+        }                                                                          \
+        if (vc_ & VC_NUM) {                                                        \
+            const char *q_ = read_number(ps, p, lim, val);                         \
+            if (SDX_UNLIKELY(!q_) || (q_ < lim && !idx_delim[(unsigned char)*q_])) \
+                goto decline;                                                      \
+            val++;                                                                 \
+            goto after;                                                            \
+        }                                                                          \
+        if (vc_ & VC_OBJ) goto obj_begin_##in;                                     \
+        if (vc_ & VC_ARR) goto arr_begin_##in;                                     \
+        if (vc_ & VC_NULL) IDX_LITERAL(WORD4('n', 'u', 'l', 'l'), 0, 4, SDX_TYPE_NULL, 0, after); \
+        if (vc_ & VC_TRUE) IDX_LITERAL(WORD4('t', 'r', 'u', 'e'), 0, 4, SDX_TYPE_BOOL, 1, after); \
+        if (vc_ & VC_FALSE) IDX_LITERAL(WORD4('a', 'l', 's', 'e'), 1, 5, SDX_TYPE_BOOL, 0, after); \
+        goto decline;                                                              \
+    } while (0)
+
+#define IDX_OPEN(type, parent_type)                                                \
+    do {                                                                           \
+        if (SDX_UNLIKELY(ps->depth_left == 0)) goto decline;                       \
+        ps->depth_left--;                                                          \
+        val->tag = (type) | (uint64_t)(parent_type) << 8;                          \
+        val->v.u = (uint64_t)(val - ctn);                                          \
+        ctn = val++;                                                               \
+    } while (0)
+
+#define IDX_CLOSE()                                                                \
+    do {                                                                           \
+        const uint64_t open_tag_ = ctn->tag, back_ = ctn->v.u;                     \
+        ctn->tag = open_tag_ & ~(uint64_t)0xff00;                                  \
+        ctn->v.u = (uint64_t)(val - ctn);                                          \
+        ps->depth_left++;                                                          \
+        ctn -= back_;                                                              \
+        if ((open_tag_ & 0xff00) == SDX_TYPE_ARRAY << 8) goto arr_next;            \
+        if (SDX_LIKELY((open_tag_ & 0xff00) == SDX_TYPE_MAP << 8)) goto obj_next;  \
+        goto doc_end;                                                              \
+    } while (0)
+
+    NEXT(decline);
+    RESERVE(1);
+    IDX_VALUE(root_done, root);
+root_done:
+    goto doc_end;
+
+arr_begin_root:
+    IDX_OPEN(SDX_TYPE_ARRAY, 0);
+    goto arr_first;
+arr_begin_arr:
+    IDX_OPEN(SDX_TYPE_ARRAY, SDX_TYPE_ARRAY);
+    goto arr_first;
+arr_begin_obj:
+    IDX_OPEN(SDX_TYPE_ARRAY, SDX_TYPE_MAP);
+arr_first:
+    NEXT(decline);
+    if (*p == ']') goto arr_end;
+arr_val:
+    RESERVE(1);
+    IDX_VALUE(arr_next, arr);
+arr_next:
+    ctn->tag += (uint64_t)1 << 16;
+    NEXT(decline);
+    if (SDX_LIKELY(*p == ',')) {
+        NEXT(decline);
+        goto arr_val;
+    }
+    if (*p != ']') goto decline;
+arr_end:
+    IDX_CLOSE();
+
+obj_begin_root:
+    IDX_OPEN(SDX_TYPE_MAP, 0);
+    goto obj_first;
+obj_begin_arr:
+    IDX_OPEN(SDX_TYPE_MAP, SDX_TYPE_ARRAY);
+    goto obj_first;
+obj_begin_obj:
+    IDX_OPEN(SDX_TYPE_MAP, SDX_TYPE_MAP);
+obj_first:
+    NEXT(decline);
+    if (*p == '}') goto obj_end;
+obj_key:
+    RESERVE(2);
+    if (SDX_UNLIKELY(*p != '"')) goto decline;
+    STRING();
+    NEXT(decline);
+    if (SDX_UNLIKELY(*p != ':')) goto decline;
+    NEXT(decline);
+    IDX_VALUE(obj_next, obj);
+obj_next:
+    ctn->tag += (uint64_t)1 << 16;
+    NEXT(decline);
+    if (SDX_LIKELY(*p == ',')) {
+        NEXT(decline);
+        goto obj_key;
+    }
+    if (*p != '}') goto decline;
+obj_end:
+    IDX_CLOSE();
+
+doc_end:
+    NEXT(done);
+    goto decline; /* something after the root value */
+done:
+    doc->consumed = (size_t)(ps->end - ps->text);
+    doc->nvals = (size_t)(val - doc->vals);
+    return 1;
+decline:
+    return 0;
+
+#undef NEXT
+#undef RESERVE
+#undef STRING
+#undef IDX_LITERAL
+#undef IDX_VALUE
+#undef IDX_OPEN
+#undef IDX_CLOSE
+}
+
+/* parse_indexed, and when it declines, the parser's state reset for the
+ * one-pass parser (which then starts over). */
+static SDX_NOINLINE bool two_stage(parser *ps, const char *p, uint32_t max_depth) {
+    if (parse_indexed(ps, p, max_depth)) return true;
+    atomic_fetch_add_explicit(&declines, 1, memory_order_relaxed);
+    ps->code = SDX_OK;
+    ps->err_at = ps->msg = NULL;
+    ps->str_begin = ps->str_dst = NULL;
+    ps->sbuf = ps->send = NULL;
+    ps->sblocks = 0;
+    ps->doc->nvals = 0;
+    return false;
+}
+#endif /* SDX_JSON_INDEX */
+
+/* ------------------------------------------------------------------------ */
 /* Entry points                                                              */
 /* ------------------------------------------------------------------------ */
 
@@ -933,7 +1387,19 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     ps.end = data + len;
     ps.lim = ps.utf8_per_string ? ps.end : data + ps.k->utf8_valid_prefix(data, len);
 
-    const size_t cap = initial_slots(data, len);
+#ifdef SDX_JSON_INDEX
+    /* the two-stage parse: whether it may take this text (see "Two
+     * stages"); the sample's quotes decide, unless a test forces a path */
+    const int path = atomic_load_explicit(&forced_path, memory_order_relaxed);
+    const bool two_stage_ok = !wdata && ps.lim == ps.end && len <= UINT32_MAX - 128 &&
+                              !(flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)) &&
+                              path != SDX_JSON_PATH_ONE_PASS && ps.k->level == SDX_SIMD_AVX512 &&
+                              sdx_simd_avx512_vbmi2();
+    size_t quotes = 0;
+    const size_t cap = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
+#else
+    const size_t cap = initial_slots(data, len, NULL);
+#endif
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
     if (!doc->vals) {
         set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");
@@ -945,6 +1411,15 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     if ((flags & SDX_JSON_READ_BOM) && len >= 3 && (unsigned char)p[0] == 0xEF &&
         (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF && ps.lim - p >= 3)
         p += 3;
+#ifdef SDX_JSON_INDEX
+    if (two_stage_ok && (path == SDX_JSON_PATH_TWO_STAGE ||
+                         quotes * SLOT_SAMPLE >= (size_t)IDX_MIN_QUOTES * (len < SLOT_SAMPLE ? len : SLOT_SAMPLE))) {
+        if (two_stage(&ps, p, max_depth)) {
+            ok = true;
+            goto done;
+        }
+    }
+#endif
     ok = parse_text(&ps, p, max_depth);
 
 done:

@@ -30,6 +30,9 @@
 #endif
 #endif
 
+/* In the detected set beside the levels' bits (see supported_levels). */
+#define SDX_SIMD_X_VBMI2_CLMUL (1u << 16)
+
 static const char *const level_names[SDX_SIMD__COUNT] = {"scalar", "sse2", "avx2", "avx512",
                                                          "neon"};
 
@@ -111,7 +114,12 @@ static unsigned detect_levels(void) {
     const int avx512 = ((ebx7 >> 16) & 1) && ((ebx7 >> 30) & 1) && ((ebx7 >> 31) & 1);
     if (!(levels & (1u << SDX_SIMD_SSE2)) || !avx2 || !ymm_ok) return levels;
     levels |= 1u << SDX_SIMD_AVX2;
-    if (avx512 && zmm_ok) levels |= 1u << SDX_SIMD_AVX512;
+    if (avx512 && zmm_ok) {
+        levels |= 1u << SDX_SIMD_AVX512;
+        /* the JSON parser's structural indexing: AVX-512 VBMI2 (cpuid 7
+         * ecx bit 6) and PCLMULQDQ (cpuid 1 ecx bit 1) */
+        if (((r[2] >> 6) & 1) && ((ecx1 >> 1) & 1)) levels |= SDX_SIMD_X_VBMI2_CLMUL;
+    }
     return levels;
 }
 
@@ -127,7 +135,9 @@ static unsigned detect_levels(void) {
 
 #endif
 
-/* Bit per level the CPU runs and the build has; bit 31 marks "computed". */
+/* Bit per level the CPU runs and the build has, SDX_SIMD_X_VBMI2_CLMUL
+ * (bit 16) for the extensions of sdx_simd_avx512_vbmi2; bit 31 marks
+ * "computed". */
 static atomic_uint cpu_levels;
 
 static unsigned supported_levels(void) {
@@ -136,6 +146,10 @@ static unsigned supported_levels(void) {
     v = detect_levels() | 1u << 31;
     atomic_store_explicit(&cpu_levels, v, memory_order_relaxed);
     return v;
+}
+
+int sdx_simd_avx512_vbmi2(void) {
+    return (supported_levels() & SDX_SIMD_X_VBMI2_CLMUL) != 0;
 }
 
 static int is_supported(sdx_simd_level level) {

@@ -61,6 +61,11 @@ const sdx_simd_kernels *sdx_simd_kernels_for(sdx_simd_level level);
  * objects created from now on; returns the level now active. */
 sdx_simd_level sdx_simd_select(sdx_simd_level level);
 
+/* Whether the CPU has AVX-512 (the avx512 level's extensions, and OS
+ * support) together with VBMI2 and PCLMULQDQ, which the JSON tree parser's
+ * structural indexing uses (src/json/parse.c); 0 on other architectures. */
+int sdx_simd_avx512_vbmi2(void);
+
 /* Level name ("scalar", "sse2", ...), and its inverse (-1 if unknown). */
 const char *sdx_simd_level_name(sdx_simd_level level);
 int sdx_simd_level_from_name(const char *name);

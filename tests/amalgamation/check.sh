@@ -140,8 +140,9 @@ srcs = p.sources()
 plan, scans = a.plan_renames(p, s, srcs)
 import re
 # and the functions defined elsewhere with SDX_TARGET_AVX512 (src/simd/short_copy.h):
-# called only after the writer's init found the avx512 level
-marked = re.compile(r"SDX_TARGET_AVX512\s+static\s+[\w\s\*]*?\b(\w+)\s*\(")
+# called only after the writer's init found the avx512 level; and with
+# SDX_TARGET_AVX512_VBMI2 (src/json/parse.c): only after dispatch found VBMI2
+marked = re.compile(r"SDX_TARGET_AVX512\w*\s+static\s+[\w\s\*]*?\b(\w+)\s*\(")
 for path, _, _, _ in srcs:
     fid = a.file_id(p, path)
     if a.rel(path) in ("src/simd/avx2.c", "src/simd/avx512.c"):

@@ -11,9 +11,45 @@
  * refuses with SDX_ERR_RANGE, excepted); and the in-place parser
  * (sdx_json_parse_insitu, on a copy) gives the same document or error. The JSON reader documents that
  * memory and stream input fail alike, so no early-truncation difference is
- * allowed.
+ * allowed. The tree parser's two paths (the one-pass parser and, on CPUs
+ * that run it, the two-stage parse with structural indexing) give the same
+ * document, or the same error with the same offset, line and column, and
+ * the two-stage path declines no text the one-pass parser accepts.
  */
 #include "fuzz.h"
+#include "json/parse_internal.h"
+
+/* The tree parser by each path: the same outcome. */
+static void check_paths(const uint8_t *text, size_t n, const sdx_json_read_opts *o) {
+    sdx_error e1, e2;
+    memset(&e1, 0, sizeof e1);
+    memset(&e2, 0, sizeof e2);
+    sdx__json_parse_force_path(SDX_JSON_PATH_ONE_PASS);
+    sdx_doc *d1 = sdx_json_parse((const char *)text, n, o, &e1);
+    sdx__json_parse_force_path(SDX_JSON_PATH_TWO_STAGE);
+    const unsigned long declined = sdx__json_parse_declines();
+    sdx_doc *d2 = sdx_json_parse((const char *)text, n, o, &e2);
+    const int did_decline = sdx__json_parse_declines() != declined;
+    sdx__json_parse_force_path(SDX_JSON_PATH_AUTO);
+    if ((d1 == NULL) != (d2 == NULL))
+        fz_fail("the one-pass and the two-stage parse disagree on acceptance", "json");
+    if (!d1 && (e1.code != e2.code || e1.offset != e2.offset || e1.line != e2.line ||
+                e1.column != e2.column))
+        fz_fail("the one-pass and the two-stage parse report different errors", "json");
+    if (d1) {
+        fz_rec r1, r2;
+        fz_rec_doc(&r1, d1, 0);
+        fz_rec_doc(&r2, d2, 0);
+        if (!fz_rec_same(&r1, &r2) || sdx_doc_consumed(d1) != sdx_doc_consumed(d2))
+            fz_fail("the one-pass and the two-stage parse give different documents", "json");
+        free(r1.p);
+        free(r2.p);
+        if (did_decline && !(o->flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)))
+            fz_fail("the two-stage parse declined a text the one-pass parser accepts", "json");
+    }
+    sdx_doc_free(d1);
+    sdx_doc_free(d2);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
@@ -43,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sdx_doc_free(d2);
     free(copy);
     sdx_doc_free(d);
+    check_paths(data + 1, size - 1, &o.json);
     return 0;
 }
 

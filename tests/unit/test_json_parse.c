@@ -4,12 +4,20 @@
  * column, the depth limit, where strings live, and allocation failures.
  * The conformance suites (tests/conformance) add JSONTestSuite, the corpus,
  * differential tests against Python and malformed input at scale.
+ * The `two_stage_*` tests compare the two-stage parse (structural indexing,
+ * src/json/parse.c) with the one-pass parser on every input they make.
  */
 #include <math.h>
 
 #include "alloc_test.h"
+#include "core/doc_internal.h"
+#include "json/parse_internal.h"
 #include "sdx/sdx.h"
 #include "test.h"
+
+#ifndef SDX_CORPUS_DIR
+#define SDX_CORPUS_DIR "../shared/corpus"
+#endif
 
 /* Parse `text` (strlen) with `flags`, write the document back as minified
  * JSON (NaN and infinities as null) and compare with `want`. */
@@ -465,6 +473,271 @@ TEST(escaped_strings_in_blocks) {
     free(ends);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The two-stage parse against the one-pass parser                          */
+/* ------------------------------------------------------------------------ */
+
+/* Parse `n` bytes at `text` with `flags` once by each path and require the
+ * same outcome: the same slots (strings compared by their bytes, as the
+ * unescaped ones live in different blocks) and bytes consumed, or the same
+ * error code, offset, line, column and message. `valid` (1: the text is
+ * known valid, 0: unknown) also requires that the two-stage path did not
+ * decline it. Returns 1 when both parsed. */
+static int paths_agree(const char *text, size_t n, uint32_t flags, int valid) {
+    sdx_json_read_opts o = {flags, 0, NULL};
+    sdx_error e1, e2;
+    memset(&e1, 0, sizeof e1);
+    memset(&e2, 0, sizeof e2);
+    sdx__json_parse_force_path(SDX_JSON_PATH_ONE_PASS);
+    sdx_doc *d1 = sdx_json_parse(text, n, &o, &e1);
+    sdx__json_parse_force_path(SDX_JSON_PATH_TWO_STAGE);
+    const unsigned long declined = sdx__json_parse_declines();
+    sdx_doc *d2 = sdx_json_parse(text, n, &o, &e2);
+    const int did_decline = sdx__json_parse_declines() != declined;
+    sdx__json_parse_force_path(SDX_JSON_PATH_AUTO);
+    int ok = 1;
+    if ((d1 == NULL) != (d2 == NULL)) {
+        ok = test_fail_at(__FILE__, __LINE__, "one path parsed, the other did not");
+    } else if (!d1) {
+        ok = CHECK_EQ_INT(e2.code, e1.code) && CHECK_EQ_U64(e2.offset, e1.offset) &&
+             CHECK_EQ_U64(e2.line, e1.line) && CHECK_EQ_U64(e2.column, e1.column) &&
+             CHECK(e1.msg && e2.msg && strcmp(e1.msg, e2.msg) == 0);
+    } else {
+        ok = CHECK_EQ_U64(d2->nvals, d1->nvals) && CHECK_EQ_U64(d2->consumed, d1->consumed);
+        for (size_t i = 0; ok && i < d1->nvals; i++) {
+            const sdx_val *a = &d1->vals[i], *b = &d2->vals[i];
+            ok = CHECK_EQ_U64(b->tag, a->tag);
+            if (ok && (SDX_VAL_TYPE(a) == SDX_TYPE_STR || SDX_VAL_TYPE(a) == SDX_TYPE_RAW))
+                ok = CHECK_MEM(b->v.s, SDX_VAL_LEN(b), a->v.s, SDX_VAL_LEN(a));
+            else if (ok)
+                ok = CHECK_EQ_U64(b->v.u, a->v.u);
+        }
+        if (valid && sdx__json_parse_two_stage_available() && !CHECK(!did_decline)) ok = 0;
+    }
+    if (valid && !CHECK(d1 != NULL)) ok = 0;
+    if (!ok) {
+        fprintf(stderr, "  flags %u, %zu bytes: ", (unsigned)flags, n);
+        for (size_t i = 0; i < n && i < 300; i++) {
+            const unsigned char c = (unsigned char)text[i];
+            fprintf(stderr, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
+        }
+        fprintf(stderr, "%s\n", n > 300 ? "..." : "");
+    }
+    sdx_doc_free(d1);
+    sdx_doc_free(d2);
+    return d1 != NULL && ok;
+}
+
+static uint64_t two_stage_rng = 0x2545F4914F6CDD1Dull;
+
+static unsigned rnd(unsigned n) {
+    two_stage_rng ^= two_stage_rng << 13;
+    two_stage_rng ^= two_stage_rng >> 7;
+    two_stage_rng ^= two_stage_rng << 17;
+    return (unsigned)(two_stage_rng >> 32) % n;
+}
+
+static void put_str(bytes *b, const char *s) { put(b, s, strlen(s)); }
+
+/* Whitespace: mostly none, some short runs, now and then a run longer
+ * than a stage-1 chunk (4 KiB). */
+static void gen_ws(bytes *b) {
+    static const char ws[] = " \t\n\r";
+    const unsigned r = rnd(100);
+    size_t n = r < 60 ? 0 : r < 97 ? 1 + rnd(4) : r < 99 ? 60 + rnd(80) : 4000 + rnd(300);
+    for (size_t i = 0; i < n; i++) put(b, &ws[rnd(4)], 1);
+}
+
+/* A string's body: plain text, escapes of every kind, runs of backslashes,
+ * UTF-8; now and then longer than a chunk. */
+static void gen_string(bytes *b) {
+    static const char *const pieces[] = {
+        "a", "bc", "hello", " ", "0123456789", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9",
+        "\\ud83d\\ude00", "\\\\\\\\", "\\\\\\\"", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+        "\\t\\r\\b\\f", "{}[]:,", "true", "-1.5e3"};
+    put(b, "\"", 1);
+    const unsigned r = rnd(100);
+    size_t parts = r < 30 ? rnd(3) : r < 97 ? rnd(24) : r < 99 ? 100 + rnd(200) : 1000 + rnd(800);
+    for (size_t i = 0; i < parts; i++) put_str(b, pieces[rnd(sizeof pieces / sizeof *pieces)]);
+    put(b, "\"", 1);
+}
+
+static void gen_number(bytes *b) {
+    static const char *const nums[] = {
+        "0", "-0", "7", "-12", "123456789", "9223372036854775807", "-9223372036854775808",
+        "18446744073709551615", "18446744073709551616", "123456789012345678901234567890",
+        "0.5", "-65.613616999999977", "1e10", "2.5E-3", "1.7976931348623157e308", "5e-324",
+        "1e400", "-0.0", "3.14159", "43.420273000000009"};
+    put_str(b, nums[rnd(sizeof nums / sizeof *nums)]);
+}
+
+static void gen_value(bytes *b, int depth) {
+    const unsigned r = rnd(depth > 6 ? 10 : 14);
+    if (r < 3) {
+        gen_string(b);
+    } else if (r < 6) {
+        gen_number(b);
+    } else if (r < 7) {
+        put_str(b, "true");
+    } else if (r < 8) {
+        put_str(b, "false");
+    } else if (r < 10) {
+        put_str(b, "null");
+    } else if (r < 12) {
+        put(b, "[", 1);
+        const unsigned n = rnd(7);
+        for (unsigned i = 0; i < n; i++) {
+            if (i) put(b, ",", 1);
+            gen_ws(b);
+            gen_value(b, depth + 1);
+            gen_ws(b);
+        }
+        gen_ws(b);
+        put(b, "]", 1);
+    } else {
+        put(b, "{", 1);
+        const unsigned n = rnd(7);
+        for (unsigned i = 0; i < n; i++) {
+            if (i) put(b, ",", 1);
+            gen_ws(b);
+            gen_string(b);
+            gen_ws(b);
+            put(b, ":", 1);
+            gen_ws(b);
+            gen_value(b, depth + 1);
+            gen_ws(b);
+        }
+        gen_ws(b);
+        put(b, "}", 1);
+    }
+}
+
+/* Texts made to put every kind of token at every offset of a 64-byte
+ * block and across a 4 KiB chunk's end, and mistakes of every kind. */
+TEST(two_stage_edges) {
+    if (!sdx__json_parse_two_stage_available())
+        fprintf(stderr, "  (the two-stage parse does not run here: one path compared with itself)\n");
+    static const char *const texts[] = {
+        "", " ", "\"abc", "\"abc\"", "[1,2", "{\"a\"", "{\"a\":", "tru", "nul", "fals", "-", "1.",
+        "01", "1x", "[1 2]", "{\"a\" 1}", "\"\\u\"", "\"\\x\"", "\"a\x01\"", "\"\\\\\"", "\"\\\"",
+        "[\"\\\\\\\"\"]", "[]]", "{}}", "[,]", "[1,]", "{,}", "{\"a\":1,}", "\xEF\xBB\xBF[]", "123",
+        " 123 ", "123 456", "\"a\"\"b\"", "[\"a\"x]", "nulll", "[truefalse]", "[true false]", "1e5x",
+        "[1]x", "{\"a\":1}{", "[\"a\":1]", "{\"a\",1}", "{1:2}", "[-]", "[1.e5]", "[.5]", "[+1]",
+        "[\"\\ud800\"]", "[\"\xc3\"]", "[\"\xff\"]", "\xff", "[\xc3\xa9]", "[\t\n\r ]", "[\x0b]",
+        "[\"a\tb\"]", "[\"a\nb\"]", "/*c*/[]", "[1,//\n2]", "[NaN]", "[Infinity]", "\"x\"   ",
+        "{\"\":\"\"}", "[[[[[]]]]]", "[{}, [], {\"a\": [{}]}]", "\\", "[\\]", "[1\\]", "\"\\\\\\\\\"",
+        "[truex]", "[nullx]", "[\"\"\"]", "{\"a\"\"b\":1}", "[1,\"a\\u00\"]", "123abc", "-0", "[0]"};
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        paths_agree(texts[i], strlen(texts[i]), 0, 0);
+        paths_agree(texts[i], strlen(texts[i]), SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW, 0);
+    }
+    /* tokens sliding over block boundaries and a chunk's end */
+    static const char *const bodies[] = {
+        "[\"ab\\\"c\\\\\", \"x\\\\\\\"y\", 12, true, null, -1.5e3, \"\xc3\xa9\"]",
+        "{\"k\\\\\":\"\\\\\",\"q\":\"\\\"\\\"\\\"\",\"e\":\"\"}",
+        "[\"\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"]",
+        "[123456789012345678901234567890, 1.5, false]", "\"just a string with \\n an escape\""};
+    bytes t = {0};
+    for (size_t bi = 0; bi < sizeof bodies / sizeof *bodies; bi++) {
+        for (size_t pad = 0; pad < 4200; pad += pad < 140 ? 1 : pad < 3960 ? 97 : 1) {
+            t.len = 0;
+            for (size_t k = 0; k < pad; k++) put(&t, pad % 3 ? " " : "\n", 1);
+            put_str(&t, bodies[bi]);
+            paths_agree(t.p, t.len, 0, 1);
+            /* the same cut short, and with a stray byte at the end */
+            paths_agree(t.p, t.len - 1, 0, 0);
+            put(&t, "x", 1);
+            paths_agree(t.p, t.len, 0, 0);
+        }
+    }
+    /* a string with escapes across several chunks, its escapes at every
+     * offset around a chunk's end */
+    for (size_t at = 4080; at < 4110; at++) {
+        t.len = 0;
+        put_str(&t, "[\"");
+        while (t.len < at) put(&t, "a", 1);
+        put_str(&t, "\\\\\\\"\\n\\u00e9");
+        while (t.len < 9000) put(&t, t.len % 100 ? "b" : "\\\"", t.len % 100 ? 1 : 2);
+        put_str(&t, "\", 1]");
+        paths_agree(t.p, t.len, 0, 1);
+    }
+    /* nesting at and beyond the depth limit */
+    for (int depth = 1020; depth <= 1030; depth += 5) {
+        t.len = 0;
+        for (int k = 0; k < depth; k++) put(&t, "[", 1);
+        put(&t, "\"s\"", 3);
+        for (int k = 0; k < depth; k++) put(&t, "]", 1);
+        paths_agree(t.p, t.len, 0, 0);
+    }
+    free(t.p);
+}
+
+/* Random documents (every kind of value, whitespace, escapes, long strings
+ * and runs), each valid as made, then cut short, with a byte changed, one
+ * inserted and one removed. */
+TEST(two_stage_random) {
+    static const char stray[] = "\"\\ ,:[]{}x1\x01\xff-e.0tn\n";
+    const int docs = (int)(1500 * test_scale());
+    bytes t = {0}, m = {0};
+    for (int i = 0; i < docs; i++) {
+        t.len = 0;
+        if (rnd(20) == 0) put(&t, "\xEF\xBB\xBF", 3);
+        const int bom = t.len != 0;
+        gen_ws(&t);
+        gen_value(&t, 0);
+        gen_ws(&t);
+        const uint32_t flags = (bom ? SDX_JSON_READ_BOM : 0u) | (rnd(4) == 0 ? SDX_JSON_READ_BIGNUM_RAW : 0u);
+        if (!paths_agree(t.p, t.len, flags, 1)) break;
+        for (int k = 0; k < 6 && t.len; k++) {
+            m.len = 0;
+            const size_t at = rnd((unsigned)t.len);
+            switch (k % 4) {
+            case 0: put(&m, t.p, at); break; /* cut */
+            case 1:
+                put(&m, t.p, t.len);
+                m.p[at] = stray[rnd(sizeof stray - 1)];
+                break;
+            case 2:
+                put(&m, t.p, at);
+                put(&m, &stray[rnd(sizeof stray - 1)], 1);
+                put(&m, t.p + at, t.len - at);
+                break;
+            default:
+                put(&m, t.p, at);
+                put(&m, t.p + at + 1, t.len - at - 1);
+            }
+            paths_agree(m.p ? m.p : "", m.len, flags, 0);
+        }
+    }
+    free(t.p);
+    free(m.p);
+}
+
+/* The corpus documents (SDX_CORPUS or the build's corpus directory), and
+ * each cut at a few hundred places. */
+TEST(two_stage_corpus) {
+    static const char *const names[] = {"twitter.json", "citm_catalog.json", "canada.json"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *dir = getenv("SDX_CORPUS");
+        if (!dir || !*dir) dir = SDX_CORPUS_DIR;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "rb");
+        if (!CHECK(f != NULL)) {
+            fprintf(stderr, "  cannot read %s (set SDX_CORPUS to the corpus directory)\n", path);
+            continue;
+        }
+        bytes t = {0};
+        char buf[65536];
+        size_t got;
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0) put(&t, buf, got);
+        fclose(f);
+        paths_agree(t.p, t.len, 0, 1);
+        for (size_t k = 1; k < 200; k++) paths_agree(t.p, t.len * k / 200 + k % 7, 0, 0);
+        free(t.p);
+    }
+}
+
 TEST(allocation_failures) {
     static const char text[] = "{\"a\":[1,2,\"x\\ny\",{\"b\":[[],{}]}],\"c\":\"\\u00e9\"}";
     for (int mode = 0; mode < 3; mode++) {
@@ -505,5 +778,8 @@ int main(int argc, char **argv) {
                                   {"depth_limit", depth_limit},
                                   {"escaped_strings_in_blocks", escaped_strings_in_blocks},
                                   {"allocation_failures", allocation_failures},
+                                  {"two_stage_edges", two_stage_edges},
+                                  {"two_stage_random", two_stage_random},
+                                  {"two_stage_corpus", two_stage_corpus},
                                   {0}});
 }
