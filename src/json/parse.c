@@ -972,14 +972,15 @@ unsigned long sdx__json_parse_declines(void) {
  * string's length mispredicts on strings of mixed lengths, and its
  * whitespace runs): on twitter.json 10 % of a Tree test, on canada.json
  * (numbers, no strings) 11 % more. So the text's first 4 KiB decide:
- * two stages when they hold at least IDX_MIN_QUOTES quotes (bench/README.md,
- * "Update, 2026-12-03 (evening)", has the measurements behind the
- * threshold). */
+ * two stages when they hold at least IDX_MIN_QUOTES quotes, in a text of
+ * IDX_MIN_LEN bytes or more (bench/README.md, "Update, 2026-12-03
+ * (evening)", has the measurements behind both). */
 #ifdef SDX_JSON_INDEX
 #include <immintrin.h>
 #define SDX_TARGET_AVX512_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,pclmul,bmi,bmi2,popcnt")))
 #define IDX_CHUNK 4096
 #define IDX_MIN_QUOTES 224 /* in the first 4 KiB (or as many per byte) */
+#define IDX_MIN_LEN 64      /* shorter texts: one pass (the stages' setup costs more) */
 
 /* Stage 1's position and its state between blocks. */
 typedef struct {
@@ -1393,8 +1394,9 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     const int path = atomic_load_explicit(&forced_path, memory_order_relaxed);
     const bool two_stage_ok = !wdata && ps.lim == ps.end && len <= UINT32_MAX - 128 &&
                               !(flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)) &&
-                              path != SDX_JSON_PATH_ONE_PASS && ps.k->level == SDX_SIMD_AVX512 &&
-                              sdx_simd_avx512_vbmi2();
+                              (path == SDX_JSON_PATH_TWO_STAGE ||
+                               (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
+                              ps.k->level == SDX_SIMD_AVX512 && sdx_simd_avx512_vbmi2();
     size_t quotes = 0;
     const size_t cap = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
 #else
