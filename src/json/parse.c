@@ -623,6 +623,50 @@ static const uint8_t value_class[256] = {
     ['f'] = VC_FALSE, ['n'] = VC_NULL,
 };
 
+/* The value array's steps that the one-pass parser and the two stages
+ * share, over their locals: val (the next free slot), val_end, ctn (the
+ * innermost open container), doc, ps and p. */
+
+/* Make room for n slots at val (the array may move); `fail` on failure,
+ * with the error set. */
+#define VALS_RESERVE(n, fail)                                                      \
+    do {                                                                           \
+        if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
+            const size_t used_ = (size_t)(val - doc->vals);                        \
+            const size_t ctn_i_ = (size_t)(ctn - doc->vals);                       \
+            if (!grow_vals(ps, used_, (n), p)) goto fail;                          \
+            val = doc->vals + used_;                                               \
+            val_end = doc->vals + doc->vals_cap;                                   \
+            ctn = doc->vals + ctn_i_;                                              \
+        }                                                                          \
+    } while (0)
+
+/* Open a container of `type` at val inside a parent of `parent_type` (0 at
+ * the root, where ctn is the slot itself), or run `too_deep` at the depth
+ * limit. The slot keeps the way back to the parent until it closes. */
+#define VALS_OPEN(type, parent_type, too_deep)                                     \
+    do {                                                                           \
+        if (SDX_UNLIKELY(ps->depth_left == 0)) too_deep;                           \
+        ps->depth_left--;                                                          \
+        val->tag = (type) | (uint64_t)(parent_type) << 8;                          \
+        val->v.u = (uint64_t)(val - ctn);                                          \
+        ctn = val++;                                                               \
+    } while (0)
+
+/* Close the innermost container, then go on at arr_next or obj_next in the
+ * parent, or at doc_end after the root. */
+#define VALS_CLOSE()                                                               \
+    do {                                                                           \
+        const uint64_t open_tag_ = ctn->tag, back_ = ctn->v.u;                     \
+        ctn->tag = open_tag_ & ~(uint64_t)0xff00;                                  \
+        ctn->v.u = (uint64_t)(val - ctn);                                          \
+        ps->depth_left++;                                                          \
+        ctn -= back_;                                                              \
+        if ((open_tag_ & 0xff00) == SDX_TYPE_ARRAY << 8) goto arr_next;            \
+        if (SDX_LIKELY((open_tag_ & 0xff00) == SDX_TYPE_MAP << 8)) goto obj_next;  \
+        goto doc_end;                                                              \
+    } while (0)
+
 /* Parse ps->text from p (after a BOM) into ps->doc, whose value array is
  * allocated; true on success (doc->nvals and doc->consumed set). */
 static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
@@ -636,18 +680,7 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
     bool root_scalar = false;
     ps->depth_left = max_depth;
 
-/* Make room for n slots at val (the array may move). */
-#define RESERVE(n)                                                                 \
-    do {                                                                           \
-        if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
-            const size_t used_ = (size_t)(val - doc->vals);                        \
-            const size_t ctn_i_ = (size_t)(ctn - doc->vals);                       \
-            if (!grow_vals(ps, used_, (n), p)) goto fail;                          \
-            val = doc->vals + used_;                                               \
-            val_end = doc->vals + doc->vals_cap;                                   \
-            ctn = doc->vals + ctn_i_;                                              \
-        }                                                                          \
-    } while (0)
+#define RESERVE(n) VALS_RESERVE(n, fail)
 
 /* Skip whitespace; at lim, the end-of-input error. */
 #define SKIP_WS()                                                                  \
@@ -725,14 +758,10 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
  * keeps the way back to the parent until it closes. */
 #define OPEN(type, parent_type)                                                    \
     do {                                                                           \
-        if (SDX_UNLIKELY(ps->depth_left == 0)) {                                   \
+        VALS_OPEN(type, parent_type, {                                             \
             set_error(ps, SDX_ERR_DEPTH, p, "nesting too deep");                   \
             goto fail;                                                             \
-        }                                                                          \
-        ps->depth_left--;                                                          \
-        val->tag = (type) | (uint64_t)(parent_type) << 8;                          \
-        val->v.u = (uint64_t)(val - ctn);                                          \
-        ctn = val++;                                                               \
+        });                                                                        \
         p++;                                                                       \
     } while (0)
 
@@ -741,14 +770,7 @@ static bool parse_text(parser *ps, const char *p, uint32_t max_depth) {
 #define CLOSE()                                                                    \
     do {                                                                           \
         p++;                                                                       \
-        const uint64_t open_tag_ = ctn->tag, back_ = ctn->v.u;                     \
-        ctn->tag = open_tag_ & ~(uint64_t)0xff00;                                  \
-        ctn->v.u = (uint64_t)(val - ctn);                                          \
-        ps->depth_left++;                                                          \
-        ctn -= back_;                                                              \
-        if ((open_tag_ & 0xff00) == SDX_TYPE_ARRAY << 8) goto arr_next;            \
-        if (SDX_LIKELY((open_tag_ & 0xff00) == SDX_TYPE_MAP << 8)) goto obj_next;  \
-        goto doc_end;                                                              \
+        VALS_CLOSE();                                                              \
     } while (0)
 
     /* ---- the root ---- */
@@ -1139,17 +1161,7 @@ static SDX_NOINLINE int parse_indexed(parser *ps, const char *start, uint32_t ma
         p = text + e_;                                                             \
     } while (0)
 
-#define RESERVE(n)                                                                 \
-    do {                                                                           \
-        if (SDX_UNLIKELY((size_t)(val_end - val) < (n))) {                         \
-            const size_t used_ = (size_t)(val - doc->vals);                        \
-            const size_t ctn_i_ = (size_t)(ctn - doc->vals);                       \
-            if (!grow_vals(ps, used_, (n), p)) goto decline;                       \
-            val = doc->vals + used_;                                               \
-            val_end = doc->vals + doc->vals_cap;                                   \
-            ctn = doc->vals + ctn_i_;                                              \
-        }                                                                          \
-    } while (0)
+#define RESERVE(n) VALS_RESERVE(n, decline)
 
 /* the string whose opening quote is at p into *val */
 #define STRING()                                                                   \
@@ -1210,26 +1222,7 @@ static SDX_NOINLINE int parse_indexed(parser *ps, const char *start, uint32_t ma
         goto decline;                                                              \
     } while (0)
 
-#define IDX_OPEN(type, parent_type)                                                \
-    do {                                                                           \
-        if (SDX_UNLIKELY(ps->depth_left == 0)) goto decline;                       \
-        ps->depth_left--;                                                          \
-        val->tag = (type) | (uint64_t)(parent_type) << 8;                          \
-        val->v.u = (uint64_t)(val - ctn);                                          \
-        ctn = val++;                                                               \
-    } while (0)
-
-#define IDX_CLOSE()                                                                \
-    do {                                                                           \
-        const uint64_t open_tag_ = ctn->tag, back_ = ctn->v.u;                     \
-        ctn->tag = open_tag_ & ~(uint64_t)0xff00;                                  \
-        ctn->v.u = (uint64_t)(val - ctn);                                          \
-        ps->depth_left++;                                                          \
-        ctn -= back_;                                                              \
-        if ((open_tag_ & 0xff00) == SDX_TYPE_ARRAY << 8) goto arr_next;            \
-        if (SDX_LIKELY((open_tag_ & 0xff00) == SDX_TYPE_MAP << 8)) goto obj_next;  \
-        goto doc_end;                                                              \
-    } while (0)
+#define IDX_OPEN(type, parent_type) VALS_OPEN(type, parent_type, goto decline)
 
     NEXT(decline);
     RESERVE(1);
@@ -1260,7 +1253,7 @@ arr_next:
     }
     if (*p != ']') goto decline;
 arr_end:
-    IDX_CLOSE();
+    VALS_CLOSE();
 
 obj_begin_root:
     IDX_OPEN(SDX_TYPE_MAP, 0);
@@ -1290,7 +1283,7 @@ obj_next:
     }
     if (*p != '}') goto decline;
 obj_end:
-    IDX_CLOSE();
+    VALS_CLOSE();
 
 doc_end:
     NEXT(done);
@@ -1308,7 +1301,6 @@ decline:
 #undef IDX_LITERAL
 #undef IDX_VALUE
 #undef IDX_OPEN
-#undef IDX_CLOSE
 }
 
 /* parse_indexed, and when it declines, the parser's state reset for the
