@@ -117,7 +117,10 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
         if (top->array) {
             /* with SDX_BSON_READ_KEEP_ARRAY_KEYS keys other than "0", "1", ...
              * make the array a tagged map (the general path); by default an
-             * array's keys are only checked as cstrings, as the reader does */
+             * array's keys are only checked as cstrings, as the reader does
+             * (the UTF-8 check repeats the map's below: one branch shared by
+             * both with a test for the slot inside measured 1-3 % slower on
+             * gen4 and citm_catalog Tree) */
             if (keep_keys ? !index_key(key, klen, top->items)
                           : check_utf8 && !sdx_utf8_ok(utf8_valid, (const char *)key, klen))
                 return 0;

@@ -935,12 +935,19 @@ void sdx__json_parse_force_path(sdx_json_path path) {
     atomic_store_explicit(&forced_path, (int)path, memory_order_relaxed);
 }
 
-bool sdx__json_parse_two_stage_available(void) {
+/* Whether the two stages run with the kernel table k (the CPU and the
+ * active level; see "Two stages"). */
+static bool two_stage_cpu(const sdx_simd_kernels *k) {
 #ifdef SDX_JSON_INDEX
-    return sdx_simd_active()->level == SDX_SIMD_AVX512 && sdx_simd_avx512_vbmi2();
+    return k->level == SDX_SIMD_AVX512 && sdx_simd_avx512_vbmi2();
 #else
+    (void)k;
     return false;
 #endif
+}
+
+bool sdx__json_parse_two_stage_available(void) {
+    return two_stage_cpu(sdx_simd_active());
 }
 
 unsigned long sdx__json_parse_declines(void) {
@@ -1388,7 +1395,7 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
                               !(flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)) &&
                               (path == SDX_JSON_PATH_TWO_STAGE ||
                                (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
-                              ps.k->level == SDX_SIMD_AVX512 && sdx_simd_avx512_vbmi2();
+                              two_stage_cpu(ps.k);
     size_t quotes = 0;
     const size_t cap = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
 #else

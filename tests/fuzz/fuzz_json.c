@@ -19,7 +19,33 @@
 #include "fuzz.h"
 #include "json/parse_internal.h"
 
-/* The tree parser by each path: the same outcome. */
+/* Two parses of the same text (`what` names the second) have the same
+ * outcome: both fail with the same code and offset (and line and column
+ * when `lines`), or give the same document having consumed as much. */
+static void same_outcome(sdx_doc *d1, const sdx_error *e1, sdx_doc *d2,
+                         const sdx_error *e2, int lines, const char *what) {
+    char msg[160];
+    if ((d1 == NULL) != (d2 == NULL) ||
+        (!d1 && (e1->code != e2->code || e1->offset != e2->offset ||
+                 (lines && (e1->line != e2->line || e1->column != e2->column))))) {
+        snprintf(msg, sizeof msg, "%s and the parser disagree", what);
+        fz_fail(msg, "json");
+    }
+    if (d1) {
+        fz_rec r1, r2;
+        fz_rec_doc(&r1, d1, 0);
+        fz_rec_doc(&r2, d2, 0);
+        if (!fz_rec_same(&r1, &r2) || sdx_doc_consumed(d1) != sdx_doc_consumed(d2)) {
+            snprintf(msg, sizeof msg, "%s gives another document", what);
+            fz_fail(msg, "json");
+        }
+        free(r1.p);
+        free(r2.p);
+    }
+}
+
+/* The tree parser by each path: the same outcome, and no text the
+ * one-pass parser accepts declined by the two stages. */
 static void check_paths(const uint8_t *text, size_t n, const sdx_json_read_opts *o) {
     sdx_error e1, e2;
     memset(&e1, 0, sizeof e1);
@@ -31,22 +57,9 @@ static void check_paths(const uint8_t *text, size_t n, const sdx_json_read_opts 
     sdx_doc *d2 = sdx_json_parse((const char *)text, n, o, &e2);
     const int did_decline = sdx__json_parse_declines() != declined;
     sdx__json_parse_force_path(SDX_JSON_PATH_AUTO);
-    if ((d1 == NULL) != (d2 == NULL))
-        fz_fail("the one-pass and the two-stage parse disagree on acceptance", "json");
-    if (!d1 && (e1.code != e2.code || e1.offset != e2.offset || e1.line != e2.line ||
-                e1.column != e2.column))
-        fz_fail("the one-pass and the two-stage parse report different errors", "json");
-    if (d1) {
-        fz_rec r1, r2;
-        fz_rec_doc(&r1, d1, 0);
-        fz_rec_doc(&r2, d2, 0);
-        if (!fz_rec_same(&r1, &r2) || sdx_doc_consumed(d1) != sdx_doc_consumed(d2))
-            fz_fail("the one-pass and the two-stage parse give different documents", "json");
-        free(r1.p);
-        free(r2.p);
-        if (did_decline && !(o->flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)))
-            fz_fail("the two-stage parse declined a text the one-pass parser accepts", "json");
-    }
+    same_outcome(d1, &e1, d2, &e2, 1, "the two-stage parse");
+    if (d1 && did_decline && !(o->flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)))
+        fz_fail("the two-stage parse declined a text the one-pass parser accepts", "json");
     sdx_doc_free(d1);
     sdx_doc_free(d2);
 }
@@ -65,17 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(&e2, 0, sizeof e2);
     sdx_doc *d2 = sdx_json_parse_insitu(copy, size - 1, &o.json, &e2);
     if (!d) sdx_json_parse((const char *)data + 1, size - 1, &o.json, &e1);
-    if ((d == NULL) != (d2 == NULL) || (!d && (e1.code != e2.code || e1.offset != e2.offset)))
-        fz_fail("the in-place parser and the parser disagree", "json");
-    if (d) {
-        fz_rec r1, r2;
-        fz_rec_doc(&r1, d, 0);
-        fz_rec_doc(&r2, d2, 0);
-        if (!fz_rec_same(&r1, &r2) || sdx_doc_consumed(d) != sdx_doc_consumed(d2))
-            fz_fail("the in-place parser gives another document", "json");
-        free(r1.p);
-        free(r2.p);
-    }
+    same_outcome(d, &e1, d2, &e2, 0, "the in-place parser");
     sdx_doc_free(d2);
     free(copy);
     sdx_doc_free(d);
