@@ -67,6 +67,10 @@ LOG_Q_MIN, LOG_Q_MAX = -1200, 1100
 LOG_E_MIN, LOG_E_MAX = -400, 400
 # T(e) is exact (10^e * 2^-E an integer) for these e only.
 POW10_EXACT_MIN, POW10_EXACT_MAX = 0, 55
+
+# The decimal exponents of the form d.ddde[-]x: 5e-324 (the smallest
+# subnormal) to 1.7976931348623157e308 (DBL_MAX).
+EXP_TEXT_MIN, EXP_TEXT_MAX = -324, 308
 # Dragonbox's kappa: the main case works with 10^(kappa+1) = 1000 and
 # 10^kappa = 100 (the paper's choice for binary64).
 KAPPA = 2
@@ -266,6 +270,22 @@ def dbox_exponent_rows():
             for i in range(0, 2048, 12)]
 
 
+def exp_text_rows():
+    """sdx_dtoa_exp_text: "e", the sign and the digits of every decimal
+    exponent a double's shortest form can have, little-endian in the low
+    bytes, the length in the top byte."""
+    vals = []
+    for x in range(EXP_TEXT_MIN, EXP_TEXT_MAX + 1):
+        t = "e" + ("-" if x < 0 else "") + str(abs(x))
+        assert len(t) <= 7
+        v = sum(ord(ch) << (8 * i) for i, ch in enumerate(t)) | len(t) << 56
+        # the entry decodes back to the text
+        assert bytes((v >> (8 * i)) & 0xFF for i in range(v >> 56)).decode() == t
+        vals.append(v)
+    return ["    " + ", ".join("0x%016xu" % v for v in vals[i:i + 4]) + ","
+            for i in range(0, len(vals), 4)]
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "src", "num", "pow10_table.h")
@@ -274,6 +294,7 @@ def main():
     consts, dbox_hi = check_dragonbox()
     n = consts
     exp_rows = dbox_exponent_rows()
+    text_rows = exp_text_rows()
     rows = []
     for e in range(POW10_MIN, POW10_MAX + 1):
         t = table_entry(e)
@@ -341,6 +362,16 @@ static const uint64_t sdx_pow10_128[SDX_POW10_MAX - SDX_POW10_MIN + 1][2] = {{
 #define SDX_DBOX_EXP_BETA(x) ((int)((x) >> 10))
 static const uint16_t sdx_dbox_exp[2048] = {{
 {chr(10).join(exp_rows)}
+}};
+
+/* For the JSON layout of src/num/dtoa.c: "e" and the exponent x (the
+ * exponent of the form d.ddde-x, from the smallest subnormal's to
+ * DBL_MAX's), as sdx_dtoa_exp_text[x - SDX_DTOA_EXP_MIN]: the text in the
+ * low bytes (first character lowest), its length (2 to 5) in the top byte. */
+#define SDX_DTOA_EXP_MIN ({EXP_TEXT_MIN})
+#define SDX_DTOA_EXP_MAX {EXP_TEXT_MAX}
+static const uint64_t sdx_dtoa_exp_text[SDX_DTOA_EXP_MAX - SDX_DTOA_EXP_MIN + 1] = {{
+{chr(10).join(text_rows)}
 }};
 
 #endif /* SDX_POW10_TABLE_H */
