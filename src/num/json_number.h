@@ -142,15 +142,20 @@ static SDX_ALWAYS_INLINE bool sdx_num_fast_bits(uint64_t w, int64_t q, uint64_t 
     return b < 0x7FF0000000000000u; /* infinity is sdx_json_number's to report */
 }
 
-/* An integer of 20 digits (p at its fourth, the first three's value w, the
- * rest read as m = 17 digits of value x by sdx_num_digits24): a UINT when
- * it fits uint64 (then the first three digits are at most 184) and nothing
- * makes it a decimal; NULL for everything else. */
+/* A nonnegative integer of 20 digits (p at its fourth, the first three's
+ * value w, the rest read as m = 17 digits of value x by sdx_num_digits24):
+ * a UINT when it fits uint64 (then the first three digits are at most 184)
+ * and nothing makes it a decimal; NULL for everything else. The caller
+ * leaves negative numbers out before the call: with the sign among this
+ * function's inputs, GCC 12 kept more values live across the decimal path
+ * of sdx_json_number_fast and spilled one of its digit words to the stack,
+ * which made a decimal such as canada.json's -65.613616999999977 take
+ * 16.5 ns instead of 10 (bench/README.md, "Update, 2026-12-03 (third)"). */
 static SDX_ALWAYS_INLINE const char *sdx_num_twenty_digits(const char *p, unsigned m, uint64_t x,
-                                                           uint64_t w, bool neg, unsigned *kind,
+                                                           uint64_t w, unsigned *kind,
                                                            uint64_t *bits) {
     const char c = p[m];
-    if (m != 17 || neg || c == '.' || (c | 0x20) == 'e') return NULL;
+    if (m != 17 || c == '.' || (c | 0x20) == 'e') return NULL;
     if (w > 184 || (w == 184 && x > 46744073709551615u)) return NULL; /* above 2^64 - 1 */
     *kind = SDX_NUM_UINT;
     *bits = w * 100000000000000000u + x;
@@ -183,7 +188,8 @@ static SDX_ALWAYS_INLINE const char *sdx_json_number_fast(const char *p, const c
             if (sdx_num_is_digit(*e)) {
                 unsigned m;
                 const uint64_t x = sdx_num_digits24(e, &m);
-                if (SDX_UNLIKELY(m > 16)) return sdx_num_twenty_digits(e, m, x, w, neg, kind, bits);
+                if (SDX_UNLIKELY(m > 16))
+                    return neg ? NULL : sdx_num_twenty_digits(e, m, x, w, kind, bits);
                 w = w * sdx_num_pow10[m] + x;
                 e += m;
             }
