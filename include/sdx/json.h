@@ -103,6 +103,7 @@ typedef struct sdx_json_writer {
     sdx_buf *out;
     sdx_json_frame *top;    /* innermost open container */
     size_t (*escape_copy)(char *dst, const char *src, size_t n, unsigned set);
+    size_t (*escape_copy_first)(char *dst, const char *src, size_t n, unsigned set);
     size_t (*utf8_valid)(const char *s, size_t n);
     uint8_t pos;            /* what may come next */
     uint8_t fast;           /* 0 when every call must take the checked path */

@@ -81,11 +81,17 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
     w->top->parent_pos = POS_ROOT;
     w->pos = POS_ROOT;
     const sdx_simd_kernels *kernels = sdx_simd_active();
-    w->escape_copy = kernels->json_escape_copy;
     w->utf8_valid = kernels->utf8_valid_prefix;
     /* Bytes above 0x7f stop the escape scan to be checked as UTF-8, or
-     * escaped as \uXXXX; neither when the caller vouches for the text. */
+     * escaped as \uXXXX; neither when the caller vouches for the text.
+     * Text that is only checked takes the kernel that validates it while
+     * it copies (json_escape_copy_utf8: it stops only at a byte it could
+     * not validate, which string_body then checks as before). */
     const int check_high = !(w->flags & SDX_JSON_WRITE_NO_UTF8_CHECK) || (w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE);
+    w->escape_copy = kernels->json_escape_copy;
+    w->escape_copy_first = check_high && !(w->flags & SDX_JSON_WRITE_ESCAPE_UNICODE)
+                               ? kernels->json_escape_copy_utf8
+                               : kernels->json_escape_copy;
     w->esc_set = (uint8_t)((check_high ? SDX_ESC_HIGH : 0) | (w->flags & SDX_JSON_WRITE_ESCAPE_SLASH ? SDX_ESC_SLASH : 0));
     w->fast = w->indent ? 0 : FAST_ON;
     if ((opts->flags & ~known) || opts->indent > 16) return fail(w, SDX_ERR_INVALID_ARG);
@@ -315,8 +321,10 @@ static SDX_ALWAYS_INLINE char *body_room(sdx_json_writer *w, char *p, size_t nee
  * take (every input byte gives at least one output byte), so a fixed buffer
  * only overflows when the string really does not fit.
  *
- * UTF-8 is checked lazily: the scan stops at the first non-ASCII byte, the
- * rest of the string is validated in one pass, and the scan continues
+ * UTF-8 is checked lazily: the first scan (escape_copy_first) stops at the
+ * first non-ASCII byte, or, with the kernel that validates while it copies
+ * (json_escape_copy_utf8), at the first one it could not validate; the
+ * rest of the string is then validated in one pass, and the scan continues
  * without stopping at non-ASCII bytes up to the end of the valid part.
  *
  * `at_stop` 1 says that the caller's scan already stopped at s[0] (n > 0),
@@ -337,7 +345,7 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
                 if ((size_t)(valid_end - s) < piece) piece = (size_t)(valid_end - s);
                 k = w->escape_copy(p, s, piece, set_valid);
             } else {
-                k = w->escape_copy(p, s, piece, set);
+                k = w->escape_copy_first(p, s, piece, set);
             }
             p += k;
             s += k;
@@ -392,10 +400,11 @@ static SDX_NOINLINE char *string_body(sdx_json_writer *w, char *p, const char *s
 
 /* The common case inline: a string of at most STRING_PIECE bytes, with room
  * for it and its tail already reserved, copied in one kernel call when it
- * needs no escape and is ASCII; anything else continues in string_body. */
+ * needs no escape and is ASCII (or valid UTF-8, with json_escape_copy_utf8);
+ * anything else continues in string_body. */
 static SDX_ALWAYS_INLINE char *string_fast(sdx_json_writer *w, char *p, const char *s, size_t n,
                                            size_t tail) {
-    size_t k = w->escape_copy(p, s, n, w->esc_set);
+    size_t k = w->escape_copy_first(p, s, n, w->esc_set);
     if (SDX_LIKELY(k == n)) return p + n;
     return string_body(w, p + k, s + k, n - k, tail, 1);
 }

@@ -21,6 +21,9 @@
  *
  * utf8_valid_prefix runs the lookup algorithm of utf8_kernel.h on 32-byte
  * vectors (see the comment above avx2_utf8_valid_prefix).
+ *
+ * json_escape_copy_utf8 does both in one pass over strings of 32 bytes and
+ * more (see the comment above escape_utf8_long).
  */
 #include "simd/simd.h"
 
@@ -87,15 +90,19 @@ static inline __m128i load32(const char *p) {
     return _mm_cvtsi32_si128(v);
 }
 
-/* n < 32 */
-static inline size_t escape_short(char *dst, const char *src, size_t n, const esc_vecs *k) {
+/* n < 32. *high: nonzero when a byte of src[0, n) is above 0x7F (the
+ * loads cover exactly those bytes). */
+static inline size_t escape_short(char *dst, const char *src, size_t n, const esc_vecs *k,
+                                  uint32_t *high) {
     if (n >= 16) {
         /* bytes 0-15 in lanes 0-15, bytes n-16 .. n-1 in lanes 16-31 */
         __m128i lo = _mm_loadu_si128((const __m128i *)src);
         __m128i hi = _mm_loadu_si128((const __m128i *)(src + n - 16));
         _mm_storeu_si128((__m128i *)(dst + n - 16), hi);
         _mm_storeu_si128((__m128i *)dst, lo);
-        uint32_t m = esc_mask256(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), k);
+        const __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+        *high = (uint32_t)_mm256_movemask_epi8(v);
+        uint32_t m = esc_mask256(v, k);
         if (!m) return n;
         unsigned b = sdx_ctz64(m);
         return b < 16 ? b : n - 32 + b;
@@ -105,7 +112,9 @@ static inline size_t escape_short(char *dst, const char *src, size_t n, const es
         __m128i hi = _mm_loadl_epi64((const __m128i *)(src + n - 8));
         _mm_storel_epi64((__m128i *)(dst + n - 8), hi);
         _mm_storel_epi64((__m128i *)dst, lo);
-        uint32_t m = esc_mask128(_mm_unpacklo_epi64(lo, hi), k);
+        const __m128i v = _mm_unpacklo_epi64(lo, hi);
+        *high = (uint32_t)_mm_movemask_epi8(v);
+        uint32_t m = esc_mask128(v, k);
         if (!m) return n;
         unsigned b = sdx_ctz64(m);
         return b < 8 ? b : n - 16 + b;
@@ -114,14 +123,17 @@ static inline size_t escape_short(char *dst, const char *src, size_t n, const es
         __m128i v = _mm_unpacklo_epi32(load32(src), load32(src + n - 4));
         memcpy(dst + n - 4, src + n - 4, 4);
         memcpy(dst, src, 4);
+        *high = (uint32_t)_mm_movemask_epi8(v) & 0xFF;
         uint32_t m = esc_mask128(v, k) & 0xFF;
         if (!m) return n;
         unsigned b = sdx_ctz64(m);
         return b < 4 ? b : n - 8 + b;
     }
+    *high = 0;
     if (n == 0) return 0;
     unsigned char c0 = (unsigned char)src[0], c1 = (unsigned char)src[n >> 1],
                   c2 = (unsigned char)src[n - 1];
+    *high = (c0 | c1 | c2) & 0x80;
     dst[n - 1] = (char)c2;
     dst[n >> 1] = (char)c1;
     dst[0] = (char)c0;
@@ -132,7 +144,8 @@ static inline size_t escape_short(char *dst, const char *src, size_t n, const es
 
 static size_t avx2_json_escape_copy(char *dst, const char *src, size_t n, unsigned set) {
     const esc_vecs k = esc_load(set);
-    if (n < 32) return escape_short(dst, src, n, &k);
+    uint32_t high;
+    if (n < 32) return escape_short(dst, src, n, &k, &high);
     /* the first vector alone: most stops are near the start */
     __m256i first = _mm256_loadu_si256((const __m256i *)src);
     _mm256_storeu_si256((__m256i *)dst, first);
@@ -374,10 +387,90 @@ static size_t avx2_utf8_valid_prefix(const char *s, size_t n) {
     return sdx_utf8_ends_incomplete(s, n) ? sdx_utf8_finish(s, n, n) : n;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Escape scan and UTF-8 validation in one pass                              */
+/* ------------------------------------------------------------------------ */
+
+/* The exact result of json_escape_copy_utf8 from `from` on, where
+ * src[0, from) is valid, ends at a character boundary and holds no stop:
+ * the valid prefix, then the escape scan within it (two passes, after an
+ * error). */
+static SDX_NOINLINE size_t escape_utf8_rest(char *dst, const char *src, size_t n, unsigned set,
+                                            size_t from) {
+    const size_t v = from + avx2_utf8_valid_prefix(src + from, n - from);
+    return from + avx2_json_escape_copy(dst + from, src + from, v - from, set);
+}
+
+/* json_escape_copy_utf8 (escape_utf8_long, escape_utf8_short and
+ * avx2_json_escape_copy_utf8 below). Strings of 32 bytes and more are read
+ * once, 32 bytes at a time (the last vector overlapping the one before and
+ * ending at src + n): each vector is stored, its stops found as in
+ * json_escape_copy, and, when it holds a byte above 0x7F or the vector
+ * before ended inside a sequence, its UTF-8 errors by the lookup algorithm
+ * of utf8_valid_prefix. A stop before the first error (an error at the
+ * stop itself is a sequence the stop cuts) ends the copy there; an error
+ * first hands the rest, from the start of the sequence it falls in, to
+ * escape_utf8_rest, which finds the exact end. Shorter strings take
+ * json_escape_copy's short path, whose loads also tell whether the string
+ * has a byte above 0x7F, and then the short UTF-8 check of the bytes before
+ * the stop. Before, the JSON writer scanned such a string to its first
+ * byte above 0x7F, validated the rest and scanned the rest again: three
+ * calls and two passes. */
+static SDX_NOINLINE size_t escape_utf8_short(const char *src, size_t h) {
+    return avx2_utf8_short(src, h);
+}
+
+static SDX_NOINLINE size_t escape_utf8_long(char *dst, const char *src, size_t n, unsigned set) {
+    const esc_vecs k = esc_load(set);
+    const u8_vecs u = u8_load();
+    const __m256i zero = _mm256_setzero_si256();
+    int open = 0;
+    size_t i = 0;
+    for (;;) {
+        const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
+        const uint32_t stops = esc_mask256(v, &k);
+        const uint32_t high = (uint32_t)_mm256_movemask_epi8(v);
+        if (high | (uint32_t)open) {
+            const __m256i e = i ? u8_errors_at(src + i, v, &u) : u8_errors_first(v, &u);
+            const uint32_t bad = ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(e, zero));
+            if (bad && (!stops || sdx_ctz64(bad) <= sdx_ctz64(stops)))
+                return escape_utf8_rest(dst, src, n, set, sdx_utf8_back_to_lead(src, i));
+        }
+        if (stops) return i + sdx_ctz64(stops);
+        if (i + 32 == n) break;
+        open = high && sdx_utf8_ends_incomplete(src, i + 32);
+        if (i + 64 <= n) {
+            i += 32;
+        } else if (n - 32 >= 3) {
+            i = n - 32;
+        } else {
+            /* 33 or 34 bytes: a vector ending at src + n would need the
+             * bytes before src for its errors */
+            return escape_utf8_rest(dst, src, n, set, sdx_utf8_back_to_lead(src, 32));
+        }
+    }
+    /* a sequence cut by the end */
+    return sdx_utf8_ends_incomplete(src, n) ? sdx_utf8_back_to_lead(src, n) : n;
+}
+
+/* The short path inline, as in json_escape_copy; the UTF-8 check of a short
+ * string and the long loop are functions of their own, so that their
+ * vectors do not weigh on this one's entry. */
+static size_t avx2_json_escape_copy_utf8(char *dst, const char *src, size_t n, unsigned set) {
+    set &= ~(unsigned)SDX_ESC_HIGH;
+    if (n >= 32) return escape_utf8_long(dst, src, n, set);
+    const esc_vecs k = esc_load(set);
+    uint32_t high;
+    const size_t h = escape_short(dst, src, n, &k, &high);
+    return high ? escape_utf8_short(src, h) : h;
+}
+
 const sdx_simd_kernels sdx_simd_avx2 = {
     SDX_SIMD_AVX2,
     "avx2",
     avx2_json_escape_copy,
     avx2_utf8_valid_prefix,
     avx2_json_string_scan,
+    avx2_json_escape_copy_utf8,
 };

@@ -295,10 +295,17 @@ static size_t avx512_utf8_valid_prefix(const char *s, size_t n) {
     return e ? sdx_utf8_finish(s, n, i) : n;
 }
 
+/* json_escape_copy_utf8: stops at every byte above 0x7F, which the caller
+ * then validates. */
+static size_t avx512_json_escape_copy_utf8(char *dst, const char *src, size_t n, unsigned set) {
+    return avx512_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
+}
+
 const sdx_simd_kernels sdx_simd_avx512 = {
     SDX_SIMD_AVX512,
     "avx512",
     avx512_json_escape_copy,
     avx512_utf8_valid_prefix,
     avx512_json_string_scan,
+    avx512_json_escape_copy_utf8,
 };

@@ -286,10 +286,17 @@ static size_t neon_utf8_valid_prefix(const char *s, size_t n) {
     return sdx_utf8_ends_incomplete(s, n) ? sdx_utf8_finish(s, n, n) : n;
 }
 
+/* json_escape_copy_utf8: stops at every byte above 0x7F, which the caller
+ * then validates. */
+static size_t neon_json_escape_copy_utf8(char *dst, const char *src, size_t n, unsigned set) {
+    return neon_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
+}
+
 const sdx_simd_kernels sdx_simd_neon = {
     SDX_SIMD_NEON,
     "neon",
     neon_json_escape_copy,
     neon_utf8_valid_prefix,
     neon_json_string_scan,
+    neon_json_escape_copy_utf8,
 };

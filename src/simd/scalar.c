@@ -222,10 +222,17 @@ static size_t scalar_utf8_valid_prefix(const char *s, size_t n) {
     return (state & 63) == U8_ACCEPT ? n : sdx_utf8_finish(s, n, n);
 }
 
+/* json_escape_copy_utf8: stops at every byte above 0x7F, which the caller
+ * then validates. */
+static size_t scalar_json_escape_copy_utf8(char *dst, const char *src, size_t n, unsigned set) {
+    return scalar_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
+}
+
 const sdx_simd_kernels sdx_simd_scalar = {
     SDX_SIMD_SCALAR,
     "scalar",
     scalar_json_escape_copy,
     scalar_utf8_valid_prefix,
     scalar_json_string_scan,
+    scalar_json_escape_copy_utf8,
 };

@@ -48,6 +48,16 @@ typedef struct sdx_simd_kernels {
      * is none. The JSON parser's scan for the end of a string. Never reads
      * outside s[0, n); with n == 0, s may be NULL (the result is 0). */
     size_t (*json_string_scan)(const char *s, size_t n);
+    /* json_escape_copy for text that must be valid UTF-8, in one pass where
+     * the level can: with R the smaller of the position of the first byte
+     * that `set` stops at (SDX_ESC_HIGH is ignored) and the length of the
+     * longest prefix of src[0, n) that is well-formed UTF-8 ending at a
+     * character boundary (sdx_utf8_valid_prefix), it returns some r <= R,
+     * with dst[0, r) a copy of src[0, r), and r == R unless src[r] >= 0x80
+     * (then the caller validates from r on: a level may stop at every byte
+     * above 0x7F, as json_escape_copy with SDX_ESC_HIGH does). Stores,
+     * reads and n == 0 as json_escape_copy. */
+    size_t (*json_escape_copy_utf8)(char *dst, const char *src, size_t n, unsigned set);
 } sdx_simd_kernels;
 
 /* The table in use (chosen on first call; thread-safe). */

@@ -323,10 +323,17 @@ static size_t sse2_utf8_valid_prefix(const char *s, size_t n) {
     return sdx_utf8_ends_incomplete(s, n) ? sdx_utf8_finish(s, n, n) : n;
 }
 
+/* json_escape_copy_utf8: stops at every byte above 0x7F, which the caller
+ * then validates. */
+static size_t sse2_json_escape_copy_utf8(char *dst, const char *src, size_t n, unsigned set) {
+    return sse2_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
+}
+
 const sdx_simd_kernels sdx_simd_sse2 = {
     SDX_SIMD_SSE2,
     "sse2",
     sse2_json_escape_copy,
     sse2_utf8_valid_prefix,
     sse2_json_string_scan,
+    sse2_json_escape_copy_utf8,
 };

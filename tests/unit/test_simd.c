@@ -564,16 +564,61 @@ static void u8_free(char *block, size_t off) {
     free(block);
 }
 
+/* json_escape_copy_utf8 of kernel k on src[0, n) with `set`, against its
+ * contract (simd.h): with R the smaller of the first stop (SDX_ESC_HIGH
+ * ignored) and the valid prefix, a result r <= R with dst[0, r) a copy, and
+ * r == R unless src[r] is above 0x7F; the avx2 kernel, which validates
+ * while it copies, must give R itself. Nothing is stored outside dst[0, n)
+ * (the guards). */
+static size_t check_escape_utf8(const sdx_simd_kernels *k, const char *src, size_t n, unsigned set,
+                                const char *what, size_t detail) {
+    static unsigned char *block;
+    static size_t cap;
+    if (n + 2 * GUARD > cap) {
+        free(block);
+        cap = 2 * (n + 2 * GUARD);
+        block = malloc(cap);
+        if (!CHECK(block != NULL)) {
+            cap = 0;
+            return n;
+        }
+    }
+    unsigned char *dst = block + GUARD;
+    memset(block, GUARD_BYTE, n + 2 * GUARD);
+    const size_t stop = ref_scan(src, n, set & ~(unsigned)SDX_ESC_HIGH);
+    const size_t valid = sdx_utf8_valid_prefix(src, n);
+    const size_t want = stop < valid ? stop : valid;
+    const size_t r = k->json_escape_copy_utf8((char *)dst, src, n, set);
+    test_checks_run += 3;
+    if (r > want || (r < want && (unsigned char)src[r] < 0x80) ||
+        (k->level == SDX_SIMD_AVX2 && r != want))
+        FAIL(k, set, n, "escape_copy_utf8, %s %zu: result %zu, expected %zu", what, detail, r, want);
+    else if (memcmp(dst, src, r) != 0)
+        FAIL(k, set, n, "escape_copy_utf8, %s %zu: dst[0, %zu) differs from src", what, detail, r);
+    if (!guards_intact(dst, n)) FAIL(k, set, n, "escape_copy_utf8, %s %zu: wrote outside dst[0, n)", what, detail);
+    return r <= n ? r : n;
+}
+
+/* json_escape_copy_utf8 is checked on every u8_escape_stride-th input of
+ * u8_check_all (utf8_every_short_sequence, with its 18 million inputs,
+ * takes every 16th). */
+static unsigned u8_escape_stride = 1, u8_escape_count;
+
 /* Run every kernel on s[0, n) and compare with the reference; `what`
  * describes the input for a failure message. Returns the reference's
- * result. */
+ * result. json_escape_copy_utf8 runs on the inputs too (see above). */
 static size_t u8_check_all(const char *s, size_t n, const char *what, size_t detail) {
     const size_t expect = sdx_utf8_valid_prefix(s, n);
+    const int escape = ++u8_escape_count % u8_escape_stride == 0;
     for (int i = 0; i < kernel_count; i++) {
         const size_t got = kernels[i]->utf8_valid_prefix(s, n);
         test_checks_run++;
         if (got != expect)
             FAIL_U8(kernels[i], n, "%s %zu: result %zu, expected %zu", what, detail, got, expect);
+        if (!escape) continue;
+        /* SDX_ESC_HIGH is ignored: two sets suffice */
+        check_escape_utf8(kernels[i], s, n, 0, what, detail);
+        check_escape_utf8(kernels[i], s, n, SDX_ESC_SLASH | SDX_ESC_HIGH, what, detail);
     }
     return expect;
 }
@@ -725,6 +770,7 @@ TEST(utf8_every_short_sequence) {
         for (size_t j = 0; j < n; j++) blocks[n][j] = (char)('a' + j % 26);
     }
     const long failed_before = test_checks_failed;
+    u8_escape_stride = 16;
     for (size_t len = 1; len <= 3; len++) {
         const uint32_t first = len == 3 ? 0x800000 : 0, last = 1u << (8 * len);
         for (uint32_t v = first; v < last && test_checks_failed - failed_before < 100; v++) {
@@ -746,6 +792,7 @@ TEST(utf8_every_short_sequence) {
             }
         }
     }
+    u8_escape_stride = 1;
     for (size_t n = 0; n <= TEXT; n++) free(blocks[n]);
 }
 
@@ -810,6 +857,49 @@ TEST(utf8_random_text) {
             memcpy(copy, s, a);
             u8_check_all(copy, a, "random text, first bytes", a);
             u8_free(copy_block, copy_off);
+        }
+        u8_free(block, off);
+    }
+    free(text);
+}
+
+/* Text with stops among its characters (quotes, backslashes, control
+ * bytes, slashes), in the calls a JSON writer makes: copy up to the
+ * kernel's result, take the byte there (a stop, or one to validate from),
+ * go on. */
+TEST(escape_utf8_random_text) {
+    collect_kernels();
+    uint64_t rng = 0xe5c8u;
+    const long rounds = (long)(10000 * test_scale());
+    static const char stops[] = "\"\\/\x01\n\t";
+    char *text = malloc(4100);
+    if (!CHECK(text != NULL)) return;
+    for (long round = 0; round < rounds; round++) {
+        const size_t n = random_length(&rng);
+        u8_random_text(&rng, text, n);
+        const uint64_t every = 2 + test_rand(&rng) % 200;
+        for (size_t i = 0; i < n; i++)
+            if (test_rand(&rng) % every == 0 && (unsigned char)text[i] < 0x80)
+                text[i] = stops[test_rand(&rng) % (sizeof stops - 1)];
+        char *block;
+        const size_t off = (size_t)(test_rand(&rng) % 64);
+        char *s = u8_alloc(off, n, &block);
+        if (!CHECK(s != NULL)) break;
+        memcpy(s, text, n);
+        for (int i = 0; i < kernel_count; i++) {
+            const unsigned set = test_sets[round & 3];
+            size_t pos = 0;
+            while (pos < n) {
+                pos += check_escape_utf8(kernels[i], s + pos, n - pos, set, "writer loop at", pos);
+                if (pos == n) break;
+                if ((unsigned char)s[pos] < 0x80) {
+                    pos++; /* a stop, escaped by the writer */
+                } else {
+                    /* validated from here, or replaced where invalid */
+                    const size_t v = sdx_utf8_valid_prefix(s + pos, n - pos);
+                    pos += v ? v : sdx_utf8_invalid_len(s + pos, n - pos);
+                }
+            }
         }
         u8_free(block, off);
     }
@@ -1160,5 +1250,6 @@ int main(int argc, char **argv) {
         {"utf8_at_page_boundaries", utf8_at_page_boundaries},
 #endif
         {"utf8_random_text", utf8_random_text},
+        {"escape_utf8_random_text", escape_utf8_random_text},
         {0, 0}});
 }
