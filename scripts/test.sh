@@ -25,10 +25,17 @@ passed=0
 failed=0
 configs=()
 
+# The sanitizer and emulator runs are several times slower than the release
+# run; they run the randomized tests at half size (SDX_TEST_SCALE, see
+# tests/unit/test.h) unless SDX_TEST_SCALE is set. The release and clang
+# runs keep the full size. Every stage prints its start time, so a slow
+# stage shows in the log.
+reduced_scale="${SDX_TEST_SCALE:-0.5}"
+
 # run_ctest NAME DIR: run ctest in DIR, add its counts to the totals.
 run_ctest() {
     local name="$1" dir="$2" log="$2.ctest.log"
-    echo "== $name: ctest"
+    echo "== $name: ctest (at ${SECONDS} s)"
     ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" >"$log" 2>&1
     local rc=$?
     cat "$log" | grep -E "^ *[0-9]+/[0-9]+ Test|tests passed|FAIL|Error|error:" | tail -60
@@ -71,7 +78,7 @@ fi
 # 1b. Packaging (tests/packaging/check.sh): install the release build into a
 #     temporary prefix and build an outside program with find_package,
 #     pkg-config and the amalgamation; a JSON-only build with its tests.
-echo "== packaging"
+echo "== packaging (at ${SECONDS} s)"
 if [ -f build/release/CMakeCache.txt ]; then
     out=$(bash tests/packaging/check.sh build/release 2>&1)
     rc=$?
@@ -93,7 +100,7 @@ fi
 #     msgpack, cbor2, pymongo's bson and py-ubjson with hypothesis, the
 #     corpus, every error path, reference counts and memory over a million
 #     calls), then the extension built with ASan and UBSan and pytest again.
-echo "== python package"
+echo "== python package (at ${SECONDS} s)"
 if ! python3 -c "import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))" \
     2>/dev/null; then
     ensure_debian_packages python3-dev || echo "warning: python3-dev missing; the Python package cannot build" >&2
@@ -106,8 +113,8 @@ add_summary "$out" PYTHON && [ $rc -eq 0 ] && configs+=("python: ok") || configs
 # 2. AddressSanitizer + UndefinedBehaviorSanitizer.
 if build_tree build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSDX_SANITIZE=ON -DSDX_BUILD_TESTS=ON \
     -DSDX_BUILD_BENCH=ON -DSDX_BENCH_PEERS=OFF; then
-    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest "asan+ubsan" build/sanitize
+    SDX_TEST_SCALE="$reduced_scale" ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 run_ctest "asan+ubsan" build/sanitize
 else
     failed=$((failed + 1)); configs+=("asan+ubsan: BUILD FAILED")
 fi
@@ -129,7 +136,7 @@ fi
 # 2c. Fuzzing (tests/fuzz): every libFuzzer target for 30 s (clang-19,
 # ASan, UBSan; scripts/fuzz.sh builds build/fuzz and the seeds), each target
 # one passed or failed test; a finding's reproducer is printed here.
-echo "== fuzz (30 s per target)"
+echo "== fuzz (30 s per target) (at ${SECONDS} s)"
 out=$(scripts/fuzz.sh 30 2>&1)
 rc=$?
 echo "$out" | grep -E "^fuzz_|^FUZZ SUMMARY|^----|^hex:|^base64:|^replay:|^  |^ [0-9a-f][0-9a-f] " | head -200
@@ -141,8 +148,8 @@ else
 fi
 
 # 3. aarch64 with NEON kernels, under qemu (skipped without a cross compiler).
-echo "== aarch64 (NEON) under qemu"
-out=$(scripts/test-aarch64.sh 2>&1)
+echo "== aarch64 (NEON) under qemu (at ${SECONDS} s)"
+out=$(SDX_TEST_SCALE="$reduced_scale" scripts/test-aarch64.sh 2>&1)
 rc=$?
 echo "$out" | grep -E "tests passed|skipped|FAIL|Error" | tail -20
 line=$(echo "$out" | grep -E "tests passed, [0-9]+ tests? failed out of [0-9]+" | tail -1)
@@ -159,7 +166,7 @@ else
 fi
 
 # 4. The Rust runner's tests (generator and hash ported byte for byte).
-echo "== rust runner: cargo test"
+echo "== rust runner: cargo test (at ${SECONDS} s)"
 if command -v cargo >/dev/null 2>&1; then
     out=$(cd bench/rust && cargo test --release --locked 2>&1)
     rc=$?
@@ -176,7 +183,7 @@ fi
 # 5. The benchmark suite itself, quickly: every program built, its result
 #    verified, timed briefly. A failing sdx program fails the test; a peer
 #    that is missing or fails verification is reported, not failed.
-echo "== benchmark suite (quick)"
+echo "== benchmark suite (quick) (at ${SECONDS} s)"
 bench_install_peers
 if python3 bench/run.py --quick >build/bench-quick.log 2>&1; then
     passed=$((passed + 1)); configs+=("bench --quick: ok")
@@ -186,7 +193,7 @@ if python3 bench/run.py --quick >build/bench-quick.log 2>&1; then
     #    work is checked; whether this machine kept every ratio within 10 %
     #    is printed, not asserted (a timed outcome, decided in part by the
     #    machine's other tenants).
-    echo "== benchmark suite: --stability (quick data)"
+    echo "== benchmark suite: --stability (quick data) (at ${SECONDS} s)"
     if python3 tests/bench/stability_check.py >build/bench-stability.log 2>&1; then
         passed=$((passed + 1)); configs+=("bench --stability: ok")
         grep -E "^largest change|^reproduced within" build/bench-stability.log
@@ -200,5 +207,6 @@ else
 fi
 
 echo
+echo "(all stages: ${SECONDS} s)"
 echo "SUMMARY: $passed passed, $failed failed ($(IFS=';'; echo "${configs[*]}"))"
 [ $failed -eq 0 ]

@@ -470,6 +470,8 @@ static void binn_mutate(char *x, size_t n, void *ctx) {
 TEST(parse_paths_agree) {
     paths_tally t = {0, 0, 0};
     for (unsigned seed = 1; seed <= 6; seed++) {
+        /* the documents do not depend on what ran before (SDX_TEST_SCALE) */
+        rng_state = 0x9e3779b97f4a7c15ull + seed;
         uint32_t flags = seed & 2 ? SDX_BINN_READ_NO_UTF8_CHECK : 0;
         sdx_binn_read_opts o = {flags, 0, NULL};
         sdx_buf out;

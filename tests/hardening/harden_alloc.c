@@ -462,7 +462,7 @@ static uint64_t rnd(void) {
 }
 
 TEST(random_inputs) {
-    const long n = 100000L * (long)test_scale();
+    const long n = (long)(100000 * test_scale());
     for (int fi = 0; fi < F_COUNT; fi++) {
         hdrs *s = &the_headers;
         headers_of(fi, s);

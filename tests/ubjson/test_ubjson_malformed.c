@@ -179,7 +179,7 @@ TEST(byte_flips) {
     static const unsigned char interesting[] = {'[', ']', '{', '}', '$', '#', 'Z', 'N', 'T', 'i',
                                                 'U', 'I', 'l', 'L', 'S', 'H', 'C', 'M', 'u',
                                                 'h', 0x00, 0x7f, 0x80, 0xff};
-    long mutants = SDX_UBJSON_MUTANTS * (getenv("SDX_TEST_SCALE") ? atol(getenv("SDX_TEST_SCALE")) : 1);
+    long mutants = (long)(SDX_UBJSON_MUTANTS * test_scale());
     long errors = 0;
     for (int k = 0; k < 2; k++) {
         sdx_buf b;
