@@ -33,8 +33,8 @@
 #define RAISED_LIMIT (2 * LEVELS + 16)
 #define SMALL_STACK ((size_t)256 * 1024)
 
-/* LEVELS, times SDX_TEST_SCALE when that is below 1 (the sanitizer and
- * emulator runs of scripts/test.sh), but never below 10^5: even that is
+/* LEVELS, times test_scale() when that is below 1 (the sanitizer and
+ * emulated builds), but never below 10^5: even that is
  * far more than any recursion proportional to the depth survives on
  * SMALL_STACK. */
 static uint32_t levels = LEVELS;
@@ -452,7 +452,7 @@ static void on_small_stack(void (*fn)(void)) {
 
 TEST(deep_nesting) {
     const double scale = test_scale();
-    if (scale < 1) levels = (uint32_t)(LEVELS * scale) > 100000 ? (uint32_t)(LEVELS * scale) : 100000;
+    if (scale < 1) levels = scale > 0.1 ? (uint32_t)(LEVELS * scale) : LEVELS / 10;
     fprintf(stderr, "  %u levels\n", levels);
     on_small_stack(run_shapes);
 }

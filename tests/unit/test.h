@@ -10,7 +10,7 @@
  * `if (!CHECK(...)) return;`. The executable's exit status is 0 only if every
  * check passed. `test_x name...` runs only the named tests; `--list` lists.
  * Environment: SDX_TEST_SCALE multiplies the size of randomized tests
- * (default 1); see test_scale().
+ * (default 1, 0.5 in the reduced builds); see test_scale().
  */
 #ifndef SDX_TEST_H
 #define SDX_TEST_H
@@ -81,11 +81,16 @@ static inline int test_mem_eq(const char *file, int line, const void *a, size_t 
 #define CHECK_STR(a, an, lit) \
     test_mem_eq(__FILE__, __LINE__, (a), (an), (lit), strlen(lit), #a " == " #lit)
 
-/* Multiplier for randomized test sizes: SDX_TEST_SCALE (default 1). */
+/* Multiplier for randomized test sizes: SDX_TEST_SCALE, by default 1, or
+ * SDX_TEST_SCALE_DEFAULT where the build defines it (0.5 in the sanitizer
+ * and emulated builds, SDX_TEST_REDUCED in CMakeLists.txt). */
+#ifndef SDX_TEST_SCALE_DEFAULT
+#define SDX_TEST_SCALE_DEFAULT 1.0
+#endif
 static inline double test_scale(void) {
     const char *s = getenv("SDX_TEST_SCALE");
-    double v = s ? atof(s) : 1.0;
-    return v > 0 ? v : 1.0;
+    double v = s ? atof(s) : SDX_TEST_SCALE_DEFAULT;
+    return v > 0 ? v : SDX_TEST_SCALE_DEFAULT;
 }
 
 /* A whole file in a new allocation (free it) with *len its size; NULL when
