@@ -108,7 +108,18 @@ typedef struct sdx_val {
 /* The largest length a value can have (2^48 - 1). */
 #define SDX_VAL_LEN_MAX ((UINT64_C(1) << 48) - 1)
 
-/* An immutable document (opaque). */
+/* An immutable document (opaque).
+ *
+ * Its values are one array of slots. A format's tree parser sizes the
+ * array by a guess from the input and grows it when the guess was short.
+ * Each parser also remembers the slots per input byte of the last
+ * document it made from 64 KiB or more (one value for all threads), and a
+ * parse of an input of about that size (half to twice) starts from that
+ * rate when it is higher than its own guess (at most four times the
+ * guess; what it overestimates is given back at the end). Documents of
+ * one kind parsed one after another so get their array in one allocation
+ * of about the size they need: growing it costs a copy, and with glibc's
+ * malloc it can also make every parse of a loop fault its memory in anew. */
 typedef struct sdx_doc sdx_doc;
 
 /* A value in a document. Never NULL: a nil node has val pointing to a static

@@ -62,7 +62,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
     size_t (*utf8_valid)(const char *, size_t) =
         flags & SDX_BINN_READ_NO_UTF8_CHECK ? NULL : sdx_simd_active()->utf8_valid_prefix;
     const size_t bound = len + 2; /* every slot takes at least a byte */
-    if (!sdx_doc_direct_reserve(doc, len)) return -1;
+    if (!sdx_doc_direct_reserve(doc, SDX_DOC_RATE_BINN, len)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
@@ -291,6 +291,7 @@ sdx_doc *sdx_binn_parse(const char *data, size_t len, const sdx_binn_read_opts *
                         sdx_error *err) {
     sdx_doc *doc;
     const int rc = sdx_binn_parse_direct_(data, len, opts, &doc);
+    if (rc > 0) sdx_doc_note_rate(doc, SDX_DOC_RATE_BINN, len);
     if (rc) return sdx_doc_direct_result(rc, doc, err);
     return sdx_binn_parse_events_(data, len, opts, err);
 }

@@ -76,7 +76,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
     const int keep_keys = (flags & SDX_BSON_READ_KEEP_ARRAY_KEYS) != 0;
     if (len < 5 || (int32_t)sdx_load_le32(d) != (int64_t)len || max_depth == 0) return 0;
     const size_t bound = len + 2; /* every slot takes at least a byte */
-    if (!sdx_doc_direct_reserve(doc, len)) return -1;
+    if (!sdx_doc_direct_reserve(doc, SDX_DOC_RATE_BSON, len)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
@@ -307,6 +307,7 @@ sdx_doc *sdx_bson_parse(const char *data, size_t len, const sdx_bson_read_opts *
                         sdx_error *err) {
     sdx_doc *doc;
     const int rc = sdx_bson_parse_direct_(data, len, opts, &doc);
+    if (rc > 0) sdx_doc_note_rate(doc, SDX_DOC_RATE_BSON, len);
     if (rc) return sdx_doc_direct_result(rc, doc, err);
     return sdx_bson_parse_events_(data, len, opts, err);
 }

@@ -206,7 +206,8 @@ static sdx_doc *direct_parse(const char *data, size_t len, const sdx_cbor_read_o
     }
     /* A first guess at the slots; when it is short, the array grows by an
      * estimate from the rate so far. */
-    if (!sdx_doc_grow_vals(ps.doc, 0, len / 8 + 16, 0, len, len + 1)) goto out;
+    const size_t first = sdx_doc_first_slots(ps.doc, SDX_DOC_RATE_CBOR, len / 8 + 16, len, len + 1);
+    if (!sdx_doc_grow_vals(ps.doc, 0, first, 0, len, len + 1)) goto out;
     st = direct_values(&ps, in, in + len, opts->flags, max_depth);
 out:
     if (ps.frames != ps.inline_frames) ps.alloc.free(ps.alloc.ctx, ps.frames);
@@ -215,6 +216,7 @@ out:
         sdx_doc_free(ps.doc);
         return NULL;
     }
+    sdx_doc_note_rate(ps.doc, SDX_DOC_RATE_CBOR, len);
     return ps.doc;
 }
 

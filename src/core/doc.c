@@ -7,6 +7,8 @@
  * copying need no stack at all, and emitting keeps an explicit stack of the
  * open containers' ends (never recursion: documents may nest 10^6 deep).
  */
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -32,6 +34,66 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc) {
     memset(doc, 0, sizeof *doc);
     doc->alloc = *alloc;
     return doc;
+}
+
+/* The rate of the last document.
+ *
+ * A parser sizes its first value array by a guess from the input (JSON:
+ * the marks in its first 4 KiB; the binary formats: a slot per 16 bytes)
+ * and grows it by the rate so far when the guess was short. Growing copies
+ * the array (or the allocator does), and with glibc's malloc it also
+ * costs a program that parses such a document again and again far more
+ * than the copy: the old and the new array together leave more free
+ * memory at the top of the heap than its trim threshold (twice the
+ * largest block it has mapped and freed), so each free returns the
+ * memory to the system and each parse faults it in anew. The suite's
+ * citm_catalog.json, parsed and freed in a loop with the default malloc,
+ * took 1.5 to 2.4 ms a parse (444 page faults each) where the parse alone
+ * takes 0.35 ms (bench/micro/parse_loop.c).
+ *
+ * So each parser keeps the slots per byte (in 1/65536) and the size in KiB
+ * of the last input of at least 64 KiB it parsed, in one relaxed atomic
+ * word for all threads (a rate another thread left only sizes an
+ * allocation, bounded as every guess is), and the next parse of an input
+ * of about that size starts from that rate when it is above the parser's
+ * own guess. Documents of one kind parsed in turn then get their array in
+ * one allocation of the size they need. */
+static _Atomic uint64_t last_rates[SDX_DOC_RATES];
+
+size_t sdx_doc_first_slots_rated(sdx_doc *doc, unsigned rate, size_t guess, size_t len, size_t bound) {
+    if (guess > bound) guess = bound;
+    if (len < SDX_DOC_RATE_MIN_LEN || len > (SIZE_MAX >> 18) || rate >= SDX_DOC_RATES) return guess;
+    const uint64_t last = atomic_load_explicit(&last_rates[rate], memory_order_relaxed);
+    const uint64_t kib = last >> 32, per = last & 0xffffffffu;
+    if (!last || per > (UINT64_C(1) << 20) || (uint64_t)(len >> 10) > 2 * kib ||
+        (uint64_t)(len >> 10) < kib / 2)
+        return guess;
+    size_t want = (size_t)(((uint64_t)len * per) >> 16);
+    want += want / 64 + 64;
+    if (want <= guess) return guess;
+    if (guess <= bound / 4 && want > 4 * guess) want = 4 * guess;
+    if (want > bound) want = bound;
+    doc->rate_taken = true;
+    return want;
+}
+
+void sdx_doc_note_rate_rated(sdx_doc *doc, unsigned rate, size_t len) {
+    const size_t n = doc->nvals;
+    if (len >= SDX_DOC_RATE_MIN_LEN && len <= (SIZE_MAX >> 18) && rate < SDX_DOC_RATES) {
+        uint64_t per = ((uint64_t)n << 16) / len;
+        if (per > 0xffffffffu) per = 0xffffffffu;
+        uint64_t kib = (uint64_t)(len >> 10);
+        if (kib > 0xffffffffu) kib = 0xffffffffu;
+        atomic_store_explicit(&last_rates[rate], kib << 32 | per, memory_order_relaxed);
+    }
+    if (doc->rate_taken && doc->vals && n && doc->vals_cap - n > n / 4 + 64) {
+        sdx_val *v = doc->alloc.realloc(doc->alloc.ctx, doc->vals, doc->vals_cap * sizeof(sdx_val),
+                                        n * sizeof(sdx_val));
+        if (v) {
+            doc->vals = v;
+            doc->vals_cap = n;
+        }
+    }
 }
 
 int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,

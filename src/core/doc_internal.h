@@ -5,6 +5,7 @@
 #ifndef SDX_DOC_INTERNAL_H
 #define SDX_DOC_INTERNAL_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/platform.h"
@@ -30,6 +31,8 @@ struct sdx_doc {
     sdx_doc_block *blocks; /* other allocations owned, freed with the doc */
     size_t consumed;       /* bytes of input parsed */
     sdx_err err;           /* sticky lookup error */
+    bool rate_taken;       /* the value array was first sized by the last
+                              document's rate (sdx_doc_first_slots) */
     sdx_alloc alloc;
     /* The builder's string storage (src/core/doc_builder.c): the free space
      * left in its current string chunk, and the size of the next chunk.
@@ -70,6 +73,44 @@ sdx_doc *sdx_doc_builder_parse_nomem(sdx_doc_builder *b, sdx_error *err);
 int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_t left,
                       size_t bound);
 
+/* The first value array of a direct parser, and what a finished parse
+ * leaves for the next one (src/core/doc.c, "The rate of the last
+ * document"). One rate per parser: */
+enum {
+    SDX_DOC_RATE_JSON,
+    SDX_DOC_RATE_MSGPACK,
+    SDX_DOC_RATE_CBOR,
+    SDX_DOC_RATE_BSON,
+    SDX_DOC_RATE_UBJSON,
+    SDX_DOC_RATE_BINN,
+    SDX_DOC_RATES
+};
+
+/* Inputs below this size neither take nor leave a rate. */
+#define SDX_DOC_RATE_MIN_LEN ((size_t)64 << 10)
+
+/* The slots to allocate first for `len` bytes of input: the parser's own
+ * `guess`, or more when the last document this parser made from an input
+ * of about the same size (half to twice `len`, at least 64 KiB) needed
+ * more slots per byte: then that rate and 1/64 more, at most four times
+ * `guess`; never beyond `bound`. Marks the document when it took the
+ * rate, so that sdx_doc_note_rate gives back what the rate overestimated. */
+size_t sdx_doc_first_slots_rated(sdx_doc *doc, unsigned rate, size_t guess, size_t len, size_t bound);
+static inline size_t sdx_doc_first_slots(sdx_doc *doc, unsigned rate, size_t guess, size_t len,
+                                         size_t bound) {
+    if (len < SDX_DOC_RATE_MIN_LEN) return guess < bound ? guess : bound;
+    return sdx_doc_first_slots_rated(doc, rate, guess, len, bound);
+}
+
+/* A parse of `len` bytes that made doc->nvals slots: records its rate for
+ * the next parse (inputs of at least 64 KiB), and, when the first array
+ * came from the last rate and holds a quarter more slots than the document
+ * has, shrinks it to the document (a failed shrink keeps it). */
+void sdx_doc_note_rate_rated(sdx_doc *doc, unsigned rate, size_t len);
+static inline void sdx_doc_note_rate(sdx_doc *doc, unsigned rate, size_t len) {
+    if (len >= SDX_DOC_RATE_MIN_LEN) sdx_doc_note_rate_rated(doc, rate, len);
+}
+
 /* A slot's tag word: its type and its length (doc.h's SDX_VAL_TYPE and
  * SDX_VAL_LEN read them back). */
 #define SDX_VAL_TAG_LEN(t, n) ((uint64_t)(t) | (uint64_t)(n) << 16)
@@ -79,8 +120,9 @@ int sdx_doc_grow_vals(sdx_doc *doc, size_t used, size_t need, size_t read, size_
  * item takes a few bytes), which grows by the rate so far when short
  * (sdx_doc_grow_vals, bounded by the len + 2 slots an input of one byte
  * per slot can need). Returns 0 when the allocation fails. */
-static inline int sdx_doc_direct_reserve(sdx_doc *doc, size_t len) {
-    return sdx_doc_grow_vals(doc, 0, len / 16 + 16, 0, len, len + 2);
+static inline int sdx_doc_direct_reserve(sdx_doc *doc, unsigned rate, size_t len) {
+    return sdx_doc_grow_vals(doc, 0, sdx_doc_first_slots(doc, rate, len / 16 + 16, len, len + 2), 0, len,
+                             len + 2);
 }
 
 /* The outcome of a parser's direct path that did not decline (rc 1: the

@@ -1397,10 +1397,11 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
                                (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
                               two_stage_cpu(ps.k);
     size_t quotes = 0;
-    const size_t cap = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
+    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
 #else
-    const size_t cap = initial_slots(data, len, NULL);
+    const size_t guess = initial_slots(data, len, NULL);
 #endif
+    const size_t cap = sdx_doc_first_slots(doc, SDX_DOC_RATE_JSON, guess, len, max_slots(len));
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
     if (!doc->vals) {
         set_error(&ps, SDX_ERR_NOMEM, data, "out of memory");
@@ -1425,6 +1426,7 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
 
 done:
     if (ok) {
+        sdx_doc_note_rate(doc, SDX_DOC_RATE_JSON, len);
         doc->err = SDX_OK;
         fill_error(err, SDX_OK, 0, 0, 0, sdx_strerror(SDX_OK));
         return doc;

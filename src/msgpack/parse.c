@@ -275,7 +275,7 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
         }
     }
     if (ok) {
-        if (!sdx_doc_direct_reserve(ps.doc, len))
+        if (!sdx_doc_direct_reserve(ps.doc, SDX_DOC_RATE_MSGPACK, len))
             ok = fail(&ps, SDX_ERR_NOMEM, "out of memory", in);
     }
     if (ok) ok = parse_values(&ps, in, in + len, opts->flags, max_depth, inline_frames);
@@ -285,5 +285,6 @@ sdx_doc *sdx_msgpack_parse(const char *data, size_t len, const sdx_msgpack_read_
         sdx_doc_free(ps.doc);
         return NULL;
     }
+    sdx_doc_note_rate(ps.doc, SDX_DOC_RATE_MSGPACK, len);
     return ps.doc;
 }

@@ -108,7 +108,7 @@ static int parse_direct(sdx_doc *doc, const uint8_t *start, const uint8_t *end, 
         flags & SDX_UBJSON_READ_NO_UTF8_CHECK ? NULL : sdx_simd_active()->utf8_valid_prefix;
     const size_t len = (size_t)(end - start);
     const size_t bound = len + 2; /* every slot takes at least a byte */
-    if (!sdx_doc_direct_reserve(doc, len)) return -1;
+    if (!sdx_doc_direct_reserve(doc, SDX_DOC_RATE_UBJSON, len)) return -1;
     sdx_val *vals = doc->vals;
     sdx_val *v = vals;
     sdx_val *v_end = vals + doc->vals_cap;
@@ -344,6 +344,7 @@ sdx_doc *sdx_ubjson_parse(const char *data, size_t len, const sdx_ubjson_read_op
                           sdx_error *err) {
     sdx_doc *doc;
     const int rc = sdx_ubjson_parse_direct_(data, len, opts, &doc);
+    if (rc > 0) sdx_doc_note_rate(doc, SDX_DOC_RATE_UBJSON, len);
     if (rc) return sdx_doc_direct_result(rc, doc, err);
     return sdx_ubjson_parse_events_(data, len, opts, err);
 }

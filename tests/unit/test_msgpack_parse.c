@@ -324,6 +324,52 @@ TEST(alloc_failures) {
     sdx_buf_destroy(&b);
 }
 
+
+/* Reallocations that grow a block, counted around a counting_alloc. */
+static long grow_calls;
+static void *grow_counting_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) {
+    if (ptr && new_size > old_size) grow_calls++;
+    return ca_realloc(ctx, ptr, old_size, new_size);
+}
+
+/* The rate of the last document (src/core/doc.c): 12,000 short strings
+ * need twice the slots of the parser's first guess (one per 16 bytes), so
+ * the first parse grows its value array; the second starts from the
+ * first's rate and allocates it once, at about the size it needs. */
+TEST(rate_of_last_document) {
+    sdx_buf b;
+    sdx_buf_init(&b, NULL);
+    sdx_msgpack_writer w;
+    sdx_msgpack_writer_init(&w, &b, NULL);
+    sdx_msgpack_writer_begin_array(&w, 12000);
+    for (int k = 0; k < 12000; k++) sdx_msgpack_writer_string(&w, "abcdefg", 7);
+    sdx_msgpack_writer_end(&w);
+    CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_OK);
+    long grows[2], calls[2];
+    sdx_doc *docs[2];
+    for (int i = 0; i < 2; i++) {
+        counting_alloc a;
+        counting_alloc_init(&a, 0);
+        a.iface.realloc = grow_counting_realloc;
+        sdx_msgpack_read_opts o = {0, 0, &a.iface};
+        sdx_error e;
+        grow_calls = 0;
+        docs[i] = sdx_msgpack_parse(sdx_buf_data(&b), sdx_buf_len(&b), &o, &e);
+        grows[i] = grow_calls;
+        calls[i] = a.calls;
+        CHECK(docs[i] != NULL);
+        if (docs[i]) {
+            CHECK_EQ_U64(sdx_doc_size(docs[i]), 12001);
+            sdx_doc_free(docs[i]);
+            docs[i] = NULL;
+        }
+        CHECK_EQ_INT(a.live, 0);
+    }
+    CHECK_EQ_INT(grows[1], 0);
+    CHECK(calls[1] < calls[0] || grows[0] == 0);
+    sdx_buf_destroy(&b);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"document_values", document_values},
@@ -332,5 +378,6 @@ int main(int argc, char **argv) {
                                   {"depth", depth},
                                   {"options", options},
                                   {"alloc_failures", alloc_failures},
+                                  {"rate_of_last_document", rate_of_last_document},
                                   {0, 0}});
 }
