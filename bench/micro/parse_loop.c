@@ -14,7 +14,7 @@
  *      build/release/libsdx.a -lm -o /tmp/parse_loop
  *   /tmp/parse_loop build/bench/data/citm_catalog.json
  *
- * bench/micro/parse_loop_ab.sh runs it for two revisions of the library in
+ * bench/micro/parse_loop_ab.py runs it for two revisions of the library in
  * alternating processes. Not part of the build.
  */
 #define _GNU_SOURCE

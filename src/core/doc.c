@@ -60,30 +60,29 @@ sdx_doc *sdx_doc_alloc(const sdx_alloc *alloc) {
  * one allocation of the size they need. */
 static _Atomic uint64_t last_rates[SDX_DOC_RATES];
 
+/* Inputs up to 4 TiB: their size in KiB fits 32 bits, and len * per
+ * (at most 2 slots a byte, 2^17) stays below 2^59. */
+#define RATE_MAX_LEN (UINT64_C(1) << 42)
+
 size_t sdx_doc_first_slots_rated(sdx_doc *doc, unsigned rate, size_t guess, size_t len, size_t bound) {
     if (guess > bound) guess = bound;
-    if (len < SDX_DOC_RATE_MIN_LEN || len > (SIZE_MAX >> 18) || rate >= SDX_DOC_RATES) return guess;
+    if (len < SDX_DOC_RATE_MIN_LEN || (uint64_t)len > RATE_MAX_LEN) return guess;
     const uint64_t last = atomic_load_explicit(&last_rates[rate], memory_order_relaxed);
     const uint64_t kib = last >> 32, per = last & 0xffffffffu;
-    if (!last || per > (UINT64_C(1) << 20) || (uint64_t)(len >> 10) > 2 * kib ||
-        (uint64_t)(len >> 10) < kib / 2)
-        return guess;
-    size_t want = (size_t)(((uint64_t)len * per) >> 16);
+    if (!last || (uint64_t)(len >> 10) > 2 * kib || (uint64_t)(len >> 10) < kib / 2) return guess;
+    uint64_t want = ((uint64_t)len * per) >> 16;
     want += want / 64 + 64;
     if (want <= guess) return guess;
-    if (guess <= bound / 4 && want > 4 * guess) want = 4 * guess;
+    if (want > 4 * (uint64_t)guess) want = 4 * (uint64_t)guess;
     if (want > bound) want = bound;
     doc->rate_taken = true;
-    return want;
+    return (size_t)want;
 }
 
 void sdx_doc_note_rate_rated(sdx_doc *doc, unsigned rate, size_t len) {
     const size_t n = doc->nvals;
-    if (len >= SDX_DOC_RATE_MIN_LEN && len <= (SIZE_MAX >> 18) && rate < SDX_DOC_RATES) {
-        uint64_t per = ((uint64_t)n << 16) / len;
-        if (per > 0xffffffffu) per = 0xffffffffu;
-        uint64_t kib = (uint64_t)(len >> 10);
-        if (kib > 0xffffffffu) kib = 0xffffffffu;
+    if (len >= SDX_DOC_RATE_MIN_LEN && (uint64_t)len <= RATE_MAX_LEN && n <= 2 * len) {
+        const uint64_t per = ((uint64_t)n << 16) / len, kib = (uint64_t)len >> 10;
         atomic_store_explicit(&last_rates[rate], kib << 32 | per, memory_order_relaxed);
     }
     if (doc->rate_taken && doc->vals && n && doc->vals_cap - n > n / 4 + 64) {

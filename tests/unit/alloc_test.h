@@ -12,6 +12,7 @@
 
 typedef struct counting_alloc {
     long calls;      /* allocation calls so far (malloc and realloc) */
+    long grows;      /* reallocations of a block to a larger size */
     long fail_at;    /* the call number that fails (1-based); 0 = never */
     long live;       /* blocks currently allocated */
     size_t live_bytes;
@@ -48,6 +49,7 @@ static void *ca_realloc(void *ctx, void *ptr, size_t old_size, size_t new_size) 
     if (++a->calls == a->fail_at) return NULL;
     size_t *h = (size_t *)ptr - 2;
     if (h[0] != old_size) abort(); /* the library must pass the true old size */
+    if (new_size > old_size) a->grows++;
     if (new_size > SIZE_MAX - sizeof(size_t) * 2) return NULL;
     size_t *p = realloc(h, sizeof(size_t) * 2 + new_size);
     if (!p) return NULL;
@@ -67,6 +69,7 @@ static void ca_free(void *ctx, void *ptr) {
 
 static inline void counting_alloc_init(counting_alloc *a, long fail_at) {
     a->calls = 0;
+    a->grows = 0;
     a->fail_at = fail_at;
     a->live = 0;
     a->live_bytes = 0;
