@@ -3,7 +3,7 @@
 sdx extension, timed in alternating fresh processes.
 
     python3 bench/python/ab.py OLD NEW DATA... [--fmt json] [--op loads]
-                               [--rounds 15] [--round-ms 100]
+                               [--detect] [--rounds 15] [--round-ms 100]
 
 OLD and NEW are git revisions ("WORKTREE" for the working tree as it is).
 Each is built once into build/python-ab/<commit>/ (the sources taken with
@@ -11,9 +11,11 @@ Each is built once into build/python-ab/<commit>/ (the sources taken with
 SDX_SOURCE_DIR) with bench/python/bench.py's virtualenv's Python. DATA are
 JSON files (build/bench/data/*.json, ../shared/corpus/*.json); each is
 loaded and, for another --fmt, written in that format by the build under
-test. Every round runs each build once, in a new shuffled order, as a new
-process that times sdx.loads or sdx.dumps (the thread's CPU clock; the
-middle of three turns of --round-ms). Prints, per file, the median of
+test; --detect times sdx.loads(data) without the format, as callers may
+write it (the format then detected from the bytes). Every round runs each
+build once, in a new shuffled order, as a new process that times
+sdx.loads or sdx.dumps (the thread's CPU clock; the middle of three turns
+of --round-ms). Prints, per file, the median of
 NEW / OLD over the rounds with a distribution-free 95 % interval
 (bench/stats.py, the suite's statistics). A fresh process per turn is
 the point: the allocator's state of a long-running process (which
@@ -42,18 +44,18 @@ import stats  # noqa: E402
 
 VENV_PY = os.path.join(ROOT, "build", "bench-python-venv", "bin", "python")
 
-# The timed child: argv = build_dir data_file fmt op round_ms
+# The timed child: argv = build_dir data_file fmt op round_ms detect
 CHILD = r"""
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import sdx
 data = open(sys.argv[2], 'rb').read()
-fmt, op, ms = sys.argv[3], sys.argv[4], float(sys.argv[5])
+fmt, op, ms, detect = sys.argv[3], sys.argv[4], float(sys.argv[5]), sys.argv[6] == '1'
 obj = sdx.loads(data, 'json')
 if op == 'loads':
     if fmt != 'json':
         data = sdx.dumps(obj, fmt)
-    f = lambda: sdx.loads(data, fmt)
+    f = (lambda: sdx.loads(data)) if detect else (lambda: sdx.loads(data, fmt))
 else:
     f = lambda: sdx.dumps(obj, fmt)
 f()
@@ -138,6 +140,7 @@ def main():
     ap.add_argument("data", nargs="+")
     ap.add_argument("--fmt", default="json")
     ap.add_argument("--op", choices=("loads", "dumps"), default="loads")
+    ap.add_argument("--detect", action="store_true", help="loads without a format (detected)")
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--round-ms", type=float, default=100)
     a = ap.parse_args()
@@ -151,13 +154,14 @@ def main():
             order = [old, new]
             random.shuffle(order)
             for d in order:
-                out = subprocess.run([VENV_PY, "-c", CHILD, d, path, a.fmt, a.op, str(a.round_ms)],
+                out = subprocess.run([VENV_PY, "-c", CHILD, d, path, a.fmt, a.op, str(a.round_ms),
+                                      "1" if a.detect else "0"],
                                      capture_output=True, text=True, check=True).stdout
                 t[d].append(float(out))
         r = [y / x for x, y in zip(t[old], t[new])]
         lo, hi = stats.median_interval(r)[:2]
-        print("%s %s %s: %s %.0f ns, %s %.0f ns, new / old %.3f [%.3f-%.3f] (%d rounds)"
-              % (os.path.basename(path), a.fmt, a.op, oc, stats.median(t[old]), nc, stats.median(t[new]),
+        print("%s %s %s%s: %s %.0f ns, %s %.0f ns, new / old %.3f [%.3f-%.3f] (%d rounds)"
+              % (os.path.basename(path), a.fmt, a.op, " (detected)" if a.detect else "", oc, stats.median(t[old]), nc, stats.median(t[new]),
                  stats.median(r), lo, hi, a.rounds))
 
 

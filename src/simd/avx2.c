@@ -466,6 +466,44 @@ static size_t avx2_json_escape_copy_utf8(char *dst, const char *src, size_t n, u
     return high ? escape_utf8_short(src, h) : h;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Text control bytes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Bit i set where byte i of v is a control byte other than tab, newline
+ * and carriage return (v == min(v, 0x1F) unsigned), or DEL. */
+static inline uint32_t text_control_mask256(__m256i v) {
+    const __m256i low = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1f)), v);
+    const __m256i ok = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\t')),
+                                                       _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\n'))),
+                                       _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\r')));
+    const __m256i del = _mm256_cmpeq_epi8(v, _mm256_set1_epi8(0x7f));
+    return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_andnot_si256(ok, low), del));
+}
+
+/* text_control_scan: 64 bytes per step, then one vector ending at s + n
+ * (its bytes before the step's end are known clean, so its first stop is
+ * the first); below 32 bytes the SSE2 kernel. */
+static size_t avx2_text_control_scan(const char *s, size_t n) {
+    if (n < 32) return sdx_simd_sse2.text_control_scan(s, n);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t m = text_control_mask256(_mm256_loadu_si256((const __m256i *)(s + i))) |
+                     (uint64_t)text_control_mask256(_mm256_loadu_si256((const __m256i *)(s + i + 32))) << 32;
+        if (m) return i + sdx_ctz64(m);
+    }
+    if (i + 32 <= n) {
+        uint32_t m = text_control_mask256(_mm256_loadu_si256((const __m256i *)(s + i)));
+        if (m) return i + sdx_ctz64(m);
+        i += 32;
+    }
+    if (i < n) {
+        uint32_t m = text_control_mask256(_mm256_loadu_si256((const __m256i *)(s + n - 32)));
+        if (m) return n - 32 + sdx_ctz64(m);
+    }
+    return n;
+}
+
 const sdx_simd_kernels sdx_simd_avx2 = {
     SDX_SIMD_AVX2,
     "avx2",
@@ -473,4 +511,5 @@ const sdx_simd_kernels sdx_simd_avx2 = {
     avx2_utf8_valid_prefix,
     avx2_json_string_scan,
     avx2_json_escape_copy_utf8,
+    avx2_text_control_scan,
 };

@@ -301,6 +301,36 @@ static size_t avx512_json_escape_copy_utf8(char *dst, const char *src, size_t n,
     return avx512_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Text control bytes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Bit i set where byte i of v is a control byte other than tab, newline
+ * and carriage return, or DEL. */
+static inline uint64_t text_control_mask512(__m512i v) {
+    const __mmask64 low = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20));
+    const __mmask64 ok = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\t')) |
+                         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n')) |
+                         _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\r'));
+    return (low & ~ok) | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(0x7f));
+}
+
+/* text_control_scan: 64 bytes per step, the rest by one masked load
+ * (nothing outside s[0, n) is read). */
+static size_t avx512_text_control_scan(const char *s, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t m = text_control_mask512(_mm512_loadu_si512(s + i));
+        if (m) return i + sdx_ctz64(m);
+    }
+    if (i < n) {
+        const uint64_t live = _bzhi_u64(~0ull, (unsigned)(n - i));
+        uint64_t m = text_control_mask512(_mm512_maskz_loadu_epi8(live, s + i)) & live;
+        if (m) return i + sdx_ctz64(m);
+    }
+    return n;
+}
+
 const sdx_simd_kernels sdx_simd_avx512 = {
     SDX_SIMD_AVX512,
     "avx512",
@@ -308,4 +338,5 @@ const sdx_simd_kernels sdx_simd_avx512 = {
     avx512_utf8_valid_prefix,
     avx512_json_string_scan,
     avx512_json_escape_copy_utf8,
+    avx512_text_control_scan,
 };

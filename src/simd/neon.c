@@ -292,6 +292,46 @@ static size_t neon_json_escape_copy_utf8(char *dst, const char *src, size_t n, u
     return neon_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Text control bytes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* 0xFF where a byte of v is a control byte other than tab, newline and
+ * carriage return, or DEL. */
+static inline uint8x16_t text_control_bytes(uint8x16_t v) {
+    const uint8x16_t low = vcltq_u8(v, vdupq_n_u8(0x20));
+    const uint8x16_t ok = vorrq_u8(vorrq_u8(vceqq_u8(v, vdupq_n_u8('\t')), vceqq_u8(v, vdupq_n_u8('\n'))),
+                                   vceqq_u8(v, vdupq_n_u8('\r')));
+    return vorrq_u8(vbicq_u8(low, ok), vceqq_u8(v, vdupq_n_u8(0x7f)));
+}
+
+/* text_control_scan: 32 bytes per step, then one vector ending at s + n
+ * (its bytes before the step's end are known clean, so its first stop is
+ * the first); below 16 bytes the scalar kernel. */
+static size_t neon_text_control_scan(const char *s, size_t n) {
+    if (n < 16) return sdx_simd_scalar.text_control_scan(s, n);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        uint8x16_t a = text_control_bytes(vld1q_u8((const uint8_t *)(s + i)));
+        uint8x16_t b = text_control_bytes(vld1q_u8((const uint8_t *)(s + i + 16)));
+        if (vmaxvq_u8(vorrq_u8(a, b))) {
+            uint64_t m = nibble_mask(a);
+            if (m) return i + (sdx_ctz64(m) >> 2);
+            return i + 16 + (sdx_ctz64(nibble_mask(b)) >> 2);
+        }
+    }
+    if (i + 16 <= n) {
+        uint64_t m = nibble_mask(text_control_bytes(vld1q_u8((const uint8_t *)(s + i))));
+        if (m) return i + (sdx_ctz64(m) >> 2);
+        i += 16;
+    }
+    if (i < n) {
+        uint64_t m = nibble_mask(text_control_bytes(vld1q_u8((const uint8_t *)(s + n - 16))));
+        if (m) return n - 16 + (sdx_ctz64(m) >> 2);
+    }
+    return n;
+}
+
 const sdx_simd_kernels sdx_simd_neon = {
     SDX_SIMD_NEON,
     "neon",
@@ -299,4 +339,5 @@ const sdx_simd_kernels sdx_simd_neon = {
     neon_utf8_valid_prefix,
     neon_json_string_scan,
     neon_json_escape_copy_utf8,
+    neon_text_control_scan,
 };

@@ -228,6 +228,50 @@ static size_t scalar_json_escape_copy_utf8(char *dst, const char *src, size_t n,
     return scalar_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
 }
 
+/* Per byte of x, 0x80 where the byte equals c, else 0: exact for every
+ * byte ((y & 0x7f) + 0x7f reaches 0x80 exactly when the low seven bits of y
+ * are not all zero, and never carries into the next byte), where
+ * zero_bytes is exact only up to the first. */
+static inline uint64_t eq_bytes(uint64_t x, unsigned char c) {
+    const uint64_t low7 = 0x7f * ONES;
+    const uint64_t y = x ^ (c * ONES);
+    return ~(((y & low7) + low7) | y) & HIGHS;
+}
+
+/* Per byte of x, 0x80 where the byte is a control byte other than tab,
+ * newline and carriage return, or DEL; exact per byte (the low seven bits
+ * plus 0x60 stay below 0x100, so no carry crosses a byte). */
+static inline uint64_t text_control_bytes(uint64_t x) {
+    const uint64_t low7 = 0x7f * ONES;
+    const uint64_t below = ~(((x & low7) + 0x60 * ONES) | x) & HIGHS; /* < 0x20 */
+    const uint64_t del = eq_bytes(x, 0x7f);
+    if (!(below | del)) return 0;
+    return (below & ~(eq_bytes(x, '\t') | eq_bytes(x, '\n') | eq_bytes(x, '\r'))) | del;
+}
+
+/* text_control_scan: eight bytes per step, the last word overlapping the
+ * one before; below 8 bytes, byte by byte. */
+static size_t scalar_text_control_scan(const char *s, size_t n) {
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+        }
+        return n;
+    }
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t m = text_control_bytes(sdx_load64le(s + i));
+        if (m) return i + (sdx_ctz64(m) >> 3);
+    }
+    if (i < n) {
+        i = n - 8;
+        uint64_t m = text_control_bytes(sdx_load64le(s + i));
+        if (m) return i + (sdx_ctz64(m) >> 3);
+    }
+    return n;
+}
+
 const sdx_simd_kernels sdx_simd_scalar = {
     SDX_SIMD_SCALAR,
     "scalar",
@@ -235,4 +279,5 @@ const sdx_simd_kernels sdx_simd_scalar = {
     scalar_utf8_valid_prefix,
     scalar_json_string_scan,
     scalar_json_escape_copy_utf8,
+    scalar_text_control_scan,
 };

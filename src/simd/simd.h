@@ -58,6 +58,12 @@ typedef struct sdx_simd_kernels {
      * above 0x7F, as json_escape_copy with SDX_ESC_HIGH does). Stores,
      * reads and n == 0 as json_escape_copy. */
     size_t (*json_escape_copy_utf8)(char *dst, const char *src, size_t n, unsigned set);
+    /* Index of the first byte of s[0, n) that text has no place for: a
+     * control byte (below 0x20) other than tab, newline and carriage
+     * return, or DEL (0x7F); n if there is none. Format detection's test
+     * for JSON text (src/core/detect.c). Never reads outside s[0, n); with
+     * n == 0, s may be NULL (the result is 0). */
+    size_t (*text_control_scan)(const char *s, size_t n);
 } sdx_simd_kernels;
 
 /* The table in use (chosen on first call; thread-safe). */

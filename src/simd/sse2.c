@@ -329,6 +329,44 @@ static size_t sse2_json_escape_copy_utf8(char *dst, const char *src, size_t n, u
     return sse2_json_escape_copy(dst, src, n, set | SDX_ESC_HIGH);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Text control bytes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Bit i set where byte i of v is a control byte other than tab, newline
+ * and carriage return (v == min(v, 0x1F) unsigned), or DEL. */
+static inline unsigned text_control_mask(__m128i v) {
+    const __m128i low = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+    const __m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+                                                 _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\r')));
+    const __m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(ok, low), del));
+}
+
+/* text_control_scan: 32 bytes per step, then one vector ending at s + n
+ * (its bytes before the step's end are known clean, so its first stop is
+ * the first); below 16 bytes the scalar kernel. */
+static size_t sse2_text_control_scan(const char *s, size_t n) {
+    if (n < 16) return sdx_simd_scalar.text_control_scan(s, n);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        unsigned m = text_control_mask(_mm_loadu_si128((const __m128i *)(s + i))) |
+                     text_control_mask(_mm_loadu_si128((const __m128i *)(s + i + 16))) << 16;
+        if (m) return i + sdx_ctz64(m);
+    }
+    if (i + 16 <= n) {
+        unsigned m = text_control_mask(_mm_loadu_si128((const __m128i *)(s + i)));
+        if (m) return i + sdx_ctz64(m);
+        i += 16;
+    }
+    if (i < n) {
+        unsigned m = text_control_mask(_mm_loadu_si128((const __m128i *)(s + n - 16)));
+        if (m) return n - 16 + sdx_ctz64(m);
+    }
+    return n;
+}
+
 const sdx_simd_kernels sdx_simd_sse2 = {
     SDX_SIMD_SSE2,
     "sse2",
@@ -336,4 +374,5 @@ const sdx_simd_kernels sdx_simd_sse2 = {
     sse2_utf8_valid_prefix,
     sse2_json_string_scan,
     sse2_json_escape_copy_utf8,
+    sse2_text_control_scan,
 };

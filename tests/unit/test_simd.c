@@ -504,6 +504,121 @@ TEST(string_scan_at_page_boundaries) {
 #endif
 
 /* ------------------------------------------------------------------------ */
+/* Text control bytes                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* text_control_scan's reference: a byte loop. */
+static int ref_text_control(unsigned char c) {
+    return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f;
+}
+
+static size_t ref_text_control_scan(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (ref_text_control((unsigned char)s[i])) return i;
+    return n;
+}
+
+/* Every byte value at every position of every length 0..MAX_LEN, over
+ * text that holds tabs, newlines and carriage returns (the bytes below 0x20
+ * that do not stop it), and the first stop when a second follows; inputs
+ * are exact-size heap blocks. */
+TEST(text_control_every_byte_every_position) {
+    collect_kernels();
+    for (int ki = 0; ki < kernel_count; ki++) {
+        const sdx_simd_kernels *k = kernels[ki];
+        const long failed_before = test_checks_failed;
+        for (size_t n = 0; n <= MAX_LEN && test_checks_failed - failed_before < 1000; n++) {
+            char *block;
+            char *src = alloc_ending((n * 11) % 64, n, &block);
+            if (!CHECK(src != NULL)) return;
+            for (size_t i = 0; i < n; i++) src[i] = i % 5 == 1 ? "\t\n\r"[i % 3] : clean_byte(i + n);
+            test_checks_run++;
+            if (k->text_control_scan(src, n) != n) FAIL(k, 0, n, "clean text: not n");
+            for (size_t pos = 0; pos < n; pos++) {
+                const char saved = src[pos];
+                for (unsigned b = 0; b < 256; b++) {
+                    src[pos] = (char)b;
+                    size_t r = k->text_control_scan(src, n);
+                    size_t expect = ref_text_control((unsigned char)b) ? pos : n;
+                    test_checks_run++;
+                    if (r != expect)
+                        FAIL(k, 0, n, "byte 0x%02x at %zu: result %zu, expected %zu", b, pos, r, expect);
+                }
+                /* a DEL at pos and a control byte after it: pos wins */
+                src[pos] = 0x7f;
+                const char last = src[n - 1];
+                if (pos + 1 < n) src[n - 1] = '\x01';
+                test_checks_run++;
+                if (k->text_control_scan(src, n) != pos) FAIL(k, 0, n, "two stops, first at %zu", pos);
+                if (pos + 1 < n) src[n - 1] = last;
+                src[pos] = saved;
+            }
+            free(block);
+        }
+    }
+}
+
+/* Random text from random starting points, scanned on past each stop, as
+ * the reference does. */
+TEST(text_control_random_text) {
+    collect_kernels();
+    uint64_t rng = 0x7e47u;
+    const long rounds = (long)(20000 * test_scale());
+    for (long round = 0; round < rounds; round++) {
+        const size_t n = round % 50 == 0 ? 4096 + (size_t)(test_rand(&rng) % 300) : random_length(&rng);
+        char *block;
+        char *src = alloc_ending((size_t)(test_rand(&rng) % 64), n, &block);
+        if (!CHECK(src != NULL)) return;
+        random_string(&rng, src, n);
+        for (int i = 0; i < kernel_count; i++) {
+            const sdx_simd_kernels *k = kernels[i];
+            size_t pos = 0;
+            while (pos <= n) {
+                size_t r = pos + k->text_control_scan(src + pos, n - pos);
+                size_t expect = pos + ref_text_control_scan(src + pos, n - pos);
+                test_checks_run++;
+                if (r != expect) {
+                    FAIL(k, 0, n, "from %zu: result %zu, expected %zu", pos, r, expect);
+                    break;
+                }
+                pos = r + 1;
+            }
+        }
+        free(block);
+    }
+}
+
+#ifdef TEST_PAGES
+/* Text against an inaccessible page on either side: any read outside
+ * s[0, n) faults, masked vector loads included. */
+TEST(text_control_at_page_boundaries) {
+    collect_kernels();
+    guard_pages g;
+    if (!CHECK(guard_pages_map(&g, 1, 1))) return;
+    const size_t ps = g.size;
+    char *page_start = guard_region(&g, 0);
+    for (int i = 0; i < kernel_count; i++) {
+        const sdx_simd_kernels *k = kernels[i];
+        for (size_t n = 0; n <= 300; n++) {
+            for (int at_start = 0; at_start < 2; at_start++) {
+                char *src = at_start ? page_start : page_start + ps - n;
+                for (size_t j = 0; j < n; j++) src[j] = clean_byte(j);
+                for (int v = 0; v < 3 && (v == 0 || n > 0); v++) {
+                    size_t pos = v == 0 ? n : v == 1 ? 0 : n - 1;
+                    if (pos < n) src[pos] = '\x1b';
+                    size_t r = k->text_control_scan(src, n);
+                    test_checks_run++;
+                    if (r != pos) FAIL(k, 0, n, "stop at %zu: result %zu", pos, r);
+                    if (pos < n) src[pos] = clean_byte(pos);
+                }
+            }
+        }
+    }
+    guard_pages_unmap(&g);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
 /* UTF-8 validation                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -1090,10 +1205,12 @@ TEST(kernel_tables) {
         CHECK(k->json_escape_copy != NULL);
         CHECK(k->utf8_valid_prefix != NULL);
         CHECK(k->json_string_scan != NULL);
+        CHECK(k->text_control_scan != NULL);
         /* an empty string may come with null pointers */
         CHECK_EQ_U64(k->json_escape_copy(NULL, NULL, 0, 0), 0);
         CHECK_EQ_U64(k->utf8_valid_prefix(NULL, 0), 0);
         CHECK_EQ_U64(k->json_string_scan(NULL, 0), 0);
+        CHECK_EQ_U64(k->text_control_scan(NULL, 0), 0);
     }
     CHECK(sdx_simd_kernels_for(SDX_SIMD__COUNT) == NULL);
     CHECK(sdx_simd_kernels_for((sdx_simd_level)-1) == NULL);
@@ -1241,6 +1358,11 @@ int main(int argc, char **argv) {
         {"string_scan_at_page_boundaries", string_scan_at_page_boundaries},
 #endif
         {"string_scan_random_strings", string_scan_random_strings},
+        {"text_control_every_byte_every_position", text_control_every_byte_every_position},
+#ifdef TEST_PAGES
+        {"text_control_at_page_boundaries", text_control_at_page_boundaries},
+#endif
+        {"text_control_random_text", text_control_random_text},
         {"utf8_lookup_tables", utf8_lookup_tables},
         {"utf8_every_error_every_position", utf8_every_error_every_position},
         {"utf8_characters_across_block_edges", utf8_characters_across_block_edges},
