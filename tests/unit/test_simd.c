@@ -443,24 +443,33 @@ TEST(string_scan_long_strings) {
     }
 }
 
-/* Random strings from random starting points, and the loop of a parser:
- * scan, step over the stop byte, scan again. */
-TEST(string_scan_random_strings) {
+/* A scan kernel of the table (json_string_scan or text_control_scan). */
+typedef size_t (*scan_fn)(const char *s, size_t n);
+typedef scan_fn (*scan_pick)(const sdx_simd_kernels *k);
+
+static scan_fn pick_string_scan(const sdx_simd_kernels *k) { return k->json_string_scan; }
+static size_t ref_string_scan(const char *s, size_t n) { return ref_scan(s, n, 0); }
+
+/* Random strings from random starting points (with `long_every`, every
+ * so many of them 4-4.3 KB long), each scanned the way a parser loops:
+ * scan, step over the stop byte, scan again; against the reference. */
+static void scan_random_strings(scan_pick pick, scan_fn ref, uint64_t rng, long long_every) {
     collect_kernels();
-    uint64_t rng = 0x5ca9u;
     const long rounds = (long)(20000 * test_scale());
     for (long round = 0; round < rounds; round++) {
-        const size_t n = random_length(&rng);
+        const size_t n = long_every && round % long_every == 0 ? 4096 + (size_t)(test_rand(&rng) % 300)
+                                                               : random_length(&rng);
         char *block;
         char *src = alloc_ending((size_t)(test_rand(&rng) % 64), n, &block);
         if (!CHECK(src != NULL)) return;
         random_string(&rng, src, n);
         for (int i = 0; i < kernel_count; i++) {
             const sdx_simd_kernels *k = kernels[i];
+            const scan_fn scan = pick(k);
             size_t pos = 0;
             while (pos <= n) {
-                size_t r = pos + k->json_string_scan(src + pos, n - pos);
-                size_t expect = pos + ref_scan(src + pos, n - pos, 0);
+                size_t r = pos + scan(src + pos, n - pos);
+                size_t expect = pos + ref(src + pos, n - pos);
                 test_checks_run++;
                 if (r != expect) {
                     FAIL(k, 0, n, "from %zu: result %zu, expected %zu", pos, r, expect);
@@ -473,10 +482,13 @@ TEST(string_scan_random_strings) {
     }
 }
 
+TEST(string_scan_random_strings) { scan_random_strings(pick_string_scan, ref_string_scan, 0x5ca9u, 0); }
+
 #ifdef TEST_PAGES
-/* Strings against an inaccessible page on either side: any read outside
- * s[0, n) faults, masked vector loads included. */
-TEST(string_scan_at_page_boundaries) {
+/* Strings against an inaccessible page on either side, with `stop` at the
+ * start, at the end or nowhere: any read outside s[0, n) faults, masked
+ * vector loads included. */
+static void scan_at_page_boundaries(scan_pick pick, char stop) {
     collect_kernels();
     guard_pages g;
     if (!CHECK(guard_pages_map(&g, 1, 1))) return;
@@ -484,14 +496,15 @@ TEST(string_scan_at_page_boundaries) {
     char *page_start = guard_region(&g, 0);
     for (int i = 0; i < kernel_count; i++) {
         const sdx_simd_kernels *k = kernels[i];
+        const scan_fn scan = pick(k);
         for (size_t n = 0; n <= 300; n++) {
             for (int at_start = 0; at_start < 2; at_start++) {
                 char *src = at_start ? page_start : page_start + ps - n;
                 for (size_t j = 0; j < n; j++) src[j] = clean_byte(j);
                 for (int v = 0; v < 3 && (v == 0 || n > 0); v++) {
                     size_t pos = v == 0 ? n : v == 1 ? 0 : n - 1;
-                    if (pos < n) src[pos] = '"';
-                    size_t r = k->json_string_scan(src, n);
+                    if (pos < n) src[pos] = stop;
+                    size_t r = scan(src, n);
                     test_checks_run++;
                     if (r != pos) FAIL(k, 0, n, "stop at %zu: result %zu", pos, r);
                     if (pos < n) src[pos] = clean_byte(pos);
@@ -501,6 +514,8 @@ TEST(string_scan_at_page_boundaries) {
     }
     guard_pages_unmap(&g);
 }
+
+TEST(string_scan_at_page_boundaries) { scan_at_page_boundaries(pick_string_scan, '"'); }
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -558,64 +573,13 @@ TEST(text_control_every_byte_every_position) {
     }
 }
 
-/* Random text from random starting points, scanned on past each stop, as
- * the reference does. */
-TEST(text_control_random_text) {
-    collect_kernels();
-    uint64_t rng = 0x7e47u;
-    const long rounds = (long)(20000 * test_scale());
-    for (long round = 0; round < rounds; round++) {
-        const size_t n = round % 50 == 0 ? 4096 + (size_t)(test_rand(&rng) % 300) : random_length(&rng);
-        char *block;
-        char *src = alloc_ending((size_t)(test_rand(&rng) % 64), n, &block);
-        if (!CHECK(src != NULL)) return;
-        random_string(&rng, src, n);
-        for (int i = 0; i < kernel_count; i++) {
-            const sdx_simd_kernels *k = kernels[i];
-            size_t pos = 0;
-            while (pos <= n) {
-                size_t r = pos + k->text_control_scan(src + pos, n - pos);
-                size_t expect = pos + ref_text_control_scan(src + pos, n - pos);
-                test_checks_run++;
-                if (r != expect) {
-                    FAIL(k, 0, n, "from %zu: result %zu, expected %zu", pos, r, expect);
-                    break;
-                }
-                pos = r + 1;
-            }
-        }
-        free(block);
-    }
-}
+static scan_fn pick_text_control(const sdx_simd_kernels *k) { return k->text_control_scan; }
+
+/* Random text, some of it 4 KB and more, as detection sees it. */
+TEST(text_control_random_text) { scan_random_strings(pick_text_control, ref_text_control_scan, 0x7e47u, 50); }
 
 #ifdef TEST_PAGES
-/* Text against an inaccessible page on either side: any read outside
- * s[0, n) faults, masked vector loads included. */
-TEST(text_control_at_page_boundaries) {
-    collect_kernels();
-    guard_pages g;
-    if (!CHECK(guard_pages_map(&g, 1, 1))) return;
-    const size_t ps = g.size;
-    char *page_start = guard_region(&g, 0);
-    for (int i = 0; i < kernel_count; i++) {
-        const sdx_simd_kernels *k = kernels[i];
-        for (size_t n = 0; n <= 300; n++) {
-            for (int at_start = 0; at_start < 2; at_start++) {
-                char *src = at_start ? page_start : page_start + ps - n;
-                for (size_t j = 0; j < n; j++) src[j] = clean_byte(j);
-                for (int v = 0; v < 3 && (v == 0 || n > 0); v++) {
-                    size_t pos = v == 0 ? n : v == 1 ? 0 : n - 1;
-                    if (pos < n) src[pos] = '\x1b';
-                    size_t r = k->text_control_scan(src, n);
-                    test_checks_run++;
-                    if (r != pos) FAIL(k, 0, n, "stop at %zu: result %zu", pos, r);
-                    if (pos < n) src[pos] = clean_byte(pos);
-                }
-            }
-        }
-    }
-    guard_pages_unmap(&g);
-}
+TEST(text_control_at_page_boundaries) { scan_at_page_boundaries(pick_text_control, '\x1b'); }
 #endif
 
 /* ------------------------------------------------------------------------ */
