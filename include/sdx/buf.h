@@ -52,6 +52,12 @@ extern "C" {
  * written. Anything less than `len` is reported as SDX_ERR_IO. */
 typedef size_t (*sdx_write_fn)(void *ctx, const void *data, size_t len);
 
+/* A stream's patch function (sdx_buf_set_patch): replace `len` bytes that
+ * were handed to the output function earlier, from offset `at` of
+ * everything it was given (0 is its first byte), by `data`; return nonzero
+ * on success. It gets the output function's ctx. */
+typedef int (*sdx_patch_fn)(void *ctx, uint64_t at, const void *data, size_t len);
+
 typedef enum sdx_buf_mode {
     SDX_BUF_MEMORY = 0,
     SDX_BUF_FIXED,
@@ -73,6 +79,7 @@ typedef struct sdx_buf {
     uint64_t flushed; /* bytes already handed to the stream */
     uint64_t pin;     /* stream: total offset from which bytes stay
                          buffered (sdx_buf_pin), UINT64_MAX for none */
+    sdx_patch_fn patch; /* stream: rewrites flushed bytes, or NULL */
     char inline_storage[SDX_BUF_INLINE];
 } sdx_buf;
 
@@ -98,6 +105,26 @@ SDX_API void sdx_buf_init_stream(sdx_buf *b, sdx_write_fn fn, void *ctx, size_t 
  * the caller; sdx_buf_flush() also calls fflush). */
 SDX_API void sdx_buf_init_file(sdx_buf *b, FILE *f, size_t chunk, const sdx_alloc *alloc);
 #endif
+
+/* Stream mode: let the output be rewritten after it was handed to the
+ * stream, through `fn` (with the stream's ctx): for an output that can
+ * seek, such as a regular file (not opened for appending). Writers whose
+ * containers begin with their size in bytes (BSON, Binn) then patch the
+ * sizes in place instead of holding every byte of a top-level value in
+ * the buffer until its end, so memory stays bounded by the chunk. Off by
+ * default. Returns SDX_ERR_INVALID_ARG (not sticky) for other modes. */
+SDX_API sdx_err sdx_buf_set_patch(sdx_buf *b, sdx_patch_fn fn);
+
+/* Whether sdx_buf_patch may rewrite bytes already flushed. */
+static inline bool sdx_buf_patchable(const sdx_buf *b) { return b->patch != NULL; }
+
+/* Overwrite `len` bytes written earlier, from total offset `at`
+ * (sdx_buf_total() when the first of them was written): in the buffer
+ * where it still holds them, through the patch function where they were
+ * flushed. Returns the sticky error: SDX_ERR_IO when the patch function
+ * fails, SDX_ERR_USAGE when the bytes were not all written yet or were
+ * flushed without a patch function. */
+SDX_API sdx_err sdx_buf_patch(sdx_buf *b, uint64_t at, const void *data, size_t len);
 
 /* The slow path of sdx_buf_reserve(): grows, flushes or fails. Returns NULL
  * and sets the sticky error when `n` bytes cannot be made available. */

@@ -25,6 +25,7 @@ static void buf_init_common(sdx_buf *b, uint8_t mode, const sdx_alloc *alloc) {
     b->chunk = 0;
     b->flushed = 0;
     b->pin = UINT64_MAX;
+    b->patch = NULL;
 }
 
 void sdx_buf_init(sdx_buf *b, const sdx_alloc *alloc) { buf_init_common(b, SDX_BUF_MEMORY, alloc); }
@@ -155,6 +156,40 @@ sdx_err sdx_buf_flush(sdx_buf *b) {
     if (b->write == buf_file_write && fflush((FILE *)b->write_ctx) != 0) buf_fail(b, SDX_ERR_IO);
 #endif
     return b->err;
+}
+
+sdx_err sdx_buf_set_patch(sdx_buf *b, sdx_patch_fn fn) {
+    if (b->mode != SDX_BUF_STREAM) return SDX_ERR_INVALID_ARG;
+    b->patch = fn;
+    return SDX_OK;
+}
+
+sdx_err sdx_buf_patch(sdx_buf *b, uint64_t at, const void *data, size_t len) {
+    if (b->err) return b->err;
+    const uint64_t total = sdx_buf_total(b);
+    if (at > total || len > total - at) {
+        buf_fail(b, SDX_ERR_USAGE);
+        return b->err;
+    }
+    const char *d = (const char *)data;
+    if (at < b->flushed) {
+        /* the part already handed to the stream */
+        uint64_t out = b->flushed - at;
+        size_t n = out < len ? (size_t)out : len;
+        if (!b->patch) {
+            buf_fail(b, SDX_ERR_USAGE);
+            return b->err;
+        }
+        if (!b->patch(b->write_ctx, at, d, n)) {
+            buf_fail(b, SDX_ERR_IO);
+            return b->err;
+        }
+        at += n;
+        d += n;
+        len -= n;
+    }
+    if (len) memcpy(b->start + (size_t)(at - b->flushed), d, len);
+    return SDX_OK;
 }
 
 char *sdx_buf_detach(sdx_buf *b, size_t *len) {

@@ -215,6 +215,86 @@ TEST(stream_write_failure_is_sticky) {
     free(d.data);
 }
 
+/* The collector's patch function: rewrite bytes it was given; fails on
+ * demand (fail_at counts patch calls too) and, for the test of misuse,
+ * on a range it does not hold. */
+static int collect_patch(void *ctx, uint64_t at, const void *data, size_t len) {
+    collector *c = ctx;
+    if (++c->calls == c->fail_at || at > c->len || len > c->len - at) return 0;
+    memcpy(c->data + at, data, len);
+    return 1;
+}
+
+TEST(stream_patch) {
+    /* Patches of every length at every offset of a stream of small chunks,
+     * against the same patches on a memory buffer: held bytes, flushed
+     * bytes, and ranges across the boundary between them. */
+    for (size_t chunk = 1; chunk <= 256; chunk *= 4) {
+        collector c = {0};
+        sdx_buf b, m;
+        sdx_buf_init_stream(&b, collect, &c, chunk, NULL);
+        CHECK(!sdx_buf_patchable(&b));
+        CHECK(sdx_buf_set_patch(&b, collect_patch) == SDX_OK);
+        CHECK(sdx_buf_patchable(&b));
+        sdx_buf_init(&m, NULL);
+        uint64_t seed = 77 + chunk;
+        size_t total = 0;
+        for (int i = 0; i < 600; i++) {
+            size_t n = test_rand(&seed) % 40;
+            CHECK(append(&b, total, n, i & 1) == SDX_OK);
+            CHECK(append(&m, total, n, i & 1) == SDX_OK);
+            total += n;
+            if (total == 0) continue;
+            uint64_t at = test_rand(&seed) % total;
+            size_t len = (size_t)(test_rand(&seed) % (total - at + 1));
+            if (len > 24) len = 24;
+            char bytes[24];
+            for (size_t k = 0; k < len; k++) bytes[k] = (char)('A' + (i + k) % 26);
+            if (!CHECK(sdx_buf_patch(&b, at, bytes, len) == SDX_OK)) break;
+            CHECK(sdx_buf_patch(&m, at, bytes, len) == SDX_OK);
+        }
+        CHECK(sdx_buf_flush(&b) == SDX_OK);
+        CHECK_MEM(c.data, c.len, sdx_buf_data(&m), sdx_buf_len(&m));
+        /* Beyond what was written: a usage error, sticky. */
+        CHECK(sdx_buf_patch(&b, total, "x", 1) == SDX_ERR_USAGE);
+        CHECK(sdx_buf_write(&b, "x", 1) == SDX_ERR_USAGE);
+        sdx_buf_destroy(&b);
+        sdx_buf_destroy(&m);
+        free(c.data);
+    }
+
+    /* A flushed byte without a patch function: a usage error. */
+    collector c = {0};
+    sdx_buf b;
+    sdx_buf_init_stream(&b, collect, &c, 8, NULL);
+    for (size_t k = 0; k < 100; k += 10) CHECK(append(&b, k, 10, 1) == SDX_OK);
+    CHECK(sdx_buf_patch(&b, 99, "y", 1) == SDX_OK); /* still held */
+    CHECK(sdx_buf_patch(&b, 0, "y", 1) == SDX_ERR_USAGE);
+    sdx_buf_destroy(&b);
+    free(c.data);
+
+    /* A failing patch function: an I/O error, sticky. */
+    collector d = {0};
+    sdx_buf_init_stream(&b, collect, &d, 8, NULL);
+    sdx_buf_set_patch(&b, collect_patch);
+    CHECK(append(&b, 0, 100, 0) == SDX_OK);
+    d.fail_at = d.calls + 1;
+    CHECK(sdx_buf_patch(&b, 0, "y", 1) == SDX_ERR_IO);
+    CHECK(sdx_buf_error(&b) == SDX_ERR_IO);
+    sdx_buf_destroy(&b);
+    free(d.data);
+
+    /* Only streams take a patch function; memory and fixed buffers patch
+     * in place. */
+    sdx_buf_init(&b, NULL);
+    CHECK(sdx_buf_set_patch(&b, collect_patch) == SDX_ERR_INVALID_ARG);
+    CHECK(sdx_buf_error(&b) == SDX_OK);
+    CHECK(sdx_buf_write(&b, "abc", 3) == SDX_OK);
+    CHECK(sdx_buf_patch(&b, 1, "X", 1) == SDX_OK);
+    CHECK_MEM(sdx_buf_data(&b), sdx_buf_len(&b), "aXc", 3);
+    sdx_buf_destroy(&b);
+}
+
 TEST(file_stream) {
     FILE *f = tmpfile();
     if (!CHECK(f != NULL)) return;
@@ -328,6 +408,7 @@ int main(int argc, char **argv) {
                         {"fixed_buffer_overflow", fixed_buffer_overflow},
                         {"stream_flushes_in_chunks", stream_flushes_in_chunks},
                         {"stream_write_failure_is_sticky", stream_write_failure_is_sticky},
+                        {"stream_patch", stream_patch},
                         {"file_stream", file_stream},
                         {"allocation_failure_leaves_clean_error", allocation_failure_leaves_clean_error},
                         {"detach_and_clear", detach_and_clear},
