@@ -188,7 +188,9 @@ typedef struct sdx_bson_writer {
 /* Start writing BSON into `out` (the caller owns it and keeps it alive
  * while writing; memory, fixed and stream buffers all work: a stream
  * buffer is pinned from a root document's start to its end, so a whole
- * root document is held in memory until its length is known). `opts` NULL
+ * root document is held in memory until its length is known, unless it
+ * can patch bytes it has flushed (sdx_buf_set_patch): then the lengths are
+ * patched in place and memory stays within the stream's chunk). `opts` NULL
  * means defaults. Returns SDX_ERR_INVALID_ARG for unknown flags (sticky). */
 SDX_API sdx_err sdx_bson_writer_init(sdx_bson_writer *w, sdx_buf *out,
                                      const sdx_bson_write_opts *opts);

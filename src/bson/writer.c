@@ -5,7 +5,9 @@
  * the writer puts four placeholder bytes there and back-patches them when
  * the document closes. The buffer is pinned (sdx_buf_pin) from the root
  * document's first byte to its last, so that a stream buffer keeps every
- * byte that may still be patched.
+ * byte that may still be patched; a stream that can patch what it flushed
+ * (sdx_buf_set_patch) is not pinned, and the lengths and type bytes that
+ * left the buffer are patched through it.
  *
  * An element starts with its type byte, then its key, but a map's key
  * arrives before its value: the key is written at once behind a
@@ -60,7 +62,6 @@ static int utf8_ok(const sdx_bson_writer *w, const char *s, size_t n) {
     return (w->flags & SDX_BSON_WRITE_NO_UTF8_CHECK) || sdx_utf8_ok(w->utf8_valid, s, n);
 }
 
-/* Append bytes; 0 with the sticky error set when the buffer fails. */
 /* Room for n bytes at the buffer's position, or NULL with the sticky
  * error set. */
 static char *reserve(sdx_bson_writer *w, size_t n) {
@@ -69,6 +70,26 @@ static char *reserve(sdx_bson_writer *w, size_t n) {
     return p;
 }
 
+/* Rewrite n bytes written earlier at total offset `at` (a length or a
+ * type byte) that the buffer no longer holds: only a stream that may patch
+ * what it flushed (sdx_buf_set_patch) lets them go before they are final.
+ * 0 with the sticky error set when that fails. The callers rewrite bytes
+ * still held in place themselves. */
+static SDX_NOINLINE int rewrite_flushed(sdx_bson_writer *w, uint64_t at, const void *data, size_t n) {
+    if (sdx_buf_patch(w->out, at, data, n)) {
+        fail(w, w->out->err);
+        return 0;
+    }
+    return 1;
+}
+
+/* The same for one byte, taken by value (its address is taken here, not
+ * in the caller's hot path). */
+static SDX_NOINLINE int rewrite_flushed_byte(sdx_bson_writer *w, uint64_t at, u8 c) {
+    return rewrite_flushed(w, at, &c, 1);
+}
+
+/* Append bytes; 0 with the sticky error set when the buffer fails. */
 static int put_bytes(sdx_bson_writer *w, const void *s, size_t n) {
     if (!n) return 1;
     char *p = reserve(w, n);
@@ -88,7 +109,8 @@ static int root_allowed(sdx_bson_writer *w) {
 }
 
 /* Push a frame and write the placeholder length of a document. At the
- * root, pin the buffer so that the whole document stays patchable. */
+ * root, pin the buffer so that the whole document stays patchable, unless
+ * the buffer can patch bytes it has flushed. */
 static int open_doc(sdx_bson_writer *w, int array) {
     if (w->depth == w->cap) {
         size_t cap = w->cap * 2;
@@ -108,7 +130,7 @@ static int open_doc(sdx_bson_writer *w, int array) {
         w->frames = f;
         w->cap = cap;
     }
-    if (w->depth == 0) sdx_buf_pin(w->out);
+    if (w->depth == 0 && !sdx_buf_patchable(w->out)) sdx_buf_pin(w->out);
     sdx_bson_frame *f = &w->frames[w->depth++];
     f->start = sdx_buf_total(w->out);
     f->index = 0;
@@ -152,7 +174,9 @@ static int value_begin(sdx_bson_writer *w, u8 type) {
         fail(w, SDX_ERR_USAGE);
         return 0;
     }
-    *sdx_buf_at(w->out, f->type_at) = (char)type;
+    sdx_buf *b = w->out;
+    if (SDX_LIKELY(f->type_at >= b->flushed)) *sdx_buf_at(b, f->type_at) = (char)type;
+    else if (!rewrite_flushed_byte(w, f->type_at, type)) return 0;
     f->key_due = 1;
     return 1;
 }
@@ -164,7 +188,14 @@ static sdx_err close_doc(sdx_bson_writer *w) {
     if (!put_bytes(w, &nul, 1)) return w->err;
     uint64_t len = sdx_buf_total(w->out) - f->start;
     if (len > SDX_BSON_MAX_SIZE) return fail(w, SDX_ERR_LIMIT);
-    sdx_store_le32(sdx_buf_at(w->out, f->start), (uint32_t)len);
+    sdx_buf *b = w->out;
+    if (SDX_LIKELY(f->start >= b->flushed)) {
+        sdx_store_le32(sdx_buf_at(b, f->start), (uint32_t)len);
+    } else {
+        u8 le[4];
+        sdx_store_le32(le, (uint32_t)len);
+        if (!rewrite_flushed(w, f->start, le, 4)) return w->err;
+    }
     if (--w->depth == 0) {
         sdx_buf_unpin(w->out);
         w->roots++;

@@ -10,6 +10,7 @@
 #include "alloc_test.h"
 #include "core/endian.h"
 #include "msgpack_util.h"
+#include "patch_stream.h"
 #include "sdx/sdx.h"
 #include "test.h"
 
@@ -401,6 +402,60 @@ static void big_doc(sdx_bson_writer *w) {
     sdx_bson_writer_end(w);
 }
 
+/* Into a stream that may patch what it flushed (sdx_buf_set_patch): a
+ * root document of 3,000 subdocuments and arrays comes out as into memory,
+ * its lengths and type bytes patched in place, and the buffer stays
+ * within two chunks; a sequence of such documents too. */
+static void many_docs(sdx_bson_writer *w, int n) {
+    sdx_bson_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    for (int i = 0; i < n; i++) {
+        char key[16];
+        int kn = snprintf(key, sizeof key, "k%d", i);
+        sdx_bson_writer_key(w, key, (size_t)kn);
+        sdx_bson_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+        sdx_bson_writer_key(w, "s", 1);
+        sdx_bson_writer_string(w, "text of some length, and then some", (size_t)(i % 34));
+        sdx_bson_writer_key(w, "a", 1);
+        sdx_bson_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+        for (int j = 0; j < i % 30; j++) sdx_bson_writer_int(w, (int64_t)j << (i % 40));
+        sdx_bson_writer_end(w);
+        sdx_bson_writer_key(w, "d", 1);
+        sdx_bson_writer_double(w, i / 3.0);
+        sdx_bson_writer_end(w);
+    }
+    sdx_bson_writer_end(w);
+}
+
+TEST(patchable_stream) {
+    sdx_bson_write_opts o = {SDX_BSON_WRITE_SEQUENCE, NULL};
+    for (int docs = 1; docs <= 2; docs++) {
+        sdx_buf mem;
+        sdx_bson_writer w;
+        sdx_buf_init(&mem, NULL);
+        sdx_bson_writer_init(&w, &mem, &o);
+        for (int d = 0; d < docs; d++) many_docs(&w, 3000);
+        CHECK_EQ_INT(sdx_bson_writer_finish(&w), SDX_OK);
+        for (size_t chunk = 64; chunk <= 4096; chunk *= 8) {
+            counting_alloc a;
+            counting_alloc_init(&a, 0);
+            patch_file f = {0};
+            sdx_buf s;
+            patch_file_buf(&s, &f, chunk, &a.iface);
+            sdx_bson_writer_init(&w, &s, &o);
+            for (int d = 0; d < docs; d++) many_docs(&w, 3000);
+            CHECK_EQ_INT(sdx_bson_writer_finish(&w), SDX_OK);
+            CHECK_MEM(f.p, f.len, sdx_buf_data(&mem), sdx_buf_len(&mem));
+            CHECK(f.patches > 0);
+            if (!CHECK(a.peak_bytes <= 2 * chunk)) fprintf(stderr, "  chunk %zu: peak %zu\n", chunk, a.peak_bytes);
+            CHECK_EQ_U64(s.pin, UINT64_MAX);
+            sdx_buf_destroy(&s);
+            CHECK_EQ_INT(a.live, 0);
+            free(f.p);
+        }
+        sdx_buf_destroy(&mem);
+    }
+}
+
 TEST(buffers) {
     sdx_buf mem;
     sdx_bson_writer w;
@@ -487,6 +542,7 @@ int main(int argc, char **argv) {
                                   {"root_rules", root_rules},
                                   {"cstrings_and_utf8", cstrings_and_utf8},
                                   {"buffers", buffers},
+                                  {"patchable_stream", patchable_stream},
                                   {"deep_and_alloc_failures", deep_and_alloc_failures},
                                   {0}});
 }
