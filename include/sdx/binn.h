@@ -154,6 +154,9 @@ typedef struct sdx_binn_frame {
     uint8_t kind;    /* root, list, map not yet decided, map, object */
     uint8_t pinned;  /* this container holds the stream buffer's pin */
     uint8_t head_len; /* bytes of the placeholder header */
+    uint8_t released; /* a patchable stream's container whose header has
+                         its final width: its bytes may leave the buffer,
+                         and its end patches the header in place */
 } sdx_binn_frame;
 
 /* The writer. All fields are private. It points into itself, so it must not
@@ -165,6 +168,9 @@ typedef struct sdx_binn_writer {
     uint32_t flags;
     uint32_t depth;
     uint32_t cap;            /* frames available */
+    uint32_t held;           /* a patchable stream: the outermost open
+                                container the buffer's pin keeps (the
+                                ones inside it are kept too), 0 for none */
     sdx_binn_frame *frames;  /* inline_frames or an allocation */
     sdx_alloc alloc;
     sdx_binn_frame inline_frames[SDX_BINN_WRITER_INLINE_DEPTH];
@@ -225,7 +231,13 @@ SDX_API sdx_err sdx_binn_writer_typed(sdx_binn_writer *w, uint32_t type, const v
  * that a fixed buffer of exactly the final size suffices (large containers
  * then move up). Until the outermost container ends its bytes stay in the
  * output buffer (sdx_buf_pin for a stream buffer): memory grows with the
- * top-level container.
+ * top-level container. A stream buffer that can patch what it flushed
+ * (sdx_buf_set_patch) keeps only the open containers whose header may
+ * still change its width: a container of known count whose size has
+ * passed 127 bytes has a header of final width, so its bytes leave the
+ * buffer and its end patches its header in place; memory then stays
+ * within the stream's chunk (a container of unknown count stays held
+ * until its end, as its count may need 4 bytes).
  * A content larger than SDX_BINN_SIZE_MAX is SDX_ERR_UNSUPPORTED. */
 SDX_API sdx_err sdx_binn_writer_begin_array(sdx_binn_writer *w, uint64_t count);
 /* A map: a Binn map or object as its first key decides (see the table at

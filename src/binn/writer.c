@@ -12,7 +12,9 @@
  * enclosing large container. A fixed buffer gets the 3-byte smallest
  * header (binn.h: a fixed buffer of the final size suffices). The buffer
  * keeps the bytes from the outermost open container on (sdx_buf_pin for a
- * stream).
+ * stream); a stream that can patch what it flushed (sdx_buf_set_patch)
+ * only those of the containers whose header may still change its width
+ * (release_held).
  *
  * A map event becomes a Binn map (int32 keys) or an object (string keys)
  * as its first key decides; the placeholder's type byte is rewritten at
@@ -67,6 +69,8 @@ sdx_err sdx_binn_writer_init(sdx_binn_writer *w, sdx_buf *out, const sdx_binn_wr
     w->frames[0].header = 0;
     w->frames[0].kind = FRAME_ROOT;
     w->frames[0].pinned = 0;
+    w->frames[0].released = 0;
+    w->held = 0;
     w->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     if (opts->flags & ~known) return fail(w, SDX_ERR_INVALID_ARG);
     return SDX_OK;
@@ -100,7 +104,51 @@ static int key_begin(sdx_binn_writer *w, bool string) {
     return 1;
 }
 
+/* A patchable stream (sdx_buf_set_patch): let go of the held containers,
+ * from the outermost one in, whose header has its final width: a known
+ * count (the count's width is then fixed from the start) and a size that
+ * needs 4 bytes for good. That is a content above 124 bytes with a 1-byte
+ * count, above 121 with a 4-byte one (container_head): with the
+ * placeholder (6 or 9 bytes) counted, a size so far above 130 in both
+ * cases. The content so far counts the placeholders of the open
+ * containers inside, each of which may still shrink by 3 bytes (6 to 3,
+ * or 9 to 6: a 4-byte count stays), so each adds 3 to the bound. The pin
+ * moves to the first container still held. */
+static SDX_NOINLINE void release_held(sdx_binn_writer *w) {
+    sdx_buf *b = w->out;
+    const uint64_t total = sdx_buf_total(b);
+    uint32_t i = w->held;
+    while (i <= w->depth) {
+        sdx_binn_frame *f = &w->frames[i];
+        if (f->limit == UINT64_MAX || total - f->header <= 130 + 3 * (uint64_t)(w->depth - i)) break;
+        f->released = 1;
+        i++;
+    }
+    if (i > w->depth) {
+        w->held = 0;
+        sdx_buf_unpin(b);
+    } else {
+        w->held = i;
+        b->pin = w->frames[i].header; /* later than the pin it replaces */
+    }
+}
+
+/* Room for n bytes at the buffer's position (sdx_buf_reserve), or NULL.
+ * When the buffer must flush or grow, held containers that can go are
+ * let go first, so that a long run of values needs no more memory. */
+static SDX_NOINLINE char *reserve_slow(sdx_binn_writer *w, size_t n) {
+    if (w->held) release_held(w);
+    return sdx_buf_reserve_slow(w->out, n);
+}
+
+static SDX_ALWAYS_INLINE char *reserve(sdx_binn_writer *w, size_t n) {
+    sdx_buf *b = w->out;
+    if (SDX_LIKELY((size_t)(b->end - b->cur) >= n)) return b->cur;
+    return reserve_slow(w, n);
+}
+
 static int put_bytes(sdx_binn_writer *w, const void *s, size_t n) {
+    if (w->held) release_held(w);
     if (n && sdx_buf_write(w->out, s, n)) return fail_buf(w), 0;
     return 1;
 }
@@ -108,7 +156,7 @@ static int put_bytes(sdx_binn_writer *w, const void *s, size_t n) {
 /* Append n bytes through the buffer's inline reservation (no call while
  * the buffer has room). */
 static SDX_ALWAYS_INLINE int put_small(sdx_binn_writer *w, const void *s, size_t n) {
-    char *p = sdx_buf_reserve(w->out, n);
+    char *p = reserve(w, n);
     if (SDX_UNLIKELY(!p)) return fail_buf(w), 0;
     memcpy(p, s, n);
     w->out->cur = p + n;
@@ -293,7 +341,7 @@ static sdx_err sized(sdx_binn_writer *w, uint32_t type, const void *data, size_t
     h = (size_t)(sdx_binn_put_size(head + h, (uint32_t)n) - head);
     if (n <= SMALL_STRING) {
         /* One reservation for the header, the bytes and the NUL. */
-        char *p = sdx_buf_reserve(w->out, h + n + 1);
+        char *p = reserve(w, h + n + 1);
         if (!p) return fail_buf(w);
         memcpy(p, head, h);
         if (n) memcpy(p + h, data, n);
@@ -337,7 +385,7 @@ sdx_err sdx_binn_writer_key(sdx_binn_writer *w, const char *s, size_t len) {
     if (len && !s) return fail(w, SDX_ERR_INVALID_ARG);
     if (!utf8_ok(w, s, len)) return fail(w, SDX_ERR_UTF8);
     if (!key_begin(w, true)) return w->err;
-    char *p = sdx_buf_reserve(w->out, 1 + len);
+    char *p = reserve(w, 1 + len);
     if (!p) return fail_buf(w);
     p[0] = (char)(u8)len;
     if (len) memcpy(p + 1, s, len);
@@ -363,7 +411,14 @@ static sdx_err begin(sdx_binn_writer *w, uint64_t count, uint8_t kind) {
     sdx_buf *b = w->out;
     uint64_t header = sdx_buf_total(b);
     uint8_t pinned = 0;
-    if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
+    if (sdx_buf_patchable(b)) {
+        /* the new container is held, with those around it still held */
+        if (w->held) release_held(w);
+        if (!w->held) {
+            sdx_buf_pin(b);
+            w->held = w->depth + 1;
+        }
+    } else if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
         sdx_buf_pin(b);
         pinned = 1;
     }
@@ -373,6 +428,7 @@ static sdx_err begin(sdx_binn_writer *w, uint64_t count, uint8_t kind) {
     f->header = header;
     f->kind = kind;
     f->pinned = pinned;
+    f->released = 0;
     /* type, size, count: zeros (the end writes the real ones) */
     static const u8 zeros[9] = {0};
     size_t len = 3;
@@ -419,7 +475,12 @@ sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
     size_t len = count > SDX_BINN_SIZE_MAX ? 0
                  : container_head(head, f->kind, sdx_buf_total(b) - f->header - f->head_len, count);
     if (!len) return fail(w, SDX_ERR_UNSUPPORTED);
-    if (len >= f->head_len) {
+    if (f->released) {
+        /* the header's width is final (release_held): patched in place,
+         * wherever its bytes are now */
+        if (len != f->head_len) return fail(w, SDX_ERR_USAGE); /* not reached */
+        if (sdx_buf_patch(b, f->header, head, len)) return fail_buf(w);
+    } else if (len >= f->head_len) {
         if (!sdx_buf_replace_head(b, f->header, f->head_len, head, len)) return fail_buf(w);
     } else {
         /* Shorter than the placeholder: the content moves down. */
@@ -429,7 +490,12 @@ sdx_err sdx_binn_writer_end(sdx_binn_writer *w) {
         memcpy(h, head, len);
     }
     if (f->pinned) sdx_buf_unpin(b);
+    if (w->held == w->depth) { /* the outermost held container */
+        w->held = 0;
+        sdx_buf_unpin(b);
+    }
     w->depth--;
+    if (w->held) release_held(w); /* the containers around it grew */
     return SDX_OK;
 }
 
@@ -651,6 +717,8 @@ sdx_err sdx_binn_writer_finish(sdx_binn_writer *w) {
     /* Open containers after an error: release the pin one of them holds. */
     for (uint32_t i = 1; i <= w->depth; i++)
         if (w->frames[i].pinned) sdx_buf_unpin(w->out);
+    if (w->held) sdx_buf_unpin(w->out);
+    w->held = 0;
     if (w->frames != w->inline_frames) w->alloc.free(w->alloc.ctx, w->frames);
     w->frames = w->inline_frames;
     w->cap = SDX_BINN_WRITER_INLINE_DEPTH;

@@ -7,6 +7,7 @@
  */
 #include "alloc_test.h"
 #include "binn_test.h"
+#include "patch_stream.h"
 #include "test.h"
 
 #define LIT(s) s, sizeof(s) - 1
@@ -533,6 +534,107 @@ TEST(stream_sequence_and_io_errors) {
     sdx_buf_destroy(&mem);
 }
 
+/* A large value: a list of `n` objects, each with a string, an integer
+ * list, a nested object and a small list, every container's count given
+ * when `known` (else SDX_COUNT_UNKNOWN for the objects and the inner
+ * lists; the outer list's count is known when `known_root`). */
+static void big_value(sdx_binn_writer *w, int n, int known, int known_root) {
+    static const char text[] = "a string of text that is long enough to matter, 64 bytes or so..";
+    sdx_binn_writer_begin_array(w, known_root ? (uint64_t)n : SDX_COUNT_UNKNOWN);
+    for (int i = 0; i < n; i++) {
+        sdx_binn_writer_begin_map(w, known ? 4 : SDX_COUNT_UNKNOWN);
+        sdx_binn_writer_key(w, "text", 4);
+        sdx_binn_writer_string(w, text, (size_t)(i % 64));
+        sdx_binn_writer_key(w, "ints", 4);
+        sdx_binn_writer_begin_array(w, known ? (uint64_t)(i % 40) : SDX_COUNT_UNKNOWN);
+        for (int j = 0; j < i % 40; j++) sdx_binn_writer_int(w, (int64_t)j * 1000 * (i % 7));
+        sdx_binn_writer_end(w);
+        sdx_binn_writer_key(w, "obj", 3);
+        sdx_binn_writer_begin_map(w, known ? 2 : SDX_COUNT_UNKNOWN);
+        sdx_binn_writer_key(w, "x", 1);
+        sdx_binn_writer_double(w, i * 0.5);
+        sdx_binn_writer_key(w, "y", 1);
+        sdx_binn_writer_bool(w, i & 1);
+        sdx_binn_writer_end(w);
+        sdx_binn_writer_key(w, "list", 4);
+        sdx_binn_writer_begin_array(w, known ? 2 : SDX_COUNT_UNKNOWN);
+        sdx_binn_writer_null(w);
+        sdx_binn_writer_uint(w, (uint64_t)i);
+        sdx_binn_writer_end(w);
+        sdx_binn_writer_end(w);
+    }
+    sdx_binn_writer_end(w);
+}
+
+/* Into a stream that may patch what it flushed (sdx_buf_set_patch): the
+ * same bytes as into memory, for every mix of known and unknown counts and
+ * chunk sizes; with the counts known the buffer stays within two chunks
+ * (or 1 KiB, for the smallest: it may hold open containers of up to 130
+ * bytes and a value) whatever the value's size (the containers leave it
+ * once their headers' widths are final, and their ends patch the headers
+ * in place), while a
+ * list of unknown count is held to its end, as without patching. Also a
+ * flat list of 100,000 integers. */
+TEST(patchable_stream) {
+    for (int mode = 0; mode < 4; mode++) {
+        int known = mode & 1, known_root = (mode >> 1) & 1;
+        sdx_buf mem;
+        sdx_binn_writer w;
+        sdx_buf_init(&mem, NULL);
+        sdx_binn_writer_init(&w, &mem, NULL);
+        big_value(&w, 3000, known, known_root);
+        CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK);
+        for (size_t chunk = 64; chunk <= 4096; chunk *= 8) {
+            counting_alloc a;
+            counting_alloc_init(&a, 0);
+            patch_file f = {0};
+            sdx_buf s;
+            patch_file_buf(&s, &f, chunk, &a.iface);
+            sdx_binn_writer_init(&w, &s, NULL);
+            big_value(&w, 3000, known, known_root);
+            CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK);
+            CHECK_MEM(f.p, f.len, sdx_buf_data(&mem), sdx_buf_len(&mem));
+            if (known && known_root) {
+                CHECK(f.patches > 0);
+                if (!CHECK(a.peak_bytes <= (chunk < 512 ? 1024 : 2 * chunk)))
+                    fprintf(stderr, "  chunk %zu: %zu bytes at the peak\n", chunk, a.peak_bytes);
+            } else if (!known_root) {
+                CHECK(a.peak_bytes >= sdx_buf_len(&mem)); /* held whole */
+            }
+            CHECK_EQ_U64(s.pin, UINT64_MAX);
+            sdx_buf_destroy(&s);
+            CHECK_EQ_INT(a.live, 0);
+            free(f.p);
+        }
+        sdx_buf_destroy(&mem);
+    }
+    /* a flat list: released while its items are written */
+    sdx_buf mem;
+    sdx_binn_writer w;
+    sdx_buf_init(&mem, NULL);
+    sdx_binn_writer_init(&w, &mem, NULL);
+    sdx_binn_writer_begin_array(&w, 100000);
+    for (int i = 0; i < 100000; i++) sdx_binn_writer_int(&w, i);
+    sdx_binn_writer_end(&w);
+    CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK);
+    counting_alloc a;
+    counting_alloc_init(&a, 0);
+    patch_file f = {0};
+    sdx_buf s;
+    patch_file_buf(&s, &f, 256, &a.iface);
+    sdx_binn_writer_init(&w, &s, NULL);
+    sdx_binn_writer_begin_array(&w, 100000);
+    for (int i = 0; i < 100000; i++) sdx_binn_writer_int(&w, i);
+    sdx_binn_writer_end(&w);
+    CHECK_EQ_INT(sdx_binn_writer_finish(&w), SDX_OK);
+    CHECK_MEM(f.p, f.len, sdx_buf_data(&mem), sdx_buf_len(&mem));
+    CHECK(a.peak_bytes <= 512);
+    CHECK_EQ_INT(f.patches, 1);
+    sdx_buf_destroy(&s);
+    sdx_buf_destroy(&mem);
+    free(f.p);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv, (test_case[]){
         {"spec_examples_written", spec_examples_written},
@@ -545,5 +647,6 @@ int main(int argc, char **argv) {
         {"usage_errors", usage_errors},
         {"allocation_failure", allocation_failure},
         {"stream_sequence_and_io_errors", stream_sequence_and_io_errors},
+        {"patchable_stream", patchable_stream},
         {0}});
 }
