@@ -28,10 +28,16 @@
  *     text, read back as a double or integer), and deterministic CBOR
  *     (which sorts map keys) is only parsed back with
  *     SDX_CBOR_READ_DETERMINISTIC.
+ * The same sequence also goes into each writer over a stream buffer that
+ * may patch what it flushed (sdx_buf_set_patch, chunks of 1 to 64 bytes
+ * from the first byte's upper bits): the same outcome, and on success the
+ * same bytes (BSON and Binn patch their sizes there instead of holding
+ * the value).
  * Sanitizers catch the rest (the writers run their own allocations
  * through the default allocator; a leak is an error under ASan).
  */
 #include "fuzz.h"
+#include "../unit/patch_stream.h"
 
 #define FZ_MAX_EVENTS 512
 #define FZ_MAX_DEPTH 64
@@ -260,6 +266,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (fz_writer_init(&w, to, wflags, &out) != SDX_OK) fz_fail("writer init failed", name);
         for (size_t i = 0; i < s.n; i++) sdx_sink_put(w.sink, &s.ev[i]);
         sdx_err e = sdx_sink_finish(w.sink);
+        {
+            patch_file pf = {0};
+            sdx_buf ps;
+            patch_file_buf(&ps, &pf, 1 + (size_t)(data[0] >> 2), NULL);
+            fz_writer pw;
+            if (fz_writer_init(&pw, to, wflags, &ps) != SDX_OK) fz_fail("writer init failed", name);
+            for (size_t i = 0; i < s.n; i++) sdx_sink_put(pw.sink, &s.ev[i]);
+            sdx_err pe = sdx_sink_finish(pw.sink);
+            if ((pe != SDX_OK) != (e != SDX_OK))
+                fz_fail("a patchable stream changes whether the writer succeeds", name);
+            if (!e && (pf.len != sdx_buf_len(&out) || (pf.len && memcmp(pf.p, sdx_buf_data(&out), pf.len))))
+                fz_fail("a patchable stream changes the bytes", name);
+            sdx_buf_destroy(&ps);
+            free(pf.p);
+        }
         int must_fail = s.invalid || (s.count_mismatch && to != FZ_BSON);
         if (e == SDX_ERR_NOMEM || e == SDX_ERR_IO) fz_fail("the writer failed unexpectedly", name);
         if (e != SDX_OK) {
