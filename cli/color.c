@@ -110,6 +110,7 @@ void cli_colorizer_init(cli_colorizer *c, cli_output *out) {
     memset(c, 0, sizeof *c);
     c->out = out;
     out->filter = colorize;
+    sdx_buf_set_patch(&out->buf, NULL); /* coloured bytes are not the writer's */
     out->filter_end = colorize_end;
     out->filter_ctx = c;
 }

@@ -339,8 +339,11 @@ static sdx_sink binn_writer_sink(void *w) { return sdx_binn_writer_sink((sdx_bin
 static const char *const binn_extensions[] = {"binn", NULL};
 
 /* Every Binn container starts with its size, so the writer back-patches
- * every header whether or not the count is known (binn.h): it needs no
- * counts first. The reader gives every container's count. */
+ * every header whether or not the count is known (binn.h). Into a file
+ * that it may patch (output.h), a container of known count leaves memory
+ * once its header's width is final; one of unknown count is held to its
+ * end, as a count above 127 takes 4 bytes: so counts first. The reader
+ * gives every container's count. */
 static const cli_format binn_format = {
     "binn",
     "Binn (github.com/liteserver/binn); --seq: back-to-back values",
@@ -349,7 +352,7 @@ static const cli_format binn_format = {
     NULL,
     CLI_MAP_UTF8_REPLACE,
     true,
-    false,
+    true,
     binn_reader_new,
     binn_reader_source,
     binn_reader_free,

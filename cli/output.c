@@ -78,6 +78,40 @@ size_t cli_output_write(void *ctx, const void *data, size_t len) {
     return write_all(o, data, len) ? len : 0;
 }
 
+/* The stream buffer's patch function (sdx_buf_set_patch): bytes given to
+ * buf_write earlier, from offset `at` of the output, rewritten in the file
+ * once the pending bytes are out. */
+static int buf_patch(void *ctx, uint64_t at, const void *data, size_t len) {
+    cli_output *o = ctx;
+    if (o->write_errno || o->filter || !flush_pending(o)) return 0;
+    const char *p = data;
+    off_t off = (off_t)(o->base + (long long)at);
+    while (len) {
+        ssize_t w = pwrite(o->fd, p, len, off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (!o->write_errno) o->write_errno = errno;
+            return 0;
+        }
+        p += w;
+        len -= (size_t)w;
+        off += w;
+    }
+    return 1;
+}
+
+/* Patching where the output is a regular file that can seek and is not
+ * opened for appending (where pwrite would append). */
+static void allow_patch(cli_output *o) {
+    struct stat st;
+    if (fstat(o->fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    int fl = fcntl(o->fd, F_GETFL);
+    off_t at = lseek(o->fd, 0, SEEK_CUR);
+    if (fl < 0 || (fl & O_APPEND) || at < 0) return;
+    o->base = (long long)at;
+    sdx_buf_set_patch(&o->buf, buf_patch);
+}
+
 /* The stream buffer's write function: through the filter if there is one. */
 static size_t buf_write(void *ctx, const void *data, size_t len) {
     cli_output *o = ctx;
@@ -167,11 +201,13 @@ int cli_output_open(cli_output *o, const char *path) {
     if (!path || strcmp(path, "-") == 0) {
         o->name = "<stdout>";
         o->fd = STDOUT_FILENO;
+        allow_patch(o);
         return 0;
     }
     o->name = path;
     int rc = open_file(o, path);
     if (rc) cli_output_abort(o);
+    else allow_patch(o);
     return rc;
 }
 

@@ -22,6 +22,8 @@ typedef struct cli_output {
     char *tmp;         /* the temporary file being written, or NULL */
     char *final;       /* where it goes on success */
     int write_errno;   /* errno of the first failed write (0: none) */
+    long long base;    /* the file offset of the output's first byte, when
+                          the buffer may patch what it flushed */
     sdx_buf buf;       /* writers write here; flushed in chunks to fd */
     /* An optional filter between buf and the file (the colouriser): gets
      * each chunk instead of the file; it writes on with cli_output_write. */
@@ -38,7 +40,11 @@ typedef struct cli_output {
  * or, after a message, CLI_EXIT_IO. */
 int cli_output_open(cli_output *o, const char *path);
 
-/* The buffer to give writers (a stream buffer; memory stays bounded). */
+/* The buffer to give writers (a stream buffer; memory stays bounded).
+ * Into a regular file (not opened for appending) it may patch bytes it
+ * has flushed (sdx_buf_set_patch), so that BSON's and Binn's sizes are
+ * patched in place rather than their containers held in memory; not
+ * through a filter. */
 static inline sdx_buf *cli_output_buf(cli_output *o) { return &o->buf; }
 
 /* Write bytes to the file (through the pending buffer); for filters.
