@@ -1411,6 +1411,13 @@ def group_memory(args):
                   "one document: json -> binn -> json is identical")
             os.unlink(back)
         os.unlink(out)
+    # stat sizes the document in every format the same way (its counting
+    # buffers patch nothing, so BSON and Binn hold nothing either)
+    stages = [["stat", "--root=wrap", single]]
+    pl = Pipeline(stages)
+    text = pl.stdout.read()
+    report_memory(stages, pl.wait(), pl.errs, pl.hwm_kb, measured)
+    check(b"  bson " in text and b"  binn " in text, "stat: sizes as bson and binn: %r" % text[-300:])
     os.unlink(single)
 
 
