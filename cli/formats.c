@@ -180,8 +180,12 @@ static const cli_format cbor_format = {
 /* BSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Any root document BSON allows (the library's default stops at 64 MiB):
+ * the stream reader holds a root document while it reads it, its buffer
+ * growing with the bytes that arrive, never with a length the input
+ * claims, so memory follows the largest document actually read. */
 static void *bson_reader_new(sdx_read_fn read, void *ctx, const cli_read_opts *opts) {
-    sdx_bson_read_opts ro = {0, 0, 0, NULL};
+    sdx_bson_read_opts ro = {0, 0, SDX_BSON_MAX_SIZE, NULL};
     if (opts->seq) ro.flags |= SDX_BSON_READ_SEQUENCE;
     if (opts->map & CLI_MAP_UTF8_REPLACE) ro.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
     return sdx_bson_reader_new_stream(read, ctx, &ro);
