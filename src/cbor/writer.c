@@ -420,24 +420,29 @@ static sdx_err begin(sdx_cbor_writer *w, uint64_t count, uint8_t kind) {
     if (mode == MODE_DEFINITE) e = sdx_cb_head(head, major, count);
     else if (mode == MODE_PATCH) e = sdx_cb_head(head, major, 0); /* placeholder */
     else e = one(head, (u8)(major | 31));
-    if (!put_bytes(w, head, (size_t)(e - head))) return w->err;
+    /* A head to patch or a map to sort: keep its bytes in a stream buffer,
+     * pinned before the head is written (unpinned, a write of the chunk's
+     * size or more into a full stream buffer goes straight to the
+     * stream). */
+    const u8 slow = kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) ? SLOW_SORTED : 0;
+    const u8 pinned = (mode == MODE_PATCH || slow) && b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX;
+    if (pinned) b->pin = header;
+    if (!put_bytes(w, head, (size_t)(e - head))) {
+        if (pinned) sdx_buf_unpin(b);
+        return w->err;
+    }
     w->top->left = w->left; /* the enclosing container's, kept while this one is open */
     const u8 parent_slow = w->slow;
     f = ++w->top;
     f->kind = kind;
     f->mode = (u8)(mode | (parent_slow ? MODE_SLOW_PARENT : 0));
     f->header = header;
-    f->pinned = 0;
+    f->pinned = pinned;
     f->first_entry = w->nentries;
     if (count == SDX_COUNT_UNKNOWN)
         w->left = kind == FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
     else w->left = kind == FRAME_MAP ? 2 * count : count;
-    set_slow(w, kind == FRAME_MAP && (w->flags & SDX_CBOR_WRITE_DETERMINISTIC) ? SLOW_SORTED : 0);
-    /* A head to patch or a map to sort: keep its bytes in a stream buffer. */
-    if ((mode == MODE_PATCH || f->slow) && b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
-        b->pin = header;
-        f->pinned = 1;
-    }
+    set_slow(w, slow);
     return SDX_OK;
 }
 

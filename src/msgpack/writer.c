@@ -543,18 +543,23 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_msgpack_writer *w, uint64_t count, ui
     u8 head[5];
     size_t hn = (size_t)(sdx_mp_w_container((char *)head, count == SDX_COUNT_UNKNOWN ? 0 : count,
                                             kind == SDX_MP_FRAME_MAP) - (char *)head);
-    if (!put_bytes(w, head, hn)) return w->err;
+    /* A header to patch is pinned before it is written: unpinned, a write
+     * of the chunk's size or more into a full stream buffer goes straight
+     * to the stream, and the end would patch bytes the buffer no longer
+     * holds. */
+    const uint8_t pinned = count == SDX_COUNT_UNKNOWN && b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX;
+    if (pinned) b->pin = header;
+    if (!put_bytes(w, head, hn)) {
+        if (pinned) sdx_buf_unpin(b);
+        return w->err;
+    }
     w->top->left = w->left; /* the enclosing container's, kept while this one is open */
     sdx_msgpack_frame *f = ++w->top;
     f->kind = kind;
-    f->pinned = 0;
+    f->pinned = pinned;
     if (count == SDX_COUNT_UNKNOWN) {
         w->left = kind == SDX_MP_FRAME_MAP ? SDX_WCOUNT_UNKNOWN_MAP : SDX_WCOUNT_UNKNOWN_ARRAY;
         f->header = header;
-        if (b->mode == SDX_BUF_STREAM && b->pin == UINT64_MAX) {
-            b->pin = header;
-            f->pinned = 1;
-        }
     } else {
         w->left = kind == SDX_MP_FRAME_MAP ? 2 * count : count;
     }

@@ -453,6 +453,54 @@ TEST(stream_buffers) {
     CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_ERR_OVERFLOW);
 }
 
+/* A back-patched or sorted container that begins when a stream buffer of
+ * 1 to 5 bytes is exactly full, after every number of items before it:
+ * its head must stay in the buffer (pinned before it is written; a write
+ * of the chunk's size into a full buffer went straight to the stream, and
+ * the end patched bytes the buffer no longer held). The fuzz target of the
+ * writers found it. */
+static void prefix_then_patched(sdx_cbor_writer *w, int k) {
+    sdx_cbor_writer_begin_array(w, 2);
+    sdx_cbor_writer_begin_array(w, (uint64_t)k);
+    for (int i = 0; i < k; i++) sdx_cbor_writer_int(w, i % 20);
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_begin_map(w, SDX_COUNT_UNKNOWN);
+    for (int j = 30; j > 0; j--) {
+        sdx_cbor_writer_int(w, j * 7);
+        sdx_cbor_writer_string(w, "value", 5);
+    }
+    sdx_cbor_writer_end(w);
+    sdx_cbor_writer_end(w);
+}
+
+TEST(patched_head_at_every_fill) {
+    for (int det = 0; det < 2; det++) {
+        sdx_cbor_write_opts o = {det ? SDX_CBOR_WRITE_DETERMINISTIC : SDX_CBOR_WRITE_DEFINITE, NULL};
+        for (int k = 0; k < 140; k++) {
+            sdx_buf mem;
+            sdx_buf_init(&mem, NULL);
+            sdx_cbor_writer w;
+            sdx_cbor_writer_init(&w, &mem, &o);
+            prefix_then_patched(&w, k);
+            CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_OK);
+            for (size_t chunk = 1; chunk <= 5; chunk++) {
+                sdx_buf sink, st;
+                sdx_buf_init(&sink, NULL);
+                sdx_buf_init_stream(&st, collect, &sink, chunk, NULL);
+                sdx_cbor_writer_init(&w, &st, &o);
+                prefix_then_patched(&w, k);
+                CHECK_EQ_INT(sdx_cbor_writer_finish(&w), SDX_OK);
+                if (!CHECK_MEM(sdx_buf_data(&sink), sdx_buf_len(&sink), sdx_buf_data(&mem), sdx_buf_len(&mem)))
+                    fprintf(stderr, "  %s, %d items before, chunk %zu\n", det ? "sorted" : "patched", k, chunk);
+                CHECK(st.pin == UINT64_MAX);
+                sdx_buf_destroy(&st);
+                sdx_buf_destroy(&sink);
+            }
+            sdx_buf_destroy(&mem);
+        }
+    }
+}
+
 TEST(error_inside_patched_containers_releases_the_pin) {
     /* An error while back-patched containers are open (some nested beyond
      * the writer's inline frames): finish still releases the stream's pin,
@@ -909,7 +957,8 @@ int main(int argc, char **argv) {
                         {"tags_simple_undefined", tags_simple_undefined},
                         {"deterministic", deterministic},
                         {"stream_buffers", stream_buffers},
-                        {"error_inside_patched_containers_releases_the_pin",
+                        {"patched_head_at_every_fill", patched_head_at_every_fill},
+        {"error_inside_patched_containers_releases_the_pin",
                          error_inside_patched_containers_releases_the_pin},
                         {"sequences_and_misuse", sequences_and_misuse},
                         {"events", events},

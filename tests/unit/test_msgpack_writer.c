@@ -384,6 +384,48 @@ static size_t stream_sink(void *ctx, const void *data, size_t len) {
     return sdx_buf_write(b, data, len) == SDX_OK ? len : 0;
 }
 
+/* A container of unknown count that begins when a stream buffer of 1 to
+ * 5 bytes is exactly full, after every number of items before it: its
+ * header must stay in the buffer (pinned before it is written; a write of
+ * the chunk's size into a full buffer went straight to the stream, and the
+ * end moved bytes the buffer no longer held: a heap overflow the fuzz
+ * target of the writers found). */
+static void prefix_then_unknown(sdx_msgpack_writer *w, int k) {
+    sdx_msgpack_writer_begin_array(w, 2);
+    sdx_msgpack_writer_begin_array(w, (uint64_t)k);
+    for (int i = 0; i < k; i++) sdx_msgpack_writer_int(w, i % 100);
+    sdx_msgpack_writer_end(w);
+    sdx_msgpack_writer_begin_array(w, SDX_COUNT_UNKNOWN);
+    for (int j = 0; j < 20; j++) sdx_msgpack_writer_string(w, "value", 5);
+    sdx_msgpack_writer_end(w);
+    sdx_msgpack_writer_end(w);
+}
+
+TEST(unknown_count_at_every_fill) {
+    for (int k = 0; k < 140; k++) {
+        sdx_buf ref;
+        sdx_buf_init(&ref, NULL);
+        sdx_msgpack_writer w;
+        sdx_msgpack_writer_init(&w, &ref, NULL);
+        prefix_then_unknown(&w, k);
+        CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_OK);
+        for (size_t chunk = 1; chunk <= 5; chunk++) {
+            sdx_buf out, s;
+            sdx_buf_init(&out, NULL);
+            sdx_buf_init_stream(&s, stream_sink, &out, chunk, NULL);
+            sdx_msgpack_writer_init(&w, &s, NULL);
+            prefix_then_unknown(&w, k);
+            CHECK_EQ_INT(sdx_msgpack_writer_finish(&w), SDX_OK);
+            if (!CHECK_MEM(sdx_buf_data(&out), sdx_buf_len(&out), sdx_buf_data(&ref), sdx_buf_len(&ref)))
+                fprintf(stderr, "  %d items before, chunk %zu\n", k, chunk);
+            CHECK(s.pin == UINT64_MAX);
+            sdx_buf_destroy(&s);
+            sdx_buf_destroy(&out);
+        }
+        sdx_buf_destroy(&ref);
+    }
+}
+
 TEST(unknown_counts_every_boundary) {
     static const uint32_t ns[] = {0, 1, 15, 16, 17, 65535, 65536};
     for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) {
@@ -1173,7 +1215,8 @@ int main(int argc, char **argv) {
                                   {"timestamps", timestamps},
                                   {"utf8_check", utf8_check},
                                   {"known_counts", known_counts},
-                                  {"unknown_counts_every_boundary", unknown_counts_every_boundary},
+                                  {"unknown_count_at_every_fill", unknown_count_at_every_fill},
+        {"unknown_counts_every_boundary", unknown_counts_every_boundary},
                                   {"unknown_counts_nested_random", unknown_counts_nested_random},
                                   {"stream_pin_bounds_flushing", stream_pin_bounds_flushing},
                                   {"error_inside_unknown_counts_releases_the_pin",
