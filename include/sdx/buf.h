@@ -183,9 +183,10 @@ static inline void sdx_buf_unpin(sdx_buf *b) { b->pin = UINT64_MAX; }
  * also for other modes. An empty buffer gives a valid 1-byte allocation. */
 SDX_API char *sdx_buf_detach(sdx_buf *b, size_t *len);
 
-/* Forget the content but keep the storage, and clear the error and the pin.
- * For a stream, unflushed bytes are discarded and the total starts again at
- * 0. */
+/* Forget the content but keep the storage, and clear the error, the pin
+ * and the patch function (sdx_buf_set_patch: the offsets it was given no
+ * longer match the stream's). For a stream, unflushed bytes are discarded
+ * and the total starts again at 0. */
 SDX_API void sdx_buf_clear(sdx_buf *b);
 
 /* Free the buffer's storage (not the struct itself, nor a fixed buffer's

@@ -219,6 +219,7 @@ void sdx_buf_clear(sdx_buf *b) {
     b->err = SDX_OK;
     b->flushed = 0;
     b->pin = UINT64_MAX;
+    b->patch = NULL;
 }
 
 void sdx_buf_destroy(sdx_buf *b) {

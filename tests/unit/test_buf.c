@@ -284,6 +284,16 @@ TEST(stream_patch) {
     sdx_buf_destroy(&b);
     free(d.data);
 
+    /* Clearing a stream forgets its patch function too (the total starts
+     * again at 0, which the function's offsets no longer match). */
+    collector e = {0};
+    sdx_buf_init_stream(&b, collect, &e, 8, NULL);
+    sdx_buf_set_patch(&b, collect_patch);
+    sdx_buf_clear(&b);
+    CHECK(!sdx_buf_patchable(&b));
+    sdx_buf_destroy(&b);
+    free(e.data);
+
     /* Only streams take a patch function; memory and fixed buffers patch
      * in place. */
     sdx_buf_init(&b, NULL);
