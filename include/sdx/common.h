@@ -290,6 +290,14 @@ static inline void sdx_hot_store_be(char *p, uint64_t v, int n) {
 #endif
     for (int i = 0; i < n; i++) p[i] = (char)(unsigned char)(v >> (8 * (n - 1 - i)));
 }
+/* v's low `len` bytes (1, 2, 4 or 8), big-endian, at p, by one 8-byte
+ * store of v shifted to the top: the 8 bytes from p must be writable. For
+ * a writer's integer whose size class comes from compares instead of a
+ * branch per class (sdx_ubj_w_int): on integers of mixed magnitudes a
+ * chain of branches mispredicts about once a value. */
+static inline void sdx_hot_store_be_top(char *p, uint64_t v, unsigned len) {
+    sdx_hot_store_be(p, v << (64 - 8 * len), 8);
+}
 /* A hint that a condition is rarely true, for the headers' inline
  * functions (not part of the API). */
 #if defined(__GNUC__) || defined(__clang__)

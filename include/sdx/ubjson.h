@@ -369,28 +369,22 @@ static inline char *sdx_ubj_w_uint(char *p, uint64_t v) {
     return p + 9;
 }
 
-/* Any int64 in its smallest UBJSON type (negative values in i I l L) at p;
- * returns the end. */
+/* Any int64 in its smallest UBJSON type at p (0 to 255 in U, other
+ * values in i I l L, as sdx_ubj_w_uint and the signed ranges give them);
+ * returns the end. No branch on the size: the class c (1, 2, 4 or 8
+ * bytes) is a sum of three compares of u (v, or -1 - v when negative),
+ * the first against 255 or, for a negative value, 127. The 9 bytes from
+ * p must be writable. */
 static inline char *sdx_ubj_w_int(char *p, int64_t v) {
-    if (v >= 0) return sdx_ubj_w_uint(p, (uint64_t)v);
-    if (v >= INT8_MIN) {
-        p[0] = 'i';
-        p[1] = (char)(unsigned char)(uint64_t)v;
-        return p + 2;
-    }
-    if (v >= INT16_MIN) {
-        p[0] = 'I';
-        sdx_hot_store_be(p + 1, (uint64_t)v, 2);
-        return p + 3;
-    }
-    if (v >= INT32_MIN) {
-        p[0] = 'l';
-        sdx_hot_store_be(p + 1, (uint64_t)v, 4);
-        return p + 5;
-    }
-    p[0] = 'L';
-    sdx_hot_store_be(p + 1, (uint64_t)v, 8);
-    return p + 9;
+    const uint64_t neg = (uint64_t)(v >> 63), u = (uint64_t)v ^ neg;
+    const unsigned n = (unsigned)(neg & 1);
+    const unsigned c = (unsigned)(u > (UINT64_C(0xff) >> n)) + (unsigned)(u > 0x7fff) + (unsigned)(u > 0x7fffffff);
+    /* the markers of classes 0-3, byte c: U (i when negative), I, l, L */
+    const uint32_t marks = UINT32_C(0x4c6c4955) ^ (n * (uint32_t)('U' ^ 'i'));
+    const unsigned len = 1u << c;
+    p[0] = (char)(unsigned char)(marks >> (8 * c));
+    sdx_hot_store_be_top(p + 1, (uint64_t)v, len);
+    return p + 1 + len;
 }
 
 static inline sdx_err sdx_ubjson_writer_null_inline(sdx_ubjson_writer *w) {

@@ -94,6 +94,64 @@ TEST(smallest_integers) {
     SCALAR(BJ, sdx_ubjson_writer_int(w, -40000), "l\xc0\x63\xff\xff");
 }
 
+/* The UBJSON bytes of v by the type ranges of Draft 12 (uint8 0..255
+ * first, then int8, int16, int32, int64), one byte at a time: the oracle
+ * for sdx_ubj_w_int, which picks the type by compares, not branches. */
+static size_t ubj_int_oracle(unsigned char *out, int64_t v) {
+    int n;
+    if (v >= 0 && v <= 255) out[0] = 'U', n = 1;
+    else if (v >= INT8_MIN && v <= INT8_MAX) out[0] = 'i', n = 1;
+    else if (v >= INT16_MIN && v <= INT16_MAX) out[0] = 'I', n = 2;
+    else if (v >= INT32_MIN && v <= INT32_MAX) out[0] = 'l', n = 4;
+    else out[0] = 'L', n = 8;
+    for (int i = 0; i < n; i++) out[1 + i] = (unsigned char)((uint64_t)v >> (8 * (n - 1 - i)));
+    return (size_t)n + 1;
+}
+
+/* Every integer within 3 of a type's edge, and a million others of every
+ * magnitude and sign, through the inline path and the exported function
+ * (whose buffer is full to the last byte for some, so that the exported
+ * function's own copy is used), against the oracle. */
+TEST(integers_against_type_ranges) {
+    static const int64_t edges[] = {0, 127, 128, 255, 256, 32767, 32768, -128, -129,
+                                    -32768, -32769, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+    int64_t vals[1024];
+    size_t nv = 0;
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int d = -3; d <= 3; d++) vals[nv++] = (int64_t)((uint64_t)edges[e] + (uint64_t)(int64_t)d);
+    uint64_t st = 42;
+    int bad = 0;
+    for (long round = 0; round < 1000000 && !bad; round++) {
+        int64_t v;
+        if (round < (long)nv) v = vals[round];
+        else {
+            uint64_t r = test_rand(&st);
+            v = (int64_t)(r >> ((r & 63) | 1)); /* every magnitude below 2^63 */
+            if (r & 64) v = -v - 1;
+        }
+        unsigned char want[9];
+        size_t wn = ubj_int_oracle(want, v);
+        for (int direct = 0; direct < 2; direct++) {
+            char mem[16];
+            sdx_buf b;
+            /* a fixed buffer of exactly the bytes needed: the inline path
+             * (which needs 9) gives way to the exported function */
+            sdx_buf_init_fixed(&b, mem, round & 1 ? wn : sizeof mem);
+            sdx_ubjson_writer w;
+            sdx_ubjson_writer_init(&w, &b, NULL);
+            sdx_err e = direct ? (sdx_ubjson_writer_int)(&w, v) : sdx_ubjson_writer_int(&w, v);
+            if (!e) e = sdx_ubjson_writer_finish(&w);
+            if (e || sdx_buf_len(&b) != wn || memcmp(sdx_buf_data(&b), want, wn) != 0) {
+                fprintf(stderr, "  %lld (direct %d): err %d, %zu bytes\n", (long long)v, direct, (int)e,
+                        sdx_buf_len(&b));
+                bad = 1;
+            }
+            sdx_buf_destroy(&b);
+        }
+    }
+    CHECK(!bad);
+}
+
 static void w_counted(sdx_ubjson_writer *w) {
     sdx_ubjson_writer_begin_map(w, 2);
     sdx_ubjson_writer_key(w, "a", 1);
@@ -719,6 +777,7 @@ int main(int argc, char **argv) {
                     (test_case[]){{"scalars", scalars},
                                   {"short_text_every_simd_level", short_text_every_simd_level},
                                   {"smallest_integers", smallest_integers},
+                                  {"integers_against_type_ranges", integers_against_type_ranges},
                                   {"containers", containers},
                                   {"typed_containers", typed_containers},
                                   {"binary", binary},
