@@ -473,7 +473,7 @@ static inline size_t sdx_bs_hot_key(const uint8_t *k, const uint8_t *lim, uint8_
  * Everything else (other arrays, other types, anything malformed, the top
  * level, after an error) it hands to the exported function, which reports
  * what is wrong. */
-static inline bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev) {
+SDX_READER_HOT_FN bool sdx_bson_reader_next_inline(sdx_bson_reader *r, sdx_event *ev) {
     sdx_bson_reader_hot *s = (sdx_bson_reader_hot *)(void *)r;
     if (s->depth == 0 || s->blocked) return sdx_bs_hot_slow(r, ev);
     const uint8_t *d = s->data;

@@ -756,7 +756,7 @@ static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
  * up to 3 bytes and the 16 bytes sdx_hot_text reads), are in the window;
  * everything else (the top level, tags, other kinds, errors, key checks,
  * streams at the window's end) it hands to the exported function. */
-static inline bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
+SDX_READER_HOT_FN bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event *ev) {
     sdx_cbor_reader_hot *s = (sdx_cbor_reader_hot *)(void *)r;
     uint32_t d = s->depth;
     if (d == 0 || d >= s->depth_limit) return sdx_cb_hot_slow(r, ev);

@@ -305,6 +305,17 @@ static inline void sdx_hot_store_be_top(char *p, uint64_t v, unsigned len) {
 #else
 #define SDX__UNLIKELY(x) (x)
 #endif
+/* How the binary formats' reader fast paths (sdx_msgpack_reader_next_inline
+ * and the like) are declared: static inline, so the compiler inlines them
+ * where it judges it worth their size. A program that calls one from a
+ * few hot loops and wants it in each of them may define
+ * SDX_READER_ALWAYS_INLINE before it includes the headers (GCC and Clang;
+ * the Python package does, for its decoder's container loops). */
+#if defined(SDX_READER_ALWAYS_INLINE) && (defined(__GNUC__) || defined(__clang__))
+#define SDX_READER_HOT_FN static inline __attribute__((always_inline))
+#else
+#define SDX_READER_HOT_FN static inline
+#endif
 /* Every byte 0x01: with a byte value times it, that byte in all eight. */
 #define SDX_HOT_ONES8 0x0101010101010101u
 

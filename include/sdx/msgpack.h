@@ -617,7 +617,7 @@ static inline bool sdx_mp_hot_slow(sdx_msgpack_reader *r, sdx_event *ev) {
  * all (a head of up to 3 bytes and the 16 bytes sdx_hot_text reads), are
  * in the window; everything else (other kinds, errors, streams at the
  * window's end, the end of the input) it hands to the exported function. */
-static inline bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
+SDX_READER_HOT_FN bool sdx_msgpack_reader_next_inline(sdx_msgpack_reader *r, sdx_event *ev) {
     sdx_msgpack_reader_hot *s = (sdx_msgpack_reader_hot *)(void *)r;
     const uint64_t map_bit = (uint64_t)1 << 63;
     uint64_t left = s->left;

@@ -698,7 +698,7 @@ static inline uint64_t sdx_ubj_hot_load(const sdx_ubjson_reader_hot *s, const ui
  * everything else (the top level, no-ops, typed containers, other markers,
  * errors, streams at the window's end) it hands to the exported function,
  * which reports what is wrong. */
-static inline bool sdx_ubjson_reader_next_inline(sdx_ubjson_reader *r, sdx_event *ev) {
+SDX_READER_HOT_FN bool sdx_ubjson_reader_next_inline(sdx_ubjson_reader *r, sdx_event *ev) {
     sdx_ubjson_reader_hot *s = (sdx_ubjson_reader_hot *)(void *)r;
     uint32_t d = s->depth;
     if (d == 0 || d > s->depth_limit) return sdx_ubj_hot_slow(r, ev);

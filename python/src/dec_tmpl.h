@@ -4,7 +4,11 @@
  * with
  *   DEC(name)      the function name for this reader
  *   DEC_RT         the reader type
- *   DEC_NEXT(r,e)  its next function (the inline macro where there is one)
+ *   DEC_NEXT(r,e)  its next function (the inline macro where there is one),
+ *                  for the elements and entries of containers
+ *   DEC_NEXT_COLD(r,e)  the exported next function, for the rest (a tag's
+ *                  item, the top level): with the inline path at only
+ *                  the three calls of the loops, the compiler inlines it
  * No tree in between: each container's elements go onto the context's
  * stack as they arrive (so nothing is sized from a declared count) and
  * become one list or dict at its end.
@@ -143,7 +147,7 @@ static PyObject *DEC(value)(dec_ctx *c, DEC_RT *r, sdx_event *ev) {
         break;
     case SDX_TAG:
         /* one more tag on the item that follows: outermost first */
-        if (!DEC_NEXT(r, ev)) {
+        if (!DEC_NEXT_COLD(r, ev)) {
             dec_reader_fail(c);
             return NULL;
         }
@@ -161,7 +165,7 @@ static PyObject *DEC(value)(dec_ctx *c, DEC_RT *r, sdx_event *ev) {
  * set, or NULL without one at the end of the input. */
 static PyObject *DEC(next_value)(dec_ctx *c, DEC_RT *r) {
     sdx_event ev;
-    if (!DEC_NEXT(r, &ev)) {
+    if (!DEC_NEXT_COLD(r, &ev)) {
         if (sdx_source_error(c->src, NULL) != SDX_OK || c->pending_exc) dec_reader_fail(c);
         return NULL;
     }
@@ -196,7 +200,7 @@ static PyObject *DEC(all)(dec_ctx *c, DEC_RT *r, int seq) {
         return NULL;
     }
     sdx_event ev;
-    if (DEC_NEXT(r, &ev) || sdx_source_error(c->src, NULL) != SDX_OK) {
+    if (DEC_NEXT_COLD(r, &ev) || sdx_source_error(c->src, NULL) != SDX_OK) {
         /* the reader reports bytes after the value */
         Py_DECREF(v);
         dec_reader_fail(c);
@@ -208,3 +212,4 @@ static PyObject *DEC(all)(dec_ctx *c, DEC_RT *r, int seq) {
 #undef DEC
 #undef DEC_RT
 #undef DEC_NEXT
+#undef DEC_NEXT_COLD

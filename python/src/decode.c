@@ -4,6 +4,9 @@
  * (datetimes, UUIDs, decimals, bignums, Tagged), sdx.loads and the
  * iterator of sdx.iter_load over a file's read().
  */
+/* The readers' fast paths inlined into the container loops of dec_tmpl.h
+ * (common.h): about 6 % fewer instructions for a MessagePack loads. */
+#define SDX_READER_ALWAYS_INLINE 1
 #include "sdxpy.h"
 
 #include <datetime.h>
@@ -493,31 +496,37 @@ uuid: {
 #define DEC(name) json_##name
 #define DEC_RT sdx_json_reader
 #define DEC_NEXT(r, e) sdx_json_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_json_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 #define DEC(name) msgpack_##name
 #define DEC_RT sdx_msgpack_reader
 #define DEC_NEXT(r, e) sdx_msgpack_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_msgpack_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 #define DEC(name) cbor_##name
 #define DEC_RT sdx_cbor_reader
 #define DEC_NEXT(r, e) sdx_cbor_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_cbor_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 #define DEC(name) bson_##name
 #define DEC_RT sdx_bson_reader
 #define DEC_NEXT(r, e) sdx_bson_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_bson_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 #define DEC(name) ubjson_##name
 #define DEC_RT sdx_ubjson_reader
 #define DEC_NEXT(r, e) sdx_ubjson_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_ubjson_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 #define DEC(name) binn_##name
 #define DEC_RT sdx_binn_reader
 #define DEC_NEXT(r, e) sdx_binn_reader_next(r, e)
+#define DEC_NEXT_COLD(r, e) (sdx_binn_reader_next)(r, e)
 #include "dec_tmpl.h"
 
 /* ------------------------------------------------------------------------ */
