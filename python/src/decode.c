@@ -12,6 +12,7 @@
 #include <datetime.h>
 
 #include <math.h>
+#include <stdatomic.h>
 
 #include "core/platform.h"
 
@@ -533,14 +534,23 @@ uuid: {
 /* Readers                                                                   */
 /* ------------------------------------------------------------------------ */
 
+static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
+                              const sp_opts *o, int seq, sdx_source *src, const sdx_alloc *alloc);
+
 /* A reader of format f over memory (read == NULL) or a stream; NULL when
  * it cannot be allocated. *src gets its source. */
 static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
                          const sp_opts *o, int seq, sdx_source *src) {
+    return reader_open_with(f, data, len, read, ctx, chunk, o, seq, src, NULL);
+}
+
+/* The same with an allocator for the reader (NULL: the default). */
+static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
+                              const sp_opts *o, int seq, sdx_source *src, const sdx_alloc *alloc) {
     uint32_t depth = o->max_depth;
     switch (f) {
     case SDX_FORMAT_JSON: {
-        sdx_json_read_opts ro = {SDX_JSON_READ_BIGNUM_RAW | SDX_JSON_READ_BOM, depth, NULL};
+        sdx_json_read_opts ro = {SDX_JSON_READ_BIGNUM_RAW | SDX_JSON_READ_BOM, depth, alloc};
         if (seq) ro.flags |= SDX_JSON_READ_STOP_AFTER_VALUE;
         if (o->allow_nan) ro.flags |= SDX_JSON_READ_NAN_INF;
         if (o->comments) ro.flags |= SDX_JSON_READ_COMMENTS;
@@ -550,7 +560,7 @@ static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn 
         return r;
     }
     case SDX_FORMAT_MSGPACK: {
-        sdx_msgpack_read_opts ro = {0, depth, NULL};
+        sdx_msgpack_read_opts ro = {0, depth, alloc};
         if (seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_MSGPACK_READ_NO_UTF8_CHECK;
         sdx_msgpack_reader *r =
@@ -559,7 +569,7 @@ static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn 
         return r;
     }
     case SDX_FORMAT_CBOR: {
-        sdx_cbor_read_opts ro = {0, depth, 0, 0, NULL};
+        sdx_cbor_read_opts ro = {0, depth, 0, 0, alloc};
         if (seq) ro.flags |= SDX_CBOR_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_CBOR_READ_NO_UTF8_CHECK;
         sdx_cbor_reader *r = read ? sdx_cbor_reader_new_stream(read, ctx, chunk, &ro) : sdx_cbor_reader_new(data, len, &ro);
@@ -567,7 +577,7 @@ static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn 
         return r;
     }
     case SDX_FORMAT_BSON: {
-        sdx_bson_read_opts ro = {0, depth, 0, NULL};
+        sdx_bson_read_opts ro = {0, depth, 0, alloc};
         if (seq) ro.flags |= SDX_BSON_READ_SEQUENCE;
         if (o->utf8_replace) ro.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
         sdx_bson_reader *r = read ? sdx_bson_reader_new_stream(read, ctx, &ro) : sdx_bson_reader_new(data, len, &ro);
@@ -576,7 +586,7 @@ static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn 
     }
     case SDX_FORMAT_UBJSON:
     case SDX_FORMAT_BJDATA: {
-        sdx_ubjson_read_opts ro = {f == SDX_FORMAT_BJDATA ? SDX_UBJSON_READ_BJDATA : 0, depth, 0, NULL};
+        sdx_ubjson_read_opts ro = {f == SDX_FORMAT_BJDATA ? SDX_UBJSON_READ_BJDATA : 0, depth, 0, alloc};
         if (seq) ro.flags |= SDX_UBJSON_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_UBJSON_READ_NO_UTF8_CHECK;
         sdx_ubjson_reader *r =
@@ -585,7 +595,7 @@ static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn 
         return r;
     }
     case SDX_FORMAT_BINN: {
-        sdx_binn_read_opts ro = {0, depth, NULL};
+        sdx_binn_read_opts ro = {0, depth, alloc};
         if (seq) ro.flags |= SDX_BINN_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_BINN_READ_NO_UTF8_CHECK;
         sdx_binn_reader *r = read ? sdx_binn_reader_new_stream(read, ctx, chunk, &ro) : sdx_binn_reader_new(data, len, &ro);
@@ -615,14 +625,63 @@ static void reader_free(sp_format f, void *r) {
  * (about a tenth of the time of a large document). */
 #define GC_PAUSE_FROM 4096
 
-PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) {
-    /* an empty sequence holds no value (some readers call it an error) */
-    if (o->seq && len == 0) return PyList_New(0);
+/* The block that sdx.loads's reader is allocated in, kept from one call
+ * to the next: a small message's parse otherwise spends a tenth of its
+ * time in malloc and free. One call holds it at a time (the flag is taken
+ * atomically, for threads that run without the GIL); a reader that finds
+ * it taken, one that is larger or grows, and everything else a reader
+ * allocates (a deeper stack, scratch space) go to the default allocator. */
+#define READER_SLOT_SIZE 2048
+static _Alignas(64) unsigned char reader_slot[READER_SLOT_SIZE];
+static atomic_int reader_slot_busy;
+
+static void *slot_malloc(void *ctx, size_t n) {
+    (void)ctx;
+    if (n <= READER_SLOT_SIZE && !atomic_exchange_explicit(&reader_slot_busy, 1, memory_order_acquire))
+        return reader_slot;
+    const sdx_alloc *d = sdx_alloc_default();
+    return d->malloc(d->ctx, n);
+}
+
+static void slot_free(void *ctx, void *p) {
+    (void)ctx;
+    if (p == (void *)reader_slot) {
+        atomic_store_explicit(&reader_slot_busy, 0, memory_order_release);
+        return;
+    }
+    const sdx_alloc *d = sdx_alloc_default();
+    d->free(d->ctx, p);
+}
+
+static void *slot_realloc(void *ctx, void *p, size_t old_size, size_t n) {
+    (void)ctx;
+    const sdx_alloc *d = sdx_alloc_default();
+    if (p != (void *)reader_slot) return d->realloc(d->ctx, p, old_size, n);
+    if (n <= READER_SLOT_SIZE) return p;
+    void *q = d->malloc(d->ctx, n);
+    if (q) {
+        memcpy(q, p, old_size < n ? old_size : n);
+        atomic_store_explicit(&reader_slot_busy, 0, memory_order_release);
+    }
+    return q;
+}
+
+static const sdx_alloc slot_alloc = {slot_malloc, slot_realloc, slot_free, NULL};
+
+/* Inputs from this size on are read with the garbage collector paused:
+ * the containers a document is made of cannot form cycles, and each of
+ * them would otherwise count towards a collection that walks them all
+ * (about a tenth of the time of a large document). */
+#define GC_PAUSE_FROM 4096
+
+/* The whole input as one value (or, seq, the list of its values), read
+ * from [data, data + len). */
+static PyObject *loads_exact(sp_format f, const char *data, size_t len, const sp_opts *o) {
     dec_ctx c;
     dec_init(&c, f, o);
     c.in_lo = (uintptr_t)data;
     c.in_hi = (uintptr_t)data + len;
-    void *r = reader_open(f, data, len, NULL, NULL, 0, o, o->seq, &c.src);
+    void *r = reader_open_with(f, data, len, NULL, NULL, 0, o, o->seq, &c.src, &slot_alloc);
     if (!r) return PyErr_NoMemory();
     int gc_was_on = len >= GC_PAUSE_FROM ? PyGC_Disable() : 0;
     PyObject *v = NULL;
@@ -640,6 +699,69 @@ PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) 
     reader_free(f, r);
     dec_destroy(&c);
     return v;
+}
+
+/* Small inputs are read from a copy with padding after it. The readers'
+ * inline paths take an item only when a fixed number of bytes past it are
+ * in the input (JSON 128, MessagePack 19, CBOR and UBJSON alike), so the
+ * end of every input goes through the exported functions, and a message of
+ * a few hundred bytes is mostly its end. Nothing is decided by the padding:
+ *  - JSON: the padding is spaces, which a JSON text may end with, and no
+ *    token can be completed by them, so the padded text is valid exactly
+ *    when the input is, with the same value;
+ *  - the binary formats: the padded copy is read as a sequence and only
+ *    its first value is taken, which the readers end without looking past
+ *    it; that value is the input's when it ends exactly at the input's
+ *    end (each format's values delimit themselves).
+ * Anything else (an error, a value ending before or after the input's
+ * end) sends the input to loads_exact, whose error, offset and line are
+ * the ones reported. */
+#define PAD_MAX 4096
+int sp_padded_loads = 1;
+#define PAD_JSON 128  /* sdx_json_reader_next_inline's window */
+#define PAD_JSON_FROM 16
+#define PAD_BINARY 32 /* MessagePack's and CBOR's 19, UBJSON's 24 */
+
+static PyObject *loads_padded(sp_format f, const char *data, size_t len, const sp_opts *o) {
+    _Alignas(64) char buf[PAD_MAX + PAD_JSON];
+    const size_t pad = f == SDX_FORMAT_JSON ? PAD_JSON : PAD_BINARY;
+    memcpy(buf, data, len);
+    memset(buf + len, f == SDX_FORMAT_JSON ? ' ' : 0, pad);
+    const size_t n = len + pad;
+    if (f == SDX_FORMAT_JSON) return loads_exact(f, buf, n, o);
+    dec_ctx c;
+    dec_init(&c, f, o);
+    c.in_lo = (uintptr_t)buf;
+    c.in_hi = (uintptr_t)buf + n;
+    void *r = reader_open_with(f, buf, n, NULL, NULL, 0, o, 1, &c.src, &slot_alloc);
+    if (!r) return PyErr_NoMemory();
+    PyObject *v = NULL;
+    switch (f) {
+    case SDX_FORMAT_MSGPACK: v = msgpack_next_value(&c, r); break;
+    case SDX_FORMAT_CBOR: v = cbor_next_value(&c, r); break;
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA: v = ubjson_next_value(&c, r); break;
+    default: break;
+    }
+    if (v && sdx_source_offset(c.src) != len) Py_CLEAR(v);
+    reader_free(f, r);
+    dec_destroy(&c);
+    return v;
+}
+
+PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) {
+    /* an empty sequence holds no value (some readers call it an error) */
+    if (o->seq && len == 0) return PyList_New(0);
+    /* (a JSON text of a few bytes has too few tokens to gain what the
+     * padding's 128 bytes cost to check and skip) */
+    if (sp_padded_loads && !o->seq && len > 0 && len <= PAD_MAX &&
+        ((f == SDX_FORMAT_JSON && len >= PAD_JSON_FROM) || f == SDX_FORMAT_MSGPACK || f == SDX_FORMAT_CBOR ||
+         f == SDX_FORMAT_UBJSON || f == SDX_FORMAT_BJDATA)) {
+        PyObject *v = loads_padded(f, data, len, o);
+        if (v) return v;
+        PyErr_Clear(); /* the input's own reading tells what is wrong */
+    }
+    return loads_exact(f, data, len, o);
 }
 
 /* ------------------------------------------------------------------------ */

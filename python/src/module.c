@@ -608,6 +608,17 @@ static PyObject *mod_direct(PyObject *self, PyObject *flag) {
     return PyBool_FromLong(old);
 }
 
+/* _padded(flag): for the tests, which compare loads of small inputs from
+ * a padded copy with loads of the input itself. */
+static PyObject *mod_padded(PyObject *self, PyObject *flag) {
+    (void)self;
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    int old = sp_padded_loads;
+    sp_padded_loads = on;
+    return PyBool_FromLong(old);
+}
+
 /* _dict_direct(flag): for the tests, which compare sp_dict_next's reading
  * of the entries with PyDict_Next's. None asks without changing it; True
  * turns it on only where the check at import passed. */
@@ -636,6 +647,8 @@ static PyMethodDef methods[] = {
     {"simd", mod_simd, METH_NOARGS, "simd() -> str: the SIMD kernels in use"},
     {"_direct", mod_direct, METH_O,
      "_direct(flag) -> bool: dumps' direct JSON and MessagePack paths on or off (for the tests); the old value"},
+    {"_padded", mod_padded, METH_O,
+     "_padded(flag) -> bool: loads of small inputs from a padded copy on or off (for the tests); the old value"},
     {"_dict_direct", mod_dict_direct, METH_O,
      "_dict_direct(flag) -> bool: dicts' entries read in place (CPython 3.11, 3.12) or through PyDict_Next "
      "(for the tests; None only asks); the old value"},

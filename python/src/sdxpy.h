@@ -121,6 +121,7 @@ PyObject *sp_dumps(PyObject *obj, sp_format f, const sp_opts *o);
 /* 1 (the default): dumps writes JSON and MessagePack of the core types
  * straight into its buffer; 0: through the writers alone (for the tests). */
 extern int sp_direct_paths;
+extern int sp_padded_loads; /* sp_loads reads small inputs from a padded copy */
 
 /* Iterating a dict for dumps: PyDict_Next, or on CPython 3.11 and 3.12
  * for a dict with a combined table (every dict but instances' split
