@@ -597,26 +597,27 @@ static PyObject *mod_simd(PyObject *self, PyObject *unused) {
     return PyUnicode_FromString(sdx_simd_name());
 }
 
+/* A switch for the tests: *flag set from flag's truth; its old value. */
+static PyObject *swap_flag(int *flag, PyObject *arg) {
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    int old = *flag;
+    *flag = on;
+    return PyBool_FromLong(old);
+}
+
 /* _direct(flag): for the tests, which compare dumps' direct paths with the
  * writers'. */
 static PyObject *mod_direct(PyObject *self, PyObject *flag) {
     (void)self;
-    int on = PyObject_IsTrue(flag);
-    if (on < 0) return NULL;
-    int old = sp_direct_paths;
-    sp_direct_paths = on;
-    return PyBool_FromLong(old);
+    return swap_flag(&sp_direct_paths, flag);
 }
 
 /* _padded(flag): for the tests, which compare loads of small inputs from
  * a padded copy with loads of the input itself. */
 static PyObject *mod_padded(PyObject *self, PyObject *flag) {
     (void)self;
-    int on = PyObject_IsTrue(flag);
-    if (on < 0) return NULL;
-    int old = sp_padded_loads;
-    sp_padded_loads = on;
-    return PyBool_FromLong(old);
+    return swap_flag(&sp_padded_loads, flag);
 }
 
 /* _dict_direct(flag): for the tests, which compare sp_dict_next's reading
