@@ -619,12 +619,6 @@ static void reader_free(sp_format f, void *r) {
     }
 }
 
-/* Inputs from this size on are read with the garbage collector paused:
- * the containers a document is made of cannot form cycles, and each of
- * them would otherwise count towards a collection that walks them all
- * (about a tenth of the time of a large document). */
-#define GC_PAUSE_FROM 4096
-
 /* The block that sdx.loads's reader is allocated in, kept from one call
  * to the next: a small message's parse otherwise spends a tenth of its
  * time in malloc and free. One call holds it at a time (the flag is taken
@@ -759,7 +753,13 @@ PyObject *sp_loads(sp_format f, const char *data, size_t len, const sp_opts *o) 
          f == SDX_FORMAT_UBJSON || f == SDX_FORMAT_BJDATA)) {
         PyObject *v = loads_padded(f, data, len, o);
         if (v) return v;
-        PyErr_Clear(); /* the input's own reading tells what is wrong */
+        /* the input's own reading tells what is wrong with it; what is not
+         * about the input (KeyboardInterrupt raised in a tag's Python
+         * conversion, MemoryError) is not read again */
+        if (PyErr_Occurred() &&
+            (!PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(PyExc_MemoryError)))
+            return NULL;
+        PyErr_Clear();
     }
     return loads_exact(f, data, len, o);
 }
