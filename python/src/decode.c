@@ -114,6 +114,87 @@ static inline int is_ascii(const char *p, size_t n) {
     return (a & UINT64_C(0x8080808080808080)) == 0;
 }
 
+/* Byte tests on 8 bytes at a time (SWAR; each lane's result in its top
+ * bit, no carry between lanes):
+ *   UTF8_CONT: continuation bytes, 10xxxxxx (bit 7 set, bit 6 clear: the
+ *              word shifted left by one puts each byte's bit 6 in its
+ *              bit 7);
+ *   UTF8_GE(w, k): bytes of at least 0x80 + k (the low seven bits plus
+ *              0x80 - k reach bit 7; at most 0x7f + 0x7f, so no carry). */
+#define UTF8_HI UINT64_C(0x8080808080808080)
+#define UTF8_LO7 UINT64_C(0x7f7f7f7f7f7f7f7f)
+#define UTF8_CONT(w) ((w) & ~((w) << 1) & UTF8_HI)
+#define UTF8_GE(w, k) ((((w) & UTF8_LO7) + (UINT64_C(0x0101010101010101) * (0x80 - (k)))) & (w) & UTF8_HI)
+
+static inline uint64_t load8(const char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The characters of n bytes of valid UTF-8 (the bytes that are not
+ * continuation bytes) and the widest of them: *wide 0 up to U+00FF (lead
+ * bytes below 0xC4), 1 up to U+FFFF (below 0xF0), 2 beyond. */
+static size_t utf8_chars(const char *p, size_t n, unsigned *wide) {
+    uint64_t ge_c4 = 0, ge_f0 = 0;
+    size_t conts = 0, i = 0;
+    while (n - i >= 8) {
+        /* per lane at most 255 words, then the lanes are summed */
+        size_t stop = n - i > 8 * 255 ? i + 8 * 255 : n;
+        uint64_t lanes = 0;
+        for (; i + 8 <= stop; i += 8) {
+            uint64_t w = load8(p + i);
+            lanes += UTF8_CONT(w) >> 7;
+            ge_c4 |= UTF8_GE(w, 0x44);
+            ge_f0 |= UTF8_GE(w, 0x70);
+        }
+        lanes = (lanes & UINT64_C(0x00ff00ff00ff00ff)) + ((lanes >> 8) & UINT64_C(0x00ff00ff00ff00ff));
+        conts += (size_t)((lanes * UINT64_C(0x0001000100010001)) >> 48);
+    }
+    if (i < n) { /* the last bytes, zero (ASCII) after them */
+        uint64_t w = 0;
+        memcpy(&w, p + i, n - i);
+        uint64_t m = UTF8_CONT(w) >> 7;
+        conts += (size_t)((m * UINT64_C(0x0101010101010101)) >> 56);
+        ge_c4 |= UTF8_GE(w, 0x44);
+        ge_f0 |= UTF8_GE(w, 0x70);
+    }
+    *wide = ge_f0 ? 2 : ge_c4 ? 1 : 0;
+    return n - conts;
+}
+
+/* Decode valid UTF-8 into the code units of type T (Py_UCS1, Py_UCS2 or
+ * Py_UCS4, wide enough for every character): eight ASCII bytes at a time
+ * where they come, else one character. */
+#define UTF8_DECODE(T, dst, src, end)                                                                      \
+    do {                                                                                                   \
+        T *d_ = (T *)(dst);                                                                                \
+        const unsigned char *q_ = (src);                                                                   \
+        while (q_ < (end)) {                                                                               \
+            Py_UCS4 ch = *q_;                                                                              \
+            if (ch < 0x80) {                                                                               \
+                if ((end) - q_ >= 8 && !(load8((const char *)q_) & UTF8_HI)) {                             \
+                    for (int j_ = 0; j_ < 8; j_++) d_[j_] = (T)q_[j_];                                     \
+                    d_ += 8;                                                                               \
+                    q_ += 8;                                                                               \
+                    continue;                                                                              \
+                }                                                                                          \
+                q_ += 1;                                                                                   \
+            } else if (ch < 0xe0) {                                                                        \
+                ch = (ch & 0x1f) << 6 | (q_[1] & 0x3f);                                                    \
+                q_ += 2;                                                                                   \
+            } else if (ch < 0xf0) {                                                                        \
+                ch = (ch & 0x0f) << 12 | (Py_UCS4)(q_[1] & 0x3f) << 6 | (q_[2] & 0x3f);                    \
+                q_ += 3;                                                                                   \
+            } else {                                                                                       \
+                ch = (ch & 0x07) << 18 | (Py_UCS4)(q_[1] & 0x3f) << 12 | (Py_UCS4)(q_[2] & 0x3f) << 6 |    \
+                     (q_[3] & 0x3f);                                                                       \
+                q_ += 4;                                                                                   \
+            }                                                                                              \
+            *d_++ = (T)ch;                                                                                 \
+        }                                                                                                  \
+    } while (0)
+
 /* A str from n bytes of UTF-8 that the reader has checked: the
  * characters counted and the widest found from the lead bytes, then
  * decoded into a str of that width. Unchecked input (utf8="replace")
@@ -121,33 +202,15 @@ static inline int is_ascii(const char *p, size_t n) {
 static PyObject *dec_str_slow(dec_ctx *c, const char *p, size_t n) {
     if (c->utf8_replace) return PyUnicode_DecodeUTF8(p, (Py_ssize_t)n, "replace");
     const unsigned char *s = (const unsigned char *)p, *end = s + n;
-    size_t chars = 0;
-    unsigned widest = 0; /* 0: up to U+00FF, 1: up to U+FFFF, 2: beyond */
-    for (const unsigned char *q = s; q < end; q++) {
-        unsigned b = *q;
-        chars += (b & 0xc0) != 0x80;
-        if (b >= 0xc4) widest |= b >= 0xf0 ? 2 : 1;
-    }
-    Py_UCS4 maxchar = widest & 2 ? 0x10ffff : widest ? 0xffff : 0xff;
-    PyObject *u = PyUnicode_New((Py_ssize_t)chars, maxchar);
+    unsigned wide;
+    size_t chars = utf8_chars(p, n, &wide);
+    PyObject *u = PyUnicode_New((Py_ssize_t)chars, wide == 2 ? 0x10ffff : wide ? 0xffff : 0xff);
     if (!u) return NULL;
-    int kind = PyUnicode_KIND(u);
     void *data = PyUnicode_DATA(u);
-    size_t i = 0;
-    for (const unsigned char *q = s; q < end; i++) {
-        Py_UCS4 ch = *q;
-        if (ch < 0x80) q += 1;
-        else if (ch < 0xe0) {
-            ch = (ch & 0x1f) << 6 | (q[1] & 0x3f);
-            q += 2;
-        } else if (ch < 0xf0) {
-            ch = (ch & 0x0f) << 12 | (Py_UCS4)(q[1] & 0x3f) << 6 | (q[2] & 0x3f);
-            q += 3;
-        } else {
-            ch = (ch & 0x07) << 18 | (Py_UCS4)(q[1] & 0x3f) << 12 | (Py_UCS4)(q[2] & 0x3f) << 6 | (q[3] & 0x3f);
-            q += 4;
-        }
-        PyUnicode_WRITE(kind, data, i, ch);
+    switch (PyUnicode_KIND(u)) {
+    case PyUnicode_1BYTE_KIND: UTF8_DECODE(Py_UCS1, data, s, end); break;
+    case PyUnicode_2BYTE_KIND: UTF8_DECODE(Py_UCS2, data, s, end); break;
+    default: UTF8_DECODE(Py_UCS4, data, s, end); break;
     }
     return u;
 }
@@ -191,12 +254,6 @@ static _Alignas(64) key_entry key_cache[2 * KEY_CACHE_SETS];
 
 void sp_key_cache_clear(void) {
     for (size_t i = 0; i < 2 * KEY_CACHE_SETS; i++) Py_CLEAR(key_cache[i].s);
-}
-
-static inline uint64_t load8(const char *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
 }
 
 /* 16 bytes of 0xff then 16 of 0: the mask of the first n bytes of a

@@ -309,6 +309,34 @@ def test_string_widths():
                     __import__("sys").getsizeof(s.encode().decode())
 
 
+def test_string_widths_long():
+    """Longer strings, where the decoder counts characters and finds the
+    widest eight bytes at a time (its per-lane counts summed every 2040
+    bytes) and copies runs of eight ASCII bytes: every width, the wide
+    characters at every offset of a word and beyond the 2040-byte sums."""
+    import random
+    rnd = random.Random(19)
+    pools = [(0x20, 0x7E), (0x80, 0xFF), (0x100, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF)]
+    cases = [("a" * k + chr(c) + "b" * m) for c in (0xE9, 0x3042, 0x1F600)
+             for k in range(0, 17) for m in (0, 7, 8, 9)]
+    cases += ["é" * n for n in (1019, 1020, 1021, 2040, 2041, 4100)]
+    cases += ["a" * 2039 + "\u3042", "\u3042" * 700 + "a" * 17 + "😀"]
+    for _ in range(300):
+        chosen = rnd.sample(pools, rnd.randrange(1, 4))
+        n = rnd.choice((rnd.randrange(0, 40), rnd.randrange(0, 5000)))
+        s = []
+        for _ in range(n):
+            lo, hi = rnd.choice(chosen)
+            c = rnd.randrange(lo, hi + 1)
+            s.append(chr(c) if not 0xD800 <= c < 0xE000 else "z")
+        cases.append("".join(s))
+    for s in cases:
+        for fmt in ("json", "msgpack", "cbor"):
+            got = sdx.loads(sdx.dumps([s, {s: 1}], fmt), fmt)
+            # equal strs have the same kind (CPython compares kinds first)
+            assert got == [s, {s: 1}] and hash(got[0]) == hash(s), (fmt, len(s))
+
+
 def test_large_outputs_of_changing_sizes():
     # Outputs from 32 KiB on are written into a bytes object sized from the
     # previous output's length and kept unshrunk when at most an eighth is
