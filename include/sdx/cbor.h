@@ -664,6 +664,13 @@ SDX_API sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx,
 /* Create a reader over a FILE* (read with fread; not closed). */
 SDX_API sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opts);
 #endif
+/* Start a reader made by sdx_cbor_reader_new over new input: as if it
+ * were freed and made again with the same options, without allocating
+ * (what it grew for deep nesting or long strings is freed). For many short
+ * messages: one reader, no allocation per message. SDX_ERR_USAGE for a
+ * reader of a stream or file (left as it was), SDX_ERR_INVALID_ARG for
+ * NULL. */
+SDX_API sdx_err sdx_cbor_reader_reset(sdx_cbor_reader *r, const char *data, size_t len);
 /* Free a reader (NULL is a no-op). */
 SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
 

@@ -326,6 +326,13 @@ SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx,
 SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_opts *opts);
 #endif
 
+/* Start a reader made by sdx_json_reader_new over new input: as if it
+ * were freed and made again with the same options, without allocating
+ * (what it grew for deep nesting or long strings is freed). For many short
+ * messages: one reader, no allocation per message. SDX_ERR_USAGE for a
+ * reader of a stream or file (left as it was), SDX_ERR_INVALID_ARG for
+ * NULL. */
+SDX_API sdx_err sdx_json_reader_reset(sdx_json_reader *r, const char *data, size_t len);
 /* Free a reader and everything it allocated (NULL is a no-op). Strings of
  * its events become invalid. */
 SDX_API void sdx_json_reader_free(sdx_json_reader *r);

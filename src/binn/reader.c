@@ -81,10 +81,9 @@ static bool fail(sdx_binn_reader *r, sdx_err code, uint64_t offset, const char *
     return false;
 }
 
-static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
-    const sdx_alloc *a;
-    sdx_binn_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
-    if (!r) return NULL;
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_binn_reader *r, const sdx_binn_read_opts *opts, const sdx_alloc *a) {
+    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_BINN_DEFAULT_MAX_DEPTH;
@@ -92,6 +91,13 @@ static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
     r->cap = INLINE_STACK;
     r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     r->state = STATE_READING;
+}
+
+static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_binn_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    reader_init(r, opts, a);
     return r;
 }
 
@@ -102,6 +108,19 @@ sdx_binn_reader *sdx_binn_reader_new(const char *data, size_t len,
     r->win = r->p = (const uint8_t *)data;
     r->end = r->p + (data ? len : 0);
     return r;
+}
+
+sdx_err sdx_binn_reader_reset(sdx_binn_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->read) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_binn_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
+    const sdx_alloc a = r->alloc;
+    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
+    if (r->buf) a.free(a.ctx, r->buf);
+    reader_init(r, &o, &a);
+    r->win = r->p = (const uint8_t *)data;
+    r->end = r->p + (data ? len : 0);
+    return SDX_OK;
 }
 
 sdx_binn_reader *sdx_binn_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,

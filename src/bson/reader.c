@@ -97,6 +97,20 @@ sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bso
     return r;
 }
 
+sdx_err sdx_bson_reader_reset(sdx_bson_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->read) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_alloc a = r->alloc;
+    const sdx_bson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_document = r->max_document,
+                                  .alloc = &a};
+    if (r->h.levels != r->inline_levels) a.free(a.ctx, r->h.levels);
+    a.free(a.ctx, r->owned);
+    init(r, &o);
+    r->h.data = (const u8 *)data;
+    r->len = data ? len : 0;
+    return SDX_OK;
+}
+
 sdx_bson_reader *sdx_bson_reader_new_stream(sdx_read_fn read, void *ctx,
                                             const sdx_bson_read_opts *opts) {
     sdx_bson_reader *r = sdx_bson_reader_new(NULL, 0, opts);

@@ -129,10 +129,9 @@ static bool fail_at(sdx_cbor_reader *r, sdx_err code, const char *msg, const uin
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
-    const sdx_alloc *a;
-    sdx_cbor_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
-    if (!r) return NULL;
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, const sdx_alloc *a) {
+    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_CBOR_DEFAULT_MAX_DEPTH;
@@ -150,18 +149,53 @@ static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
     r->hot.ascii_mask = r->flags & SDX_CBOR_READ_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     r->hot.utf8_valid = r->utf8_valid;
     hot_update(r);
+}
+
+static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_cbor_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    reader_init(r, opts, a);
     return r;
+}
+
+/* The input of a reader over memory. */
+static void memory_input(sdx_cbor_reader *r, const char *data, size_t len) {
+    if (!data) len = 0;
+    r->hot.base = r->hot.p = data ? (const uint8_t *)data : empty_input;
+    r->hot.end = r->hot.p + len;
+    r->eof = true;
 }
 
 sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
                                      const sdx_cbor_read_opts *opts) {
     sdx_cbor_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    if (!data) len = 0;
-    r->hot.base = r->hot.p = data ? (const uint8_t *)data : empty_input;
-    r->hot.end = r->hot.p + len;
-    r->eof = true;
+    memory_input(r, data, len);
     return r;
+}
+
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_cbor_reader *r) {
+    sdx_alloc a = r->alloc;
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
+    a.free(a.ctx, r->store);
+    a.free(a.ctx, r->scratch);
+    a.free(a.ctx, r->chunks);
+    a.free(a.ctx, r->keybuf);
+    a.free(a.ctx, r->keys);
+}
+
+sdx_err sdx_cbor_reader_reset(sdx_cbor_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->store) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_cbor_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_tags = r->max_tags,
+                                  .max_string = r->max_string};
+    const sdx_alloc a = r->alloc;
+    free_parts(r);
+    reader_init(r, &o, &a);
+    memory_input(r, data, len);
+    return SDX_OK;
 }
 
 sdx_cbor_reader *sdx_cbor_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
@@ -187,12 +221,7 @@ sdx_cbor_reader *sdx_cbor_reader_new_file(FILE *f, const sdx_cbor_read_opts *opt
 void sdx_cbor_reader_free(sdx_cbor_reader *r) {
     if (!r) return;
     sdx_alloc a = r->alloc;
-    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    a.free(a.ctx, r->store);
-    a.free(a.ctx, r->scratch);
-    a.free(a.ctx, r->chunks);
-    a.free(a.ctx, r->keybuf);
-    a.free(a.ctx, r->keys);
+    free_parts(r);
     a.free(a.ctx, r);
 }
 

@@ -990,11 +990,9 @@ SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned 
 /* Creating and freeing                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* A reader with the options applied and no input yet. */
-static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
-    const sdx_alloc *a;
-    sdx_json_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
-    if (!r) return NULL;
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_json_reader *r, const sdx_json_read_opts *opts, const sdx_alloc *a) {
+    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_JSON_DEFAULT_MAX_DEPTH;
@@ -1013,6 +1011,14 @@ static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
     const sdx_simd_kernels *k = sdx_simd_active();
     r->scan = k->json_string_scan;
     r->valid = k->utf8_valid_prefix;
+}
+
+/* A reader with the options applied and no input yet. */
+static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_json_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    reader_init(r, opts, a);
     return r;
 }
 
@@ -1025,19 +1031,36 @@ static void window_init(sdx_json_reader *r, const char *data, size_t len) {
     r->line_own.line_start = 0;
 }
 
-SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
-                                             const sdx_json_read_opts *opts) {
-    sdx_json_reader *r = reader_alloc(opts);
-    if (!r) return NULL;
+/* The input of a reader over memory. */
+static void memory_input(sdx_json_reader *r, const char *data, size_t len) {
     r->eof = true;
     if (!data) {
         window_init(r, "", 0);
         if (len) set_error(r, SDX_ERR_INVALID_ARG, r->buf, "no input");
-        return r;
+        return;
     }
     window_init(r, data, len);
     validate_more(r);
+}
+
+SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
+                                             const sdx_json_read_opts *opts) {
+    sdx_json_reader *r = reader_alloc(opts);
+    if (!r) return NULL;
+    memory_input(r, data, len);
     return r;
+}
+
+SDX_API sdx_err sdx_json_reader_reset(sdx_json_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->stream) return SDX_ERR_USAGE;
+    const sdx_json_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
+    const sdx_alloc a = r->alloc;
+    if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
+    a.free(a.ctx, r->scratch);
+    reader_init(r, &o, &a);
+    memory_input(r, data, len);
+    return SDX_OK;
 }
 
 SDX_API sdx_json_reader *sdx_json_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,

@@ -98,33 +98,59 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
-    const sdx_alloc *a;
-    sdx_msgpack_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
-    if (!r) return NULL;
+/* A zeroed reader's options and fields as made, without input. */
+static void reader_setup(sdx_msgpack_reader *r, uint32_t flags, uint32_t max_depth, const sdx_alloc *a,
+                         size_t (*utf8_valid)(const char *, size_t)) {
     r->alloc = *a;
-    r->flags = opts ? opts->flags : 0;
-    r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
+    r->flags = flags;
+    r->max_depth = max_depth;
     r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
     r->hot.depth_limit = r->max_depth < r->cap - 1 ? r->max_depth : r->cap - 1;
     r->hot.left = 1; /* the root value is due */
     r->hot.ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     r->state = STATE_VALUE;
-    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
+    r->utf8_valid = utf8_valid;
     r->hot.utf8_valid = r->utf8_valid;
+}
+
+static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
+    const sdx_alloc *a;
+    sdx_msgpack_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
+    if (!r) return NULL;
+    reader_setup(r, opts ? opts->flags : 0,
+                 opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH, a,
+                 sdx_simd_active()->utf8_valid_prefix);
     return r;
+}
+
+/* The window over [data, data + len) of a reader over memory. */
+static void memory_input(sdx_msgpack_reader *r, const char *data, size_t len) {
+    if (!data) len = 0;
+    r->base = r->hot.p = data ? (const uint8_t *)data : empty_input;
+    r->hot.end = r->hot.p + len;
+    r->eof = true;
 }
 
 sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
                                            const sdx_msgpack_read_opts *opts) {
     sdx_msgpack_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    if (!data) len = 0;
-    r->base = r->hot.p = data ? (const uint8_t *)data : empty_input;
-    r->hot.end = r->hot.p + len;
-    r->eof = true;
+    memory_input(r, data, len);
     return r;
+}
+
+sdx_err sdx_msgpack_reader_reset(sdx_msgpack_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->store) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_alloc a = r->alloc;
+    const uint32_t flags = r->flags, max_depth = r->max_depth;
+    size_t (*const utf8_valid)(const char *, size_t) = r->utf8_valid;
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
+    memset(r, 0, sizeof *r);
+    reader_setup(r, flags, max_depth, &a, utf8_valid);
+    memory_input(r, data, len);
+    return SDX_OK;
 }
 
 sdx_msgpack_reader *sdx_msgpack_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,

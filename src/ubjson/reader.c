@@ -100,10 +100,9 @@ static void hot_update(sdx_ubjson_reader *r) {
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
-    const sdx_alloc *a;
-    sdx_ubjson_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
-    if (!r) return NULL;
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_ubjson_reader *r, const sdx_ubjson_read_opts *opts, const sdx_alloc *a) {
+    memset(r, 0, sizeof *r);
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_UBJSON_DEFAULT_MAX_DEPTH;
@@ -118,18 +117,41 @@ static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
     r->hot.ascii_mask =
         r->flags & SDX_UBJSON_READ_NO_UTF8_CHECK ? 0 : UINT64_C(0x8080808080808080);
     hot_update(r);
+}
+
+static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
+    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
+    sdx_ubjson_reader *r = a->malloc(a->ctx, sizeof *r);
+    if (!r) return NULL;
+    reader_init(r, opts, a);
     return r;
+}
+
+/* The input of a reader over memory. */
+static void memory_input(sdx_ubjson_reader *r, const char *data, size_t len) {
+    if (!data) len = 0;
+    r->hot.base = r->hot.p = data ? (const u8 *)data : empty_input;
+    r->hot.end = r->hot.p + len;
+    r->eof = true;
 }
 
 sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
                                          const sdx_ubjson_read_opts *opts) {
     sdx_ubjson_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    if (!data) len = 0;
-    r->hot.base = r->hot.p = data ? (const u8 *)data : empty_input;
-    r->hot.end = r->hot.p + len;
-    r->eof = true;
+    memory_input(r, data, len);
     return r;
+}
+
+sdx_err sdx_ubjson_reader_reset(sdx_ubjson_reader *r, const char *data, size_t len) {
+    if (!r) return SDX_ERR_INVALID_ARG;
+    if (r->store) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_ubjson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_empty = r->max_empty};
+    const sdx_alloc a = r->alloc;
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
+    reader_init(r, &o, &a);
+    memory_input(r, data, len);
+    return SDX_OK;
 }
 
 sdx_ubjson_reader *sdx_ubjson_reader_new_stream(sdx_read_fn read, void *ctx, size_t chunk,
