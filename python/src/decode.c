@@ -676,48 +676,89 @@ static void reader_free(sp_format f, void *r) {
     }
 }
 
-/* The block that sdx.loads's reader is allocated in, kept from one call
- * to the next: a small message's parse otherwise spends a tenth of its
- * time in malloc and free. One call holds it at a time (the flag is taken
- * atomically, for threads that run without the GIL); a reader that finds
- * it taken, one that is larger or grows, and everything else a reader
- * allocates (a deeper stack, scratch space) go to the default allocator. */
-#define READER_SLOT_SIZE 2048
-static _Alignas(64) unsigned char reader_slot[READER_SLOT_SIZE];
-static atomic_int reader_slot_busy;
+/* One reader per format kept from one sdx.loads call to the next and
+ * reset onto each new input (sdx_<format>_reader_reset: as if freed and
+ * made again, without allocating): a small message's parse otherwise
+ * spends a good part of its time making and freeing its reader. One call
+ * holds the kept readers at a time (the flag is taken atomically, for
+ * threads that run without the GIL); a call that finds them taken (a
+ * loads inside a tag's conversion, another thread) makes its own. A kept
+ * reader made with other options is replaced. Only inputs of up to
+ * KEEP_MAX bytes use them (where making a reader is a part of the time
+ * that counts), so that what a kept reader grew for its input (a deeper
+ * stack, scratch space), which it holds until its next reset, stays
+ * small. */
+#define KEEP_MAX 8192
+typedef struct {
+    void *r;
+    int seq, utf8_replace, allow_nan, comments, trailing_commas;
+    uint32_t max_depth;
+} kept_reader;
+static kept_reader kept_readers[SDX_FORMAT_BINN + 1];
+static atomic_int kept_busy;
 
-static void *slot_malloc(void *ctx, size_t n) {
-    (void)ctx;
-    if (n <= READER_SLOT_SIZE && !atomic_exchange_explicit(&reader_slot_busy, 1, memory_order_acquire))
-        return reader_slot;
-    const sdx_alloc *d = sdx_alloc_default();
-    return d->malloc(d->ctx, n);
-}
-
-static void slot_free(void *ctx, void *p) {
-    (void)ctx;
-    if (p == (void *)reader_slot) {
-        atomic_store_explicit(&reader_slot_busy, 0, memory_order_release);
-        return;
+static sdx_err reader_reset(sp_format f, void *r, const char *data, size_t len, sdx_source *src) {
+    sdx_err e;
+    switch (f) {
+    case SDX_FORMAT_JSON:
+        if ((e = sdx_json_reader_reset(r, data, len)) == SDX_OK) *src = sdx_json_reader_source(r);
+        return e;
+    case SDX_FORMAT_MSGPACK:
+        if ((e = sdx_msgpack_reader_reset(r, data, len)) == SDX_OK) *src = sdx_msgpack_reader_source(r);
+        return e;
+    case SDX_FORMAT_CBOR:
+        if ((e = sdx_cbor_reader_reset(r, data, len)) == SDX_OK) *src = sdx_cbor_reader_source(r);
+        return e;
+    case SDX_FORMAT_BSON:
+        if ((e = sdx_bson_reader_reset(r, data, len)) == SDX_OK) *src = sdx_bson_reader_source(r);
+        return e;
+    case SDX_FORMAT_UBJSON:
+    case SDX_FORMAT_BJDATA:
+        if ((e = sdx_ubjson_reader_reset(r, data, len)) == SDX_OK) *src = sdx_ubjson_reader_source(r);
+        return e;
+    case SDX_FORMAT_BINN:
+        if ((e = sdx_binn_reader_reset(r, data, len)) == SDX_OK) *src = sdx_binn_reader_source(r);
+        return e;
+    default: return SDX_ERR_USAGE;
     }
-    const sdx_alloc *d = sdx_alloc_default();
-    d->free(d->ctx, p);
 }
 
-static void *slot_realloc(void *ctx, void *p, size_t old_size, size_t n) {
-    (void)ctx;
-    const sdx_alloc *d = sdx_alloc_default();
-    if (p != (void *)reader_slot) return d->realloc(d->ctx, p, old_size, n);
-    if (n <= READER_SLOT_SIZE) return p;
-    void *q = d->malloc(d->ctx, n);
-    if (q) {
-        memcpy(q, p, old_size < n ? old_size : n);
-        atomic_store_explicit(&reader_slot_busy, 0, memory_order_release);
+/* A reader of format f over [data, data + len): the kept one (*kept set)
+ * or a new one; NULL when it cannot be allocated. */
+static void *reader_take(sp_format f, const char *data, size_t len, const sp_opts *o, int seq, sdx_source *src,
+                         int *kept) {
+    *kept = 0;
+    if ((unsigned)f > SDX_FORMAT_BINN || len > KEEP_MAX ||
+        atomic_exchange_explicit(&kept_busy, 1, memory_order_acquire))
+        return reader_open_with(f, data, len, NULL, NULL, 0, o, seq, src, NULL);
+    kept_reader *k = &kept_readers[f];
+    if (k->r && k->seq == seq && k->utf8_replace == o->utf8_replace && k->allow_nan == o->allow_nan &&
+        k->comments == o->comments && k->trailing_commas == o->trailing_commas && k->max_depth == o->max_depth &&
+        reader_reset(f, k->r, data, len, src) == SDX_OK) {
+        *kept = 1;
+        return k->r;
     }
-    return q;
+    if (k->r) reader_free(f, k->r);
+    k->r = reader_open_with(f, data, len, NULL, NULL, 0, o, seq, src, NULL);
+    if (!k->r) {
+        atomic_store_explicit(&kept_busy, 0, memory_order_release);
+        return NULL;
+    }
+    k->seq = seq;
+    k->utf8_replace = o->utf8_replace;
+    k->allow_nan = o->allow_nan;
+    k->comments = o->comments;
+    k->trailing_commas = o->trailing_commas;
+    k->max_depth = o->max_depth;
+    *kept = 1;
+    return k->r;
 }
 
-static const sdx_alloc slot_alloc = {slot_malloc, slot_realloc, slot_free, NULL};
+/* Done with a reader from reader_take. */
+static void reader_give(sp_format f, void *r, int kept) {
+    if (kept) atomic_store_explicit(&kept_busy, 0, memory_order_release);
+    else reader_free(f, r);
+}
 
 /* Inputs from this size on are read with the garbage collector paused:
  * the containers a document is made of cannot form cycles, and each of
@@ -732,7 +773,8 @@ static PyObject *loads_exact(sp_format f, const char *data, size_t len, const sp
     dec_init(&c, f, o);
     c.in_lo = (uintptr_t)data;
     c.in_hi = (uintptr_t)data + len;
-    void *r = reader_open_with(f, data, len, NULL, NULL, 0, o, o->seq, &c.src, &slot_alloc);
+    int kept;
+    void *r = reader_take(f, data, len, o, o->seq, &c.src, &kept);
     if (!r) return PyErr_NoMemory();
     int gc_was_on = len >= GC_PAUSE_FROM ? PyGC_Disable() : 0;
     PyObject *v = NULL;
@@ -747,7 +789,7 @@ static PyObject *loads_exact(sp_format f, const char *data, size_t len, const sp
     default: break;
     }
     if (gc_was_on) PyGC_Enable();
-    reader_free(f, r);
+    reader_give(f, r, kept);
     dec_destroy(&c);
     return v;
 }
@@ -784,7 +826,8 @@ static PyObject *loads_padded(sp_format f, const char *data, size_t len, const s
     dec_init(&c, f, o);
     c.in_lo = (uintptr_t)buf;
     c.in_hi = (uintptr_t)buf + n;
-    void *r = reader_open_with(f, buf, n, NULL, NULL, 0, o, 1, &c.src, &slot_alloc);
+    int kept;
+    void *r = reader_take(f, buf, n, o, 1, &c.src, &kept);
     if (!r) return PyErr_NoMemory();
     PyObject *v = NULL;
     switch (f) {
@@ -795,7 +838,7 @@ static PyObject *loads_padded(sp_format f, const char *data, size_t len, const s
     default: break;
     }
     if (v && sdx_source_offset(c.src) != len) Py_CLEAR(v);
-    reader_free(f, r);
+    reader_give(f, r, kept);
     dec_destroy(&c);
     return v;
 }
