@@ -591,23 +591,14 @@ uuid: {
 /* Readers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
-                              const sp_opts *o, int seq, sdx_source *src, const sdx_alloc *alloc);
-
 /* A reader of format f over memory (read == NULL) or a stream; NULL when
  * it cannot be allocated. *src gets its source. */
 static void *reader_open(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
                          const sp_opts *o, int seq, sdx_source *src) {
-    return reader_open_with(f, data, len, read, ctx, chunk, o, seq, src, NULL);
-}
-
-/* The same with an allocator for the reader (NULL: the default). */
-static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_read_fn read, void *ctx, size_t chunk,
-                              const sp_opts *o, int seq, sdx_source *src, const sdx_alloc *alloc) {
     uint32_t depth = o->max_depth;
     switch (f) {
     case SDX_FORMAT_JSON: {
-        sdx_json_read_opts ro = {SDX_JSON_READ_BIGNUM_RAW | SDX_JSON_READ_BOM, depth, alloc};
+        sdx_json_read_opts ro = {SDX_JSON_READ_BIGNUM_RAW | SDX_JSON_READ_BOM, depth, NULL};
         if (seq) ro.flags |= SDX_JSON_READ_STOP_AFTER_VALUE;
         if (o->allow_nan) ro.flags |= SDX_JSON_READ_NAN_INF;
         if (o->comments) ro.flags |= SDX_JSON_READ_COMMENTS;
@@ -617,7 +608,7 @@ static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_rea
         return r;
     }
     case SDX_FORMAT_MSGPACK: {
-        sdx_msgpack_read_opts ro = {0, depth, alloc};
+        sdx_msgpack_read_opts ro = {0, depth, NULL};
         if (seq) ro.flags |= SDX_MSGPACK_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_MSGPACK_READ_NO_UTF8_CHECK;
         sdx_msgpack_reader *r =
@@ -626,7 +617,7 @@ static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_rea
         return r;
     }
     case SDX_FORMAT_CBOR: {
-        sdx_cbor_read_opts ro = {0, depth, 0, 0, alloc};
+        sdx_cbor_read_opts ro = {0, depth, 0, 0, NULL};
         if (seq) ro.flags |= SDX_CBOR_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_CBOR_READ_NO_UTF8_CHECK;
         sdx_cbor_reader *r = read ? sdx_cbor_reader_new_stream(read, ctx, chunk, &ro) : sdx_cbor_reader_new(data, len, &ro);
@@ -634,7 +625,7 @@ static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_rea
         return r;
     }
     case SDX_FORMAT_BSON: {
-        sdx_bson_read_opts ro = {0, depth, 0, alloc};
+        sdx_bson_read_opts ro = {0, depth, 0, NULL};
         if (seq) ro.flags |= SDX_BSON_READ_SEQUENCE;
         if (o->utf8_replace) ro.flags |= SDX_BSON_READ_NO_UTF8_CHECK;
         sdx_bson_reader *r = read ? sdx_bson_reader_new_stream(read, ctx, &ro) : sdx_bson_reader_new(data, len, &ro);
@@ -643,7 +634,7 @@ static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_rea
     }
     case SDX_FORMAT_UBJSON:
     case SDX_FORMAT_BJDATA: {
-        sdx_ubjson_read_opts ro = {f == SDX_FORMAT_BJDATA ? SDX_UBJSON_READ_BJDATA : 0, depth, 0, alloc};
+        sdx_ubjson_read_opts ro = {f == SDX_FORMAT_BJDATA ? SDX_UBJSON_READ_BJDATA : 0, depth, 0, NULL};
         if (seq) ro.flags |= SDX_UBJSON_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_UBJSON_READ_NO_UTF8_CHECK;
         sdx_ubjson_reader *r =
@@ -652,7 +643,7 @@ static void *reader_open_with(sp_format f, const char *data, size_t len, sdx_rea
         return r;
     }
     case SDX_FORMAT_BINN: {
-        sdx_binn_read_opts ro = {0, depth, alloc};
+        sdx_binn_read_opts ro = {0, depth, NULL};
         if (seq) ro.flags |= SDX_BINN_READ_STOP_AFTER_VALUE;
         if (o->utf8_replace) ro.flags |= SDX_BINN_READ_NO_UTF8_CHECK;
         sdx_binn_reader *r = read ? sdx_binn_reader_new_stream(read, ctx, chunk, &ro) : sdx_binn_reader_new(data, len, &ro);
@@ -689,38 +680,39 @@ static void reader_free(sp_format f, void *r) {
  * stack, scratch space), which it holds until its next reset, stays
  * small. */
 #define KEEP_MAX 8192
-typedef struct {
+
+/* What reader_open makes a reader with, from the call's options, as one
+ * number: a kept reader is reset only for a call that would make the same
+ * one. */
+static uint64_t reader_key(const sp_opts *o, int seq) {
+    return (uint64_t)o->max_depth << 32 | (uint64_t)(seq != 0) | (uint64_t)(o->utf8_replace != 0) << 1 |
+           (uint64_t)(o->allow_nan != 0) << 2 | (uint64_t)(o->comments != 0) << 3 |
+           (uint64_t)(o->trailing_commas != 0) << 4;
+}
+
+static struct {
     void *r;
-    int seq, utf8_replace, allow_nan, comments, trailing_commas;
-    uint32_t max_depth;
-} kept_reader;
-static kept_reader kept_readers[SDX_FORMAT_BINN + 1];
+    uint64_t key;
+} kept_readers[SDX_FORMAT__COUNT];
 static atomic_int kept_busy;
 
+/* Reset r (format f) onto [data, data + len); *src gets its source. */
 static sdx_err reader_reset(sp_format f, void *r, const char *data, size_t len, sdx_source *src) {
-    sdx_err e;
+#define RESET(F)                                                                                                \
+    if (sdx_##F##_reader_reset(r, data, len) != SDX_OK) return SDX_ERR_USAGE;                                   \
+    *src = sdx_##F##_reader_source(r);                                                                          \
+    return SDX_OK
     switch (f) {
-    case SDX_FORMAT_JSON:
-        if ((e = sdx_json_reader_reset(r, data, len)) == SDX_OK) *src = sdx_json_reader_source(r);
-        return e;
-    case SDX_FORMAT_MSGPACK:
-        if ((e = sdx_msgpack_reader_reset(r, data, len)) == SDX_OK) *src = sdx_msgpack_reader_source(r);
-        return e;
-    case SDX_FORMAT_CBOR:
-        if ((e = sdx_cbor_reader_reset(r, data, len)) == SDX_OK) *src = sdx_cbor_reader_source(r);
-        return e;
-    case SDX_FORMAT_BSON:
-        if ((e = sdx_bson_reader_reset(r, data, len)) == SDX_OK) *src = sdx_bson_reader_source(r);
-        return e;
+    case SDX_FORMAT_JSON: RESET(json);
+    case SDX_FORMAT_MSGPACK: RESET(msgpack);
+    case SDX_FORMAT_CBOR: RESET(cbor);
+    case SDX_FORMAT_BSON: RESET(bson);
     case SDX_FORMAT_UBJSON:
-    case SDX_FORMAT_BJDATA:
-        if ((e = sdx_ubjson_reader_reset(r, data, len)) == SDX_OK) *src = sdx_ubjson_reader_source(r);
-        return e;
-    case SDX_FORMAT_BINN:
-        if ((e = sdx_binn_reader_reset(r, data, len)) == SDX_OK) *src = sdx_binn_reader_source(r);
-        return e;
+    case SDX_FORMAT_BJDATA: RESET(ubjson);
+    case SDX_FORMAT_BINN: RESET(binn);
     default: return SDX_ERR_USAGE;
     }
+#undef RESET
 }
 
 /* A reader of format f over [data, data + len): the kept one (*kept set)
@@ -728,30 +720,22 @@ static sdx_err reader_reset(sp_format f, void *r, const char *data, size_t len, 
 static void *reader_take(sp_format f, const char *data, size_t len, const sp_opts *o, int seq, sdx_source *src,
                          int *kept) {
     *kept = 0;
-    if ((unsigned)f > SDX_FORMAT_BINN || len > KEEP_MAX ||
+    if ((unsigned)f >= SDX_FORMAT__COUNT || len > KEEP_MAX ||
         atomic_exchange_explicit(&kept_busy, 1, memory_order_acquire))
-        return reader_open_with(f, data, len, NULL, NULL, 0, o, seq, src, NULL);
-    kept_reader *k = &kept_readers[f];
-    if (k->r && k->seq == seq && k->utf8_replace == o->utf8_replace && k->allow_nan == o->allow_nan &&
-        k->comments == o->comments && k->trailing_commas == o->trailing_commas && k->max_depth == o->max_depth &&
-        reader_reset(f, k->r, data, len, src) == SDX_OK) {
-        *kept = 1;
-        return k->r;
+        return reader_open(f, data, len, NULL, NULL, 0, o, seq, src);
+    const uint64_t key = reader_key(o, seq);
+    void **r = &kept_readers[f].r;
+    if (!*r || kept_readers[f].key != key || reader_reset(f, *r, data, len, src) != SDX_OK) {
+        if (*r) reader_free(f, *r);
+        *r = reader_open(f, data, len, NULL, NULL, 0, o, seq, src);
+        if (!*r) {
+            atomic_store_explicit(&kept_busy, 0, memory_order_release);
+            return NULL;
+        }
+        kept_readers[f].key = key;
     }
-    if (k->r) reader_free(f, k->r);
-    k->r = reader_open_with(f, data, len, NULL, NULL, 0, o, seq, src, NULL);
-    if (!k->r) {
-        atomic_store_explicit(&kept_busy, 0, memory_order_release);
-        return NULL;
-    }
-    k->seq = seq;
-    k->utf8_replace = o->utf8_replace;
-    k->allow_nan = o->allow_nan;
-    k->comments = o->comments;
-    k->trailing_commas = o->trailing_commas;
-    k->max_depth = o->max_depth;
     *kept = 1;
-    return k->r;
+    return *r;
 }
 
 /* Done with a reader from reader_take. */

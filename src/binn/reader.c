@@ -94,20 +94,31 @@ static void reader_init(sdx_binn_reader *r, const sdx_binn_read_opts *opts, cons
 }
 
 static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_binn_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_binn_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
     reader_init(r, opts, a);
     return r;
+}
+
+/* The input of a reader over memory. */
+static void memory_input(sdx_binn_reader *r, const char *data, size_t len) {
+    r->win = r->p = (const uint8_t *)data;
+    r->end = r->p + (data ? len : 0);
 }
 
 sdx_binn_reader *sdx_binn_reader_new(const char *data, size_t len,
                                      const sdx_binn_read_opts *opts) {
     sdx_binn_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    r->win = r->p = (const uint8_t *)data;
-    r->end = r->p + (data ? len : 0);
+    memory_input(r, data, len);
     return r;
+}
+
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_binn_reader *r) {
+    if (r->stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->stack);
+    if (r->buf) r->alloc.free(r->alloc.ctx, r->buf);
 }
 
 sdx_err sdx_binn_reader_reset(sdx_binn_reader *r, const char *data, size_t len) {
@@ -115,11 +126,9 @@ sdx_err sdx_binn_reader_reset(sdx_binn_reader *r, const char *data, size_t len) 
     if (r->read) return SDX_ERR_USAGE; /* a stream's reader */
     const sdx_binn_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
     const sdx_alloc a = r->alloc;
-    if (r->stack != r->inline_stack) a.free(a.ctx, r->stack);
-    if (r->buf) a.free(a.ctx, r->buf);
+    free_parts(r);
     reader_init(r, &o, &a);
-    r->win = r->p = (const uint8_t *)data;
-    r->end = r->p + (data ? len : 0);
+    memory_input(r, data, len);
     return SDX_OK;
 }
 
@@ -143,8 +152,7 @@ sdx_binn_reader *sdx_binn_reader_new_file(FILE *f, const sdx_binn_read_opts *opt
 
 void sdx_binn_reader_free(sdx_binn_reader *r) {
     if (!r) return;
-    if (r->stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->stack);
-    if (r->buf) r->alloc.free(r->alloc.ctx, r->buf);
+    free_parts(r);
     r->alloc.free(r->alloc.ctx, r);
 }
 

@@ -87,14 +87,25 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
 }
 
+/* The input of a reader over memory. */
+static void memory_input(sdx_bson_reader *r, const char *data, size_t len) {
+    r->h.data = (const u8 *)data;
+    r->len = data ? len : 0;
+}
+
 sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bson_read_opts *opts) {
     const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
     sdx_bson_reader *r = a->malloc(a->ctx, sizeof *r);
     if (!r) return NULL;
     init(r, opts);
-    r->h.data = (const u8 *)data;
-    r->len = data ? len : 0;
+    memory_input(r, data, len);
     return r;
+}
+
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_bson_reader *r) {
+    if (r->h.levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->h.levels);
+    r->alloc.free(r->alloc.ctx, r->owned);
 }
 
 sdx_err sdx_bson_reader_reset(sdx_bson_reader *r, const char *data, size_t len) {
@@ -103,11 +114,9 @@ sdx_err sdx_bson_reader_reset(sdx_bson_reader *r, const char *data, size_t len) 
     const sdx_alloc a = r->alloc;
     const sdx_bson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_document = r->max_document,
                                   .alloc = &a};
-    if (r->h.levels != r->inline_levels) a.free(a.ctx, r->h.levels);
-    a.free(a.ctx, r->owned);
+    free_parts(r);
     init(r, &o);
-    r->h.data = (const u8 *)data;
-    r->len = data ? len : 0;
+    memory_input(r, data, len);
     return SDX_OK;
 }
 
@@ -128,8 +137,7 @@ sdx_bson_reader *sdx_bson_reader_new_file(FILE *f, const sdx_bson_read_opts *opt
 
 void sdx_bson_reader_free(sdx_bson_reader *r) {
     if (!r) return;
-    if (r->h.levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->h.levels);
-    r->alloc.free(r->alloc.ctx, r->owned);
+    free_parts(r);
     r->alloc.free(r->alloc.ctx, r);
 }
 

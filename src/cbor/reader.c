@@ -152,8 +152,8 @@ static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, cons
 }
 
 static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_cbor_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_cbor_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
     reader_init(r, opts, a);
     return r;

@@ -6,13 +6,10 @@
 
 #include <string.h>
 
-void *sdx_reader_calloc(const sdx_alloc *a, size_t size, const sdx_alloc **used) {
+void *sdx_reader_malloc(const sdx_alloc *a, size_t size, const sdx_alloc **used) {
     if (!a) a = sdx_alloc_default();
-    void *r = a->malloc(a->ctx, size);
-    if (!r) return NULL;
-    memset(r, 0, size);
     *used = a;
-    return r;
+    return a->malloc(a->ctx, size);
 }
 
 void *sdx_stream_store(const sdx_alloc *a, void *reader, size_t *chunk) {

@@ -17,10 +17,11 @@
 /* The size of a stream reader's buffer when the caller passes a chunk of 0. */
 #define SDX_STREAM_DEFAULT_CHUNK ((size_t)65536)
 
-/* Allocate a reader of `size` bytes, zeroed, with `a` (the default
- * allocator when NULL). *used gets the allocator that was used, for the
- * reader to keep. NULL when the allocator fails. */
-void *sdx_reader_calloc(const sdx_alloc *a, size_t size, const sdx_alloc **used);
+/* Allocate a reader of `size` bytes with `a` (the default allocator when
+ * NULL); the reader zeroes and sets itself up (its reader_init, which its
+ * reset shares). *used gets the allocator that was used, for the reader
+ * to keep. NULL when the allocator fails. */
+void *sdx_reader_malloc(const sdx_alloc *a, size_t size, const sdx_alloc **used);
 
 /* Allocate the first buffer of a stream reader from `a`: *chunk bytes, or
  * SDX_STREAM_DEFAULT_CHUNK when *chunk is 0 (*chunk is then set to it).

@@ -1015,8 +1015,8 @@ static void reader_init(sdx_json_reader *r, const sdx_json_read_opts *opts, cons
 
 /* A reader with the options applied and no input yet. */
 static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_json_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_json_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
     reader_init(r, opts, a);
     return r;
@@ -1051,13 +1051,20 @@ SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
     return r;
 }
 
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_json_reader *r) {
+    const sdx_alloc a = r->alloc;
+    if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
+    a.free(a.ctx, r->scratch);
+    a.free(a.ctx, r->sbuf);
+}
+
 SDX_API sdx_err sdx_json_reader_reset(sdx_json_reader *r, const char *data, size_t len) {
     if (!r) return SDX_ERR_INVALID_ARG;
     if (r->stream) return SDX_ERR_USAGE;
     const sdx_json_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
     const sdx_alloc a = r->alloc;
-    if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
-    a.free(a.ctx, r->scratch);
+    free_parts(r);
     reader_init(r, &o, &a);
     memory_input(r, data, len);
     return SDX_OK;
@@ -1089,9 +1096,7 @@ SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_o
 SDX_API void sdx_json_reader_free(sdx_json_reader *r) {
     if (!r) return;
     const sdx_alloc a = r->alloc;
-    if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
-    a.free(a.ctx, r->scratch);
-    a.free(a.ctx, r->sbuf);
+    free_parts(r);
     a.free(a.ctx, r);
 }
 

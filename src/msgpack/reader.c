@@ -98,33 +98,31 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* A zeroed reader's options and fields as made, without input. */
-static void reader_setup(sdx_msgpack_reader *r, uint32_t flags, uint32_t max_depth, const sdx_alloc *a,
-                         size_t (*utf8_valid)(const char *, size_t)) {
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_msgpack_reader *r, const sdx_msgpack_read_opts *opts, const sdx_alloc *a) {
+    memset(r, 0, sizeof *r);
     r->alloc = *a;
-    r->flags = flags;
-    r->max_depth = max_depth;
+    r->flags = opts ? opts->flags : 0;
+    r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
     r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
     r->hot.depth_limit = r->max_depth < r->cap - 1 ? r->max_depth : r->cap - 1;
     r->hot.left = 1; /* the root value is due */
     r->hot.ascii_mask = r->flags & SDX_MSGPACK_READ_NO_UTF8_CHECK ? 0 : 0x8080808080808080ull;
     r->state = STATE_VALUE;
-    r->utf8_valid = utf8_valid;
+    r->utf8_valid = sdx_simd_active()->utf8_valid_prefix;
     r->hot.utf8_valid = r->utf8_valid;
 }
 
 static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     const sdx_alloc *a;
-    sdx_msgpack_reader *r = sdx_reader_calloc(opts ? opts->alloc : NULL, sizeof *r, &a);
+    sdx_msgpack_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
-    reader_setup(r, opts ? opts->flags : 0,
-                 opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH, a,
-                 sdx_simd_active()->utf8_valid_prefix);
+    reader_init(r, opts, a);
     return r;
 }
 
-/* The window over [data, data + len) of a reader over memory. */
+/* The input of a reader over memory. */
 static void memory_input(sdx_msgpack_reader *r, const char *data, size_t len) {
     if (!data) len = 0;
     r->base = r->hot.p = data ? (const uint8_t *)data : empty_input;
@@ -140,15 +138,20 @@ sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
     return r;
 }
 
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_msgpack_reader *r) {
+    sdx_alloc a = r->alloc;
+    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
+    if (r->store) a.free(a.ctx, r->store);
+}
+
 sdx_err sdx_msgpack_reader_reset(sdx_msgpack_reader *r, const char *data, size_t len) {
     if (!r) return SDX_ERR_INVALID_ARG;
     if (r->store) return SDX_ERR_USAGE; /* a stream's reader */
+    const sdx_msgpack_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
     const sdx_alloc a = r->alloc;
-    const uint32_t flags = r->flags, max_depth = r->max_depth;
-    size_t (*const utf8_valid)(const char *, size_t) = r->utf8_valid;
-    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    memset(r, 0, sizeof *r);
-    reader_setup(r, flags, max_depth, &a, utf8_valid);
+    free_parts(r);
+    reader_init(r, &o, &a);
     memory_input(r, data, len);
     return SDX_OK;
 }
@@ -176,8 +179,7 @@ sdx_msgpack_reader *sdx_msgpack_reader_new_file(FILE *f, const sdx_msgpack_read_
 void sdx_msgpack_reader_free(sdx_msgpack_reader *r) {
     if (!r) return;
     sdx_alloc a = r->alloc;
-    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    a.free(a.ctx, r->store);
+    free_parts(r);
     a.free(a.ctx, r);
 }
 

@@ -120,8 +120,8 @@ static void reader_init(sdx_ubjson_reader *r, const sdx_ubjson_read_opts *opts, 
 }
 
 static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_ubjson_reader *r = a->malloc(a->ctx, sizeof *r);
+    const sdx_alloc *a;
+    sdx_ubjson_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
     reader_init(r, opts, a);
     return r;
@@ -143,12 +143,18 @@ sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
     return r;
 }
 
+/* Everything r allocated but r itself. */
+static void free_parts(sdx_ubjson_reader *r) {
+    if (r->hot.stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->hot.stack);
+    if (r->store) r->alloc.free(r->alloc.ctx, r->store);
+}
+
 sdx_err sdx_ubjson_reader_reset(sdx_ubjson_reader *r, const char *data, size_t len) {
     if (!r) return SDX_ERR_INVALID_ARG;
     if (r->store) return SDX_ERR_USAGE; /* a stream's reader */
     const sdx_ubjson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_empty = r->max_empty};
     const sdx_alloc a = r->alloc;
-    if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
+    free_parts(r);
     reader_init(r, &o, &a);
     memory_input(r, data, len);
     return SDX_OK;
@@ -176,8 +182,7 @@ sdx_ubjson_reader *sdx_ubjson_reader_new_file(FILE *f, const sdx_ubjson_read_opt
 
 void sdx_ubjson_reader_free(sdx_ubjson_reader *r) {
     if (!r) return;
-    if (r->hot.stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->hot.stack);
-    if (r->store) r->alloc.free(r->alloc.ctx, r->store);
+    free_parts(r);
     r->alloc.free(r->alloc.ctx, r);
 }
 
