@@ -102,7 +102,8 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             } else {
                 if (room < 1 || (size_t)p[0] + 1 > room) return 0;
                 const size_t n = p[0];
-                if (utf8_valid && n && !sdx_utf8_ok(utf8_valid, (const char *)p + 1, n)) return 0;
+                if (utf8_valid && n && !sdx_utf8_ok_in(utf8_valid, (const char *)p + 1, n, len - pos - 1))
+                    return 0;
                 v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, n);
                 v->v.s = n ? (const char *)p + 1 : NULL;
                 pos += 1 + n;
@@ -179,7 +180,9 @@ static int parse_direct(sdx_doc *doc, const uint8_t *d, size_t len, uint32_t fla
             const int text = t == SDX_BINN_TEXT;
             if (!w || (uint64_t)sz + text > room - 1 - w) return 0;
             const uint8_t *q = p + 1 + w;
-            if (text && (q[sz] != 0 || (utf8_valid && sz && !sdx_utf8_ok(utf8_valid, (const char *)q, sz))))
+            const size_t readable = len - (size_t)(q - d); /* to the input's end */
+            if (text && (q[sz] != 0 ||
+                         (utf8_valid && sz && !sdx_utf8_ok_in(utf8_valid, (const char *)q, sz, readable))))
                 return 0;
             v->tag = SDX_VAL_TAG_LEN(text ? SDX_TYPE_STR : SDX_TYPE_BIN, sz);
             v->v.s = sz ? (const char *)q : NULL;

@@ -125,7 +125,7 @@ static int direct_values(direct *ps, const uint8_t *start, const uint8_t *end, u
         case 3: /* text */
             if (SDX_UNLIKELY(arg > avail - hs)) return DIRECT_FALLBACK;
             if ((ib >> 5) == 3 && check_utf8 &&
-                SDX_UNLIKELY(!sdx_utf8_ok(utf8_valid, (const char *)p + hs, (size_t)arg)))
+                SDX_UNLIKELY(!sdx_utf8_ok_in(utf8_valid, (const char *)p + hs, (size_t)arg, avail - hs)))
                 return DIRECT_FALLBACK;
             v->tag = (uint64_t)((ib >> 5) == 3 ? SDX_TYPE_STR : SDX_TYPE_BIN) | arg << 16;
             v->v.s = arg ? (const char *)p + hs : NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/platform.h"
+#include "sdx/common.h"
 
 /* Length of the longest prefix of s[0, n) that is well-formed UTF-8 and ends
  * at a character boundary: n if the whole input is valid, otherwise the
@@ -100,6 +101,24 @@ static SDX_ALWAYS_INLINE bool sdx_utf8_ok(size_t (*valid)(const char *, size_t),
         return sdx_utf8_valid_dfa(s, n);
     }
     return valid(s, n) == n;
+}
+
+/* sdx_utf8_ok for a string inside an input of which `avail` bytes are
+ * readable from s (avail >= n), for the tree parsers. Where 16 bytes from
+ * s are readable, a string of up to 16 bytes is tested for ASCII without a
+ * branch on its length, as the readers' inline paths test it: both words
+ * at s, each under a mask of the string's bytes (the bytes past the
+ * string are read and masked off). The lengths of real and generated
+ * strings vary, and sdx_utf8_ok's branches on them mispredict about once
+ * a string (bench/README.md, "Update, 2026-12-05"). As in sdx_utf8_ok, a
+ * string that is not plain ASCII goes to the automaton, a longer one to
+ * the kernel. */
+static SDX_ALWAYS_INLINE bool sdx_utf8_ok_in(size_t (*valid)(const char *, size_t), const char *s,
+                                               size_t n, size_t avail) {
+    if (n <= 16 && avail >= 16) /* sdx_hot_ascii (sdx/common.h): no branch on n up to 16 */
+        return SDX_LIKELY(sdx_hot_ascii((const uint8_t *)s, n, avail, 0x8080808080808080ull)) ||
+               sdx_utf8_valid_dfa(s, n);
+    return sdx_utf8_ok(valid, s, n);
 }
 
 #endif /* SDX_UTF8_H */

@@ -174,7 +174,7 @@ static int parse_values(parser *ps, const uint8_t *p, const uint8_t *end, uint32
 
     str:
         if (SDX_UNLIKELY(len > avail - h)) return fail(ps, SDX_ERR_TRUNCATED, "str longer than the input", p);
-        if (check_utf8 && SDX_UNLIKELY(!sdx_utf8_ok(utf8_valid, (const char *)p + h, len)))
+        if (check_utf8 && SDX_UNLIKELY(!sdx_utf8_ok_in(utf8_valid, (const char *)p + h, len, avail - h)))
             return fail(ps, SDX_ERR_UTF8, "str is not valid UTF-8", p);
         v->tag = SDX_VAL_TAG_LEN(SDX_TYPE_STR, len);
         v->v.s = (const char *)p + h;

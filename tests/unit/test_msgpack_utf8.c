@@ -106,6 +106,39 @@ TEST(random_text_every_kernel) {
     }
 }
 
+/* sdx_utf8_ok_in (the tree parsers' check, which reads up to 16 bytes from
+ * the string whatever its length when the input has them) against the
+ * reference, with `pad` bytes after the string that are never ASCII (0xff,
+ * 0x80: masked off, they must not count) or ASCII (which must not hide the
+ * string's own bytes), in a block of exactly n + pad bytes, so that a read
+ * past what the caller says is readable is a heap overflow under ASan. */
+TEST(ok_in_masks_what_follows_the_string) {
+    uint64_t seed = 9;
+    uint8_t text[80];
+    static const uint8_t fill[] = {0xff, 0x80, 'a'};
+    long rounds = (long)(20000 * test_scale());
+    for (long r = 0; r < rounds; r++) {
+        size_t n = test_rand(&seed) % (r & 1 ? 20 : sizeof text);
+        n = random_text(text, n, (int)(test_rand(&seed) % 3 == 0), &seed);
+        int want = ref_ok(text, n);
+        size_t pad = test_rand(&seed) % 24;
+        uint8_t *block = malloc(n + pad ? n + pad : 1);
+        if (!CHECK(block != NULL)) return;
+        memcpy(block, text, n);
+        memset(block + n, fill[test_rand(&seed) % 3], pad);
+        for (int l = 0; l < SDX_SIMD__COUNT; l++) {
+            const sdx_simd_kernels *k = sdx_simd_kernels_for((sdx_simd_level)l);
+            if (!k) continue;
+            if (!CHECK_EQ_INT(sdx_utf8_ok_in(k->utf8_valid_prefix, (const char *)block, n, n + pad), want)) {
+                fprintf(stderr, "  kernel %s, length %zu, %zu bytes after it\n", k->name, n, pad);
+                free(block);
+                return;
+            }
+        }
+        free(block);
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* Strings of every length through the writer, the reader and the parser    */
 /* ------------------------------------------------------------------------ */
@@ -255,6 +288,7 @@ int main(int argc, char **argv) {
                            automaton_every_sequence_up_to_three_bytes},
                           {"automaton_four_byte_sequences", automaton_four_byte_sequences},
                           {"random_text_every_kernel", random_text_every_kernel},
+                          {"ok_in_masks_what_follows_the_string", ok_in_masks_what_follows_the_string},
                           {"strings_every_length_and_position", strings_every_length_and_position},
                           {NULL, NULL},
                       });
