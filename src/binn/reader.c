@@ -118,7 +118,7 @@ sdx_binn_reader *sdx_binn_reader_new(const char *data, size_t len,
 /* Everything r allocated but r itself. */
 static void free_parts(sdx_binn_reader *r) {
     if (r->stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->stack);
-    if (r->buf) r->alloc.free(r->alloc.ctx, r->buf);
+    r->alloc.free(r->alloc.ctx, r->buf);
 }
 
 sdx_err sdx_binn_reader_reset(sdx_binn_reader *r, const char *data, size_t len) {

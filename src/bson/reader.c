@@ -67,7 +67,8 @@ static bool fail(sdx_bson_reader *r, sdx_err code, size_t at, const char *msg) {
     return false;
 }
 
-static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
+/* The reader at r zeroed, with the options applied and no input yet. */
+static void reader_init(sdx_bson_reader *r, const sdx_bson_read_opts *opts, const sdx_alloc *a) {
     static const sdx_bson_read_opts defaults = {0, 0, 0, NULL};
     if (!opts) opts = &defaults;
     memset(r, 0, sizeof *r);
@@ -75,7 +76,7 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
     r->max_depth = opts->max_depth ? opts->max_depth : SDX_BSON_DEFAULT_MAX_DEPTH;
     r->max_document = opts->max_document ? opts->max_document : SDX_BSON_DEFAULT_MAX_DOCUMENT;
     if (r->max_document > SDX_BSON_MAX_SIZE) r->max_document = SDX_BSON_MAX_SIZE;
-    r->alloc = *(opts->alloc ? opts->alloc : sdx_alloc_default());
+    r->alloc = *a;
     r->h.levels = r->inline_levels;
     r->cap = INLINE_LEVELS;
     r->h.room = r->cap < r->max_depth ? r->cap : r->max_depth;
@@ -87,6 +88,14 @@ static void init(sdx_bson_reader *r, const sdx_bson_read_opts *opts) {
         fail(r, SDX_ERR_INVALID_ARG, 0, "unknown read flags");
 }
 
+static sdx_bson_reader *reader_alloc(const sdx_bson_read_opts *opts) {
+    const sdx_alloc *a;
+    sdx_bson_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
+    if (!r) return NULL;
+    reader_init(r, opts, a);
+    return r;
+}
+
 /* The input of a reader over memory. */
 static void memory_input(sdx_bson_reader *r, const char *data, size_t len) {
     r->h.data = (const u8 *)data;
@@ -94,10 +103,8 @@ static void memory_input(sdx_bson_reader *r, const char *data, size_t len) {
 }
 
 sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bson_read_opts *opts) {
-    const sdx_alloc *a = opts && opts->alloc ? opts->alloc : sdx_alloc_default();
-    sdx_bson_reader *r = a->malloc(a->ctx, sizeof *r);
+    sdx_bson_reader *r = reader_alloc(opts);
     if (!r) return NULL;
-    init(r, opts);
     memory_input(r, data, len);
     return r;
 }
@@ -112,10 +119,9 @@ sdx_err sdx_bson_reader_reset(sdx_bson_reader *r, const char *data, size_t len) 
     if (!r) return SDX_ERR_INVALID_ARG;
     if (r->read) return SDX_ERR_USAGE; /* a stream's reader */
     const sdx_alloc a = r->alloc;
-    const sdx_bson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_document = r->max_document,
-                                  .alloc = &a};
+    const sdx_bson_read_opts o = {.flags = r->flags, .max_depth = r->max_depth, .max_document = r->max_document};
     free_parts(r);
-    init(r, &o);
+    reader_init(r, &o, &a);
     memory_input(r, data, len);
     return SDX_OK;
 }
@@ -254,14 +260,13 @@ static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, co
  * it allocated. */
 static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, uint32_t max_depth,
                   const sdx_alloc *alloc) {
-    sdx_bson_read_opts o = {flags, max_depth, 0, alloc};
-    init(sub, &o);
-    sub->h.data = p;
-    sub->len = n;
+    const sdx_bson_read_opts o = {flags, max_depth, 0, NULL};
+    reader_init(sub, &o, alloc ? alloc : sdx_alloc_default());
+    memory_input(sub, (const char *)p, n);
     sdx_event ev;
     while (sdx_bson_reader_next(sub, &ev)) {
     }
-    if (sub->h.levels != sub->inline_levels) sub->alloc.free(sub->alloc.ctx, sub->h.levels);
+    free_parts(sub);
     sub->h.levels = sub->inline_levels;
 }
 

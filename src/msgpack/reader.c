@@ -142,7 +142,7 @@ sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
 static void free_parts(sdx_msgpack_reader *r) {
     sdx_alloc a = r->alloc;
     if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    if (r->store) a.free(a.ctx, r->store);
+    a.free(a.ctx, r->store);
 }
 
 sdx_err sdx_msgpack_reader_reset(sdx_msgpack_reader *r, const char *data, size_t len) {

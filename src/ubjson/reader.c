@@ -146,7 +146,7 @@ sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
 /* Everything r allocated but r itself. */
 static void free_parts(sdx_ubjson_reader *r) {
     if (r->hot.stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->hot.stack);
-    if (r->store) r->alloc.free(r->alloc.ctx, r->store);
+    r->alloc.free(r->alloc.ctx, r->store);
 }
 
 sdx_err sdx_ubjson_reader_reset(sdx_ubjson_reader *r, const char *data, size_t len) {
