@@ -7,9 +7,12 @@
  */
 #include "treefile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pages.h"
 
 typedef struct out {
     FILE *f;
@@ -133,26 +136,18 @@ static int get_node(in *r, bt_node *n, int depth) {
 }
 
 bt_node *bt_read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: cannot open\n", path);
+    /* read into pages of its own, not the heap (pages.c says why) */
+    size_t n;
+    unsigned char *buf = (unsigned char *)bench_pages_file(path, &n, 0);
+    if (!buf) {
+        fprintf(stderr, "%s: cannot open: %s\n", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 20, n = 0;
-    unsigned char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) abort();
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        cap *= 2;
-        buf = realloc(buf, cap);
-    }
-    fclose(f);
     in r = {buf, buf + n, 0};
     bt_node *root = calloc(1, sizeof *root);
     if (!root) abort();
     int ok = n >= 4 && memcmp(buf, "SBT1", 4) == 0 && (r.p += 4, get_node(&r, root, 0)) && r.p == r.end;
-    free(buf);
+    bench_pages_free(buf, n);
     if (!ok) {
         fprintf(stderr, "%s: not a valid tree file\n", path);
         bt_free(root);

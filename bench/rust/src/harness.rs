@@ -20,6 +20,7 @@ use std::fmt::Display;
 use std::io::{BufRead as _, Write as _};
 
 use crate::hash::{self, Sbh};
+use crate::pages::Pages;
 use crate::tree::{self, Node};
 
 /// Zero bytes that follow the input in memory (BENCH_PADDING).
@@ -78,16 +79,22 @@ pub const LANGUAGE: &str = "Rust";
 
 /// The input of a parse test: the file's bytes followed by PADDING zeros.
 pub struct Input {
-    buf: Vec<u8>,
+    buf: Pages,
     len: usize,
 }
 
 impl Input {
+    /// A copy of `data` and PADDING zeros, in pages of their own (pages.rs).
     pub fn new(data: &[u8]) -> Input {
-        let mut buf = Vec::with_capacity(data.len() + PADDING);
-        buf.extend_from_slice(data);
-        buf.resize(data.len() + PADDING, 0);
+        let mut buf = Pages::zeroed(data.len() + PADDING);
+        buf[..data.len()].copy_from_slice(data);
         Input { buf, len: data.len() }
+    }
+    /// The file's bytes and PADDING zeros, in pages of their own (pages.rs).
+    pub fn read(path: &str) -> std::io::Result<Input> {
+        let buf = Pages::read_file(path, PADDING)?;
+        let len = buf.len() - PADDING;
+        Ok(Input { buf, len })
     }
     /// The input bytes (without the padding).
     #[inline]
@@ -116,7 +123,8 @@ struct State<'a> {
     doc: Option<Doc>,
     result: u64,
     failure: Option<String>,
-    kept: Vec<u8>,
+    /// The output of the verified run, in pages of their own (pages.rs).
+    kept: Pages,
     /// Incremental with ordered maps: the reference tree's events.
     events: Option<hash::Tape>,
 }
@@ -133,7 +141,7 @@ impl State<'_> {
         let mut emit = |out: &[u8]| {
             out_hash = hash::of_bytes(out);
             if keep {
-                kept = Some(out.to_vec());
+                kept = Some(Pages::copy_of(out));
             }
         };
         let r = match self.adapter.run {
@@ -229,10 +237,7 @@ fn calibrate(f: fn(&mut State), s: &mut State, ms: f64, clock: Clock) -> i64 {
 
 /// The file's bytes followed by PADDING zeros, or the error's text.
 fn read_input(path: &str) -> Result<Input, String> {
-    match std::fs::read(path) {
-        Ok(d) => Ok(Input::new(&d)),
-        Err(e) => Err(io_message(&e)),
-    }
+    Input::read(path).map_err(|e| io_message(&e))
 }
 
 /// strerror's text, without Rust's " (os error N)".
@@ -408,6 +413,9 @@ fn self_timed(s: &mut State, dataset: &str, th: u64, bytes: usize, rounds: i64, 
 /// Run the program for `adapter` with the process's command line; returns
 /// the exit status.
 pub fn run(adapter: &Adapter) -> i32 {
+    // stdio's buffers made now, before the tree, not at their first use
+    // (which comes after the verified run, among the library's freed blocks)
+    let _ = (std::io::stdout(), std::io::stdin());
     let args: Vec<String> = std::env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     let mut tree_spec: Option<String> = None;
     let mut input_path: Option<String> = None;
@@ -462,7 +470,7 @@ pub fn run(adapter: &Adapter) -> i32 {
         doc: None,
         result: 0,
         failure: None,
-        kept: Vec::new(),
+        kept: Pages::zeroed(0),
         events: None,
     };
     if adapter.test == "incremental" && !adapter.unordered {
@@ -502,8 +510,12 @@ pub fn run(adapter: &Adapter) -> i32 {
     let Some(out) = once else {
         return self_timed(&mut s, dataset, th, bytes, rounds, round_ms, clock);
     };
-    let content: Vec<u8> = if s.writes_bytes() { s.kept.clone() } else { format!("{:016x}\n", s.result).into_bytes() };
-    if let Err(e) = std::fs::write(&out, content) {
+    let written = if s.writes_bytes() {
+        std::fs::write(&out, &*s.kept)
+    } else {
+        std::fs::write(&out, format!("{:016x}\n", s.result))
+    };
+    if let Err(e) = written {
         return fail(adapter, dataset, &io_message(&e));
     }
     println!(

@@ -7,6 +7,7 @@ pub mod binn_support;
 pub mod gen;
 pub mod harness;
 pub mod hash;
+pub mod pages;
 pub mod serde_support;
 pub mod tree;
 pub mod unordered;

@@ -7,6 +7,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::gen;
 use crate::hash::Sbh;
+use crate::pages::Pages;
 
 /// One value. Strings are valid UTF-8; map entries keep document order.
 #[derive(Clone, Debug, PartialEq)]
@@ -214,7 +215,8 @@ pub fn from_json_slice(data: &[u8]) -> Result<Node, serde_json::Error> {
 
 /// Parse a JSON file into a tree; None and a message on stderr on failure.
 pub fn load_json_file(path: &str) -> Option<Node> {
-    let data = match std::fs::read(path) {
+    // read into pages of their own, not the heap (pages.rs says why)
+    let data = match Pages::read_file(path, 0) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("{path}: {e}");
@@ -250,7 +252,8 @@ fn leading_int(s: &str) -> (Option<i128>, &str) {
 /// Read a tree file (bench/harness/treefile.c, SPEC.md "Tree files"):
 /// "SBT1", then the root node in pre-order.
 pub fn load_tree_file(path: &str) -> Option<Node> {
-    let data = match std::fs::read(path) {
+    // read into pages of their own, not the heap (pages.rs says why)
+    let data = match Pages::read_file(path, 0) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("{path}: {e}");
