@@ -260,14 +260,20 @@ def dbox_exponent_entry(bexp):
     k = KAPPA - approx(q, LOG10_2_MUL, 0)
     beta = q + approx(k, LOG2_10_MUL, 0)
     idx = k - POW10_MIN
-    assert 0 <= idx < 1024 and 0 <= beta < 64
-    return idx | beta << 10
+    assert 0 <= idx < 1024 and 6 <= beta <= 9
+    # delta = floor(Delta) = floor(2^q * 10^k), phi's high word shifted as
+    # dtoa.c once computed it (a shift by a variable count on the hot path)
+    delta = (ceil_entry(k) >> 64) >> (63 - beta)
+    assert delta == math.floor(Fraction(2)**q * Fraction(10)**k), bexp
+    assert 0 < delta < 1024
+    inexact = not (POW10_EXACT_MIN <= k <= POW10_EXACT_MAX)
+    return idx | delta << 10 | (1 << beta) << 20 | inexact << 30
 
 
 def dbox_exponent_rows():
     entries = [dbox_exponent_entry(b) if b < 2047 else 0 for b in range(2048)]
-    return ["    " + ", ".join("0x%04x" % x for x in entries[i:i + 12]) + ","
-            for i in range(0, 2048, 12)]
+    return ["    " + ", ".join("0x%06x" % x for x in entries[i:i + 10]) + ","
+            for i in range(0, 2048, 10)]
 
 
 def exp_text_rows():
@@ -356,11 +362,19 @@ static const uint64_t sdx_pow10_128[SDX_POW10_MAX - SDX_POW10_MIN + 1][2] = {{
 
 /* For Dragonbox (src/num/dtoa.c), by the biased exponent b of a double
  * (q = b - 1075, or -1074 for b = 0): the index into sdx_pow10_128 of
- * 10^k, k = 2 - floor(log10(2^q)), in the low 10 bits, and
- * beta = q + floor(log2(10^k)) (6 to 9) in the bits above. */
+ * 10^k, k = 2 - floor(log10(2^q)), in the low 10 bits,
+ * delta = floor(2^q * 10^k) (100 to 999) in the 10 bits above, and
+ * 2^beta, beta = q + floor(log2(10^k)) (6 to 9), in the 10 bits above
+ * them, and at bit 30 whether the entry of 10^k is truncated (phi is the
+ * entry plus one) or exact: Dragonbox's shifts by beta and 63 - beta and
+ * its range test, tabulated (a shift by a count in a register is 2 or 3
+ * micro-operations on x86-64 without BMI2; these are an AND, a shift by a
+ * constant and a multiplication). */
 #define SDX_DBOX_EXP_IDX(x) ((unsigned)(x) & 1023u)
-#define SDX_DBOX_EXP_BETA(x) ((int)((x) >> 10))
-static const uint16_t sdx_dbox_exp[2048] = {{
+#define SDX_DBOX_EXP_DELTA(x) ((uint32_t)(x) >> 10 & 1023u)
+#define SDX_DBOX_EXP_POW2_BETA(x) ((uint32_t)(x) >> 20 & 1023u)
+#define SDX_DBOX_EXP_INEXACT(x) ((uint32_t)(x) >> 30)
+static const uint32_t sdx_dbox_exp[2048] = {{
 {chr(10).join(exp_rows)}
 }};
 

@@ -31,17 +31,19 @@
  * Write 10^k = T * 2^E with E = floor(log2(10^k)) - 127, the real T in
  * [2^127, 2^128), and phi = ceil(T) (the paper's cache entry: the truncated
  * table entry of src/num/pow10_table.h plus one, except for the exact entries
- * 0 <= k <= 55). k and beta below come from a generated table indexed by the
- * biased exponent (sdx_dbox_exp). Then for an integer x
+ * 0 <= k <= 55). k, 2^beta, delta below and whether the entry is exact
+ * come from a generated table indexed by the biased exponent (sdx_dbox_exp:
+ * multiplying by 2^beta and loading delta replace two shifts by a count in
+ * a register, 2-3 micro-operations each without BMI2). Then for an integer x
  *   x * 2^(q-1) * 10^k = (x << beta) * T / 2^128,  beta = q + floor(log2(10^k)),
  * beta in [6, 9], and (x << beta) * phi / 2^128 exceeds it by less than 2^-65
  * for x < 2^54. One 64 x 128-bit product, the upper 128 bits of 192, gives
  *   z = floor(vr') (its top 64 bits) and whether vr' is an integer (the next
  *   64 bits are zero),
- * and delta = floor(Delta) is phi's high word shifted. The generator checks,
- * for every q, that the floor is exact (x * 2^(q-1) * 10^k is an integer or
- * at least 2^-62.2 below the next one), that delta is exact, and that such a
- * product can be an integer only for q in [SDX_DBOX_INT_QMIN,
+ * and delta = floor(Delta) is phi's high word shifted (tabulated). The
+ * generator checks, for every q, that the floor is exact (x * 2^(q-1) * 10^k
+ * is an integer or at least 2^-62.2 below the next one), that delta is
+ * exact, and that such a product can be an integer only for q in [SDX_DBOX_INT_QMIN,
  * SDX_DBOX_INT_QMAX], where its denominator is below 2^54 and the zero test
  * of the fraction bits is exact. Outside that range "integer" is simply false
  * (the paper restricts its integer checks to exponent ranges the same way).
@@ -153,10 +155,8 @@ static inline int dbox_k0(unsigned ent) {
  * truncated sdx_pow10_128 entry unless it is exact (the low half never
  * carries: checked by the generator). */
 static SDX_ALWAYS_INLINE uint64_t dbox_phi(unsigned ent, uint64_t *phi_lo) {
-    unsigned idx = SDX_DBOX_EXP_IDX(ent);
-    const uint64_t *t = sdx_pow10_128[idx];
-    *phi_lo = t[1] + (idx - (unsigned)(SDX_POW10_EXACT_MIN - SDX_POW10_MIN) >
-                      (unsigned)(SDX_POW10_EXACT_MAX - SDX_POW10_EXACT_MIN));
+    const uint64_t *t = sdx_pow10_128[SDX_DBOX_EXP_IDX(ent)];
+    *phi_lo = t[1] + SDX_DBOX_EXP_INEXACT(ent);
     return t[0];
 }
 
@@ -164,7 +164,7 @@ static SDX_ALWAYS_INLINE uint64_t dbox_phi(unsigned ent, uint64_t *phi_lo) {
  * bit 0 of floor(X), and bit 1 set when X is an integer. */
 static SDX_NOINLINE unsigned dbox_parity(uint64_t x, int q, unsigned ent) {
     uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
-    uint64_t f, w = mul_scaled(x << SDX_DBOX_EXP_BETA(ent), phi_hi, phi_lo, &f);
+    uint64_t f, w = mul_scaled(x * SDX_DBOX_EXP_POW2_BETA(ent), phi_hi, phi_lo, &f);
     return (unsigned)(w & 1) | (unsigned)(f == 0 && int_possible(q)) << 1;
 }
 
@@ -174,10 +174,9 @@ static SDX_NOINLINE unsigned dbox_parity(uint64_t x, int q, unsigned ent) {
  * *delta = floor(Delta) and *zf the top 64 fraction bits of vr'. */
 static SDX_ALWAYS_INLINE uint64_t dbox_scale(uint64_t c, unsigned ent, uint32_t *r, uint32_t *delta,
                                              uint64_t *zf) {
-    int beta = SDX_DBOX_EXP_BETA(ent);
     uint64_t phi_lo, phi_hi = dbox_phi(ent, &phi_lo);
-    uint64_t z = mul_scaled(((c << 1) | 1) << beta, phi_hi, phi_lo, zf);
-    *delta = (uint32_t)(phi_hi >> (63 - beta));
+    uint64_t z = mul_scaled(((c << 1) | 1) * SDX_DBOX_EXP_POW2_BETA(ent), phi_hi, phi_lo, zf);
+    *delta = SDX_DBOX_EXP_DELTA(ent); /* phi_hi >> (63 - beta), tabulated */
     uint64_t s = z / 1000;
     *r = (uint32_t)(z - s * 1000);
     return s;

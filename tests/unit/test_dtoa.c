@@ -197,10 +197,11 @@ TEST(exponent_approximations) {
 }
 
 /* The per-exponent table of Dragonbox: for every biased exponent, the index
- * of 10^k, k = 2 - floor(log10(2^q)), and beta = q + floor(log2(10^k)) (the
- * helpers are checked exactly above); delta = floor(2^q * 10^k) taken from
- * the high word is exact; and the scaled values x * 2^(q-1) * 10^k can be
- * integers (their denominator is below 2^54 > x) for q in [SDX_DBOX_INT_QMIN,
+ * of 10^k, k = 2 - floor(log10(2^q)), 2^beta for beta = q + floor(log2(10^k))
+ * (the helpers are checked exactly above) and whether the entry is truncated;
+ * the tabulated delta = floor(2^q * 10^k), the high word shifted, is exact;
+ * and the scaled values x * 2^(q-1) * 10^k can be integers (their
+ * denominator is below 2^54 > x) for q in [SDX_DBOX_INT_QMIN,
  * SDX_DBOX_INT_QMAX] only. */
 TEST(dragonbox_exponent_table) {
     int bad = 0;
@@ -209,11 +210,15 @@ TEST(dragonbox_exponent_table) {
         unsigned ent = sdx_dbox_exp[b];
         int k = 2 - sdx_floor_log10_pow2(q);
         int beta = q + sdx_floor_log2_pow10(k);
-        bool ok = SDX_DBOX_EXP_IDX(ent) == (unsigned)(k - SDX_POW10_MIN) &&
-                  SDX_DBOX_EXP_BETA(ent) == beta && beta >= 6 && beta <= 9;
-        uint64_t delta = sdx_pow10_128[k - SDX_POW10_MIN][0] >> (63 - beta);
-        /* delta <= 2^q * 10^k < delta + 1, i.e. 10^k vs delta * 2^-q */
-        ok = ok && delta < 1000 && cmp_pow10_vs_pow2(k, (uint32_t)delta, -q) >= 0 &&
+        bool inexact = k < SDX_POW10_EXACT_MIN || k > SDX_POW10_EXACT_MAX;
+        bool ok = SDX_DBOX_EXP_IDX(ent) == (unsigned)(k - SDX_POW10_MIN) && beta >= 6 &&
+                  beta <= 9 && SDX_DBOX_EXP_POW2_BETA(ent) == 1u << beta &&
+                  SDX_DBOX_EXP_INEXACT(ent) == (uint32_t)inexact;
+        uint64_t delta = SDX_DBOX_EXP_DELTA(ent);
+        /* the tabulated delta is the high word shifted (what it replaces)
+         * and delta <= 2^q * 10^k < delta + 1, i.e. 10^k vs delta * 2^-q */
+        ok = ok && delta == sdx_pow10_128[k - SDX_POW10_MIN][0] >> (63 - beta) && delta < 1000 &&
+             cmp_pow10_vs_pow2(k, (uint32_t)delta, -q) >= 0 &&
              cmp_pow10_vs_pow2(k, (uint32_t)delta + 1, -q) < 0;
         /* the denominator of 2^(q-1) * 10^k is 2^a * 5^f; it is below 2^54
          * when 10^f * 2^a < 2^(54 + f) */
