@@ -247,6 +247,33 @@ static u8 *f64(u8 *p, double v) {
     return p + 9;
 }
 
+/* sdx_cb_double's rare case (cbor_internal.h). */
+u8 *sdx_cb_double_narrow(u8 *p, double d) {
+    uint64_t bits;
+    uint32_t f;
+    uint16_t h;
+    memcpy(&bits, &d, 8);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0xfffffffffffffull)) {
+        p[0] = SDX_CB_F16;
+        p[1] = 0x7e;
+        p[2] = 0x00;
+        return p + 3;
+    }
+    if (sdx_double_to_half_exact(d, &h)) {
+        p[0] = SDX_CB_F16;
+        sdx_store_be16(p + 1, h);
+        return p + 3;
+    }
+    if (sdx_double_to_float_exact(d, &f)) {
+        p[0] = SDX_CB_F32;
+        sdx_store_be32(p + 1, f);
+        return p + 5;
+    }
+    p[0] = SDX_CB_F64;
+    sdx_store_be64(p + 1, bits);
+    return p + 9;
+}
+
 sdx_err (sdx_cbor_writer_double)(sdx_cbor_writer *w, double v) {
     if (SDX_UNLIKELY(w->flags & SDX_CBOR_WRITE_FLOAT64)) SMALL_ITEM(w, 9, f64(p, v));
     SMALL_ITEM(w, 9, sdx_cb_double(p, v));
