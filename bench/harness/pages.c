@@ -41,8 +41,9 @@ char *bench_pages_file(const char *path, size_t *len, size_t pad) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = errno ? errno : EINVAL;
+    int fs = fstat(fd, &st);
+    if (fs != 0 || !S_ISREG(st.st_mode)) {
+        int e = fs != 0 ? errno : EINVAL; /* not a stale errno for a non-regular file */
         close(fd);
         errno = e;
         return NULL;
