@@ -265,7 +265,7 @@ def dbox_exponent_entry(bexp):
     # dtoa.c once computed it (a shift by a variable count on the hot path)
     delta = (ceil_entry(k) >> 64) >> (63 - beta)
     assert delta == math.floor(Fraction(2)**q * Fraction(10)**k), bexp
-    assert 0 < delta < 1024
+    assert 100 <= delta < 1000  # Delta = 2^q * 10^k is in [100, 1000)
     inexact = not (POW10_EXACT_MIN <= k <= POW10_EXACT_MAX)
     return idx | delta << 10 | (1 << beta) << 20 | inexact << 30
 

@@ -390,20 +390,25 @@ static inline sdx_err sdx_cbor_writer_uint_inline(sdx_cbor_writer *w, uint64_t v
     return sdx_hot_slot_done(&s, sdx_cb_w_head(s.p, 0x00, v));
 }
 
-/* A double as float64 when the shorter widths cannot hold it, told
- * cheaply: a finite double (or infinity) with any of the low 29 bits of
- * its significand set has more significant bits than a float32 (let alone
- * a float16) keeps, so preferred serialization (section 4.1) is float64.
- * Everything else (values a float32 might hold exactly, NaNs, which are
- * written as f9 7e 00) takes the exported function. */
+/* Whether the double with these bits is float64 in preferred serialization
+ * (section 4.1), told cheaply: a finite double with any of the low 29 bits
+ * of its significand set has more significant bits than a float32 (let
+ * alone a float16) keeps. False for everything else, which may be shorter
+ * (values a float32 might hold exactly; infinities; NaNs, written as
+ * f9 7e 00). The library's document walk makes the same test. */
+static inline bool sdx_cb_w_f64_only(uint64_t bits) {
+    return (bits & 0x1fffffffu) != 0 &&
+           (bits & UINT64_C(0x7ff0000000000000)) != UINT64_C(0x7ff0000000000000);
+}
+
+/* A double as float64 when the shorter widths cannot hold it
+ * (sdx_cb_w_f64_only); everything else takes the exported function. */
 static inline sdx_err sdx_cbor_writer_double_inline(sdx_cbor_writer *w, double v) {
     uint64_t bits;
     memcpy(&bits, &v, 8);
     sdx_hot_slot s;
     if (!sdx_cb_w_room(w, 9, &s) ||
-        (!(w->flags & SDX_CBOR_WRITE_FLOAT64) &&
-         ((bits & 0x1fffffffu) == 0 ||
-          (bits & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000))))
+        (!(w->flags & SDX_CBOR_WRITE_FLOAT64) && !sdx_cb_w_f64_only(bits)))
         return (sdx_cbor_writer_double)(w, v);
     s.p[0] = (char)0xfb;
     sdx_hot_store_be(s.p + 1, bits, 8);

@@ -269,9 +269,7 @@ u8 *sdx_cb_double_narrow(u8 *p, double d) {
         sdx_store_be32(p + 1, f);
         return p + 5;
     }
-    p[0] = SDX_CB_F64;
-    sdx_store_be64(p + 1, bits);
-    return p + 9;
+    return f64(p, d);
 }
 
 sdx_err (sdx_cbor_writer_double)(sdx_cbor_writer *w, double v) {

@@ -43,8 +43,8 @@
  * and delta = floor(Delta) is phi's high word shifted (tabulated). The
  * generator checks, for every q, that the floor is exact (x * 2^(q-1) * 10^k
  * is an integer or at least 2^-62.2 below the next one), that delta is
- * exact, and that such a product can be an integer only for q in [SDX_DBOX_INT_QMIN,
- * SDX_DBOX_INT_QMAX], where its denominator is below 2^54 and the zero test
+ * exact, and that such a product can be an integer only for q in
+ * [SDX_DBOX_INT_QMIN, SDX_DBOX_INT_QMAX], where its denominator is below 2^54 and the zero test
  * of the fraction bits is exact. Outside that range "integer" is simply false
  * (the paper restricts its integer checks to exponent ranges the same way).
  *
