@@ -171,6 +171,9 @@ def test_report(got, wgot, work):
                 rounds_ns=[2 * x for x in sdx_w["rounds_ns"]], median_ns=2 * sdx_w["median_ns"],
                 min_ns=2 * sdx_w["min_ns"], lo_ns=2 * sdx_w["lo_ns"], hi_ns=2 * sdx_w["hi_ns"])
     results.append(peer)
+    # the writer without checks in the same rounds: 1.5 times sdx's time
+    results.append(dict(sdx_w, program="unchecked-json-write", library="unchecked", language="C",
+                        rounds_ns=[1.5 * x for x in sdx_w["rounds_ns"]], median_ns=1.5 * sdx_w["median_ns"]))
     # memory of the Tree rows: sdx 3 bytes per input byte, a peer 2
     sdx_t = next(r for r in results if r["program"] == "sdx-json-tree")
     sdx_t["peak_bytes"] = 3000
@@ -200,6 +203,9 @@ def test_report(got, wgot, work):
         md = f.read()
     check("0.50 [0.50–0.50]" in md and "vs peer" in md, "the summary shows ratio, interval and peer")
     check("*memcpy of the output*" in md and "× bound" in md, "the bound row and the × bound column")
+    check("## Write: the writer without checks" in md and "0.75 [0.75–0.75] vs peer; sdx 0.67" in md
+          and "0.75 [0.75–0.75] vs peer; sdx 0.67" in report.text_tables(doc),
+          "the floor table: the writer without checks / the fastest other, sdx / the floor")
     check("stores every number as a double" in md, "a failing row states the library's documented limit")
     check("| 1.0 | test |" in md, "the libraries' versions and origins")
     check("## Memory" in md and "1.50 (3.00 vs 2.00 B/B, small)" in md and "| 3.00 |" in md,
