@@ -785,7 +785,11 @@ static PyObject *loads_exact(sp_format f, const char *data, size_t len, const sp
  * a few hundred bytes is mostly its end. Nothing is decided by the padding:
  *  - JSON: the padding is spaces, which a JSON text may end with, and no
  *    token can be completed by them, so the padded text is valid exactly
- *    when the input is, with the same value;
+ *    when the input is, with the same value. Its first value is read, and
+ *    then what follows it up to the input's end must be whitespace, which
+ *    is checked here (the reader's own end would scan the padding too, a
+ *    call as costly as the first value's; anything but whitespace, such as
+ *    a comment that an option allows, goes to loads_exact);
  *  - the binary formats: the padded copy is read as a sequence and only
  *    its first value is taken, which the readers end without looking past
  *    it; that value is the input's when it ends exactly at the input's
@@ -805,16 +809,27 @@ static PyObject *loads_padded(sp_format f, const char *data, size_t len, const s
     memcpy(buf, data, len);
     memset(buf + len, f == SDX_FORMAT_JSON ? ' ' : 0, pad);
     const size_t n = len + pad;
-    if (f == SDX_FORMAT_JSON) return loads_exact(f, buf, n, o);
     dec_ctx c;
     dec_init(&c, f, o);
     c.in_lo = (uintptr_t)buf;
     c.in_hi = (uintptr_t)buf + n;
     int kept;
-    void *r = reader_take(f, buf, n, o, 1, &c.src, &kept);
+    void *r = reader_take(f, buf, n, o, f != SDX_FORMAT_JSON, &c.src, &kept);
     if (!r) return PyErr_NoMemory();
     PyObject *v = NULL;
     switch (f) {
+    case SDX_FORMAT_JSON: {
+        const int gc_was_on = n >= GC_PAUSE_FROM ? PyGC_Disable() : 0; /* as loads_exact */
+        if ((v = json_next_value(&c, r)) != NULL) {
+            size_t end = (size_t)sdx_source_offset(c.src);
+            while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\r' || buf[end] == '\t')) end++;
+            if (end != len) Py_CLEAR(v);
+        }
+        if (gc_was_on) PyGC_Enable();
+        reader_give(f, r, kept);
+        dec_destroy(&c);
+        return v;
+    }
     case SDX_FORMAT_MSGPACK: v = msgpack_next_value(&c, r); break;
     case SDX_FORMAT_CBOR: v = cbor_next_value(&c, r); break;
     case SDX_FORMAT_UBJSON:
