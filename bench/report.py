@@ -154,29 +154,41 @@ def memory_md(doc):
     return cells_md(doc, memory_summary(doc), memory_cell_text)
 
 
+def versus_fastest_other(rs, lib):
+    """The cell of library `lib` among the results rs of one cell: the
+    median over rounds of its time / the fastest other library's (by
+    median; neither sdx nor a bound) in the same round, with its interval
+    (stats.ratio_summary) and that library in "vs"; None when either is
+    missing."""
+    mine = [r for r in rs if r["library"] == lib and r["status"] == "ok" and r.get("rounds_ns")]
+    others = [r for r in rs if r["library"] != "sdx" and not is_bound(r) and r["status"] == "ok"
+              and r.get("rounds_ns")]
+    if not mine or not others:
+        return None
+    best = min(others, key=lambda r: r["median_ns"])
+    c = stats.ratio_summary(mine[0]["rounds_ns"], best["rounds_ns"])
+    if c:
+        c["vs"] = best["library"]
+    return c
+
+
 def floor_summary(doc):
     """{(format, "write"): {dataset: cell}} for the Write cells with a
     writer without checks (library "unchecked") and another library: the
-    median over rounds of the floor's time / the fastest other library's
-    (by median) in the same round, with its interval (stats.ratio_summary),
-    the library, and sdx's median over the floor's."""
+    floor against the fastest other library (versus_fastest_other), and
+    sdx's median over the floor's."""
     out = {}
     for fmt in FORMATS:
         row = {}
         for d in doc["datasets"]:
             rs = [r for r in doc["results"] if r["dataset"] == d["id"] and r["format"] == fmt
                   and r["test"] == "write" and r["status"] == "ok"]
-            floor = [r for r in rs if r["library"] == "unchecked" and r.get("rounds_ns")]
-            others = [r for r in rs if not is_bound(r) and r["library"] != "sdx" and r.get("rounds_ns")]
-            if not floor or not others:
-                continue
-            best = min(others, key=lambda r: r["median_ns"])
-            c = stats.ratio_summary(floor[0]["rounds_ns"], best["rounds_ns"])
+            c = versus_fastest_other(rs, "unchecked")
             if not c:
                 continue
-            c["vs"] = best["library"]
+            floor = next(r for r in rs if r["library"] == "unchecked")
             sdx = [r for r in rs if r["library"] == "sdx"]
-            c["sdx_over_floor"] = sdx[0]["median_ns"] / floor[0]["median_ns"] if sdx else None
+            c["sdx_over_floor"] = sdx[0]["median_ns"] / floor["median_ns"] if sdx else None
             row[d["id"]] = c
         if row:
             out[(fmt, "write")] = row

@@ -495,20 +495,13 @@ def measure_python(args, out):
 
 
 def summary_cells(results):
-    """{(dataset, format, test): summary} of the sdx cells (stats.ratio_summary
-    against the fastest other library, by median)."""
+    """{(dataset, format, test): summary} of the sdx cells (sdx against the
+    fastest other library: report.versus_fastest_other)."""
     out = {}
     keys = sorted({(r["dataset"], r["format"], r["test"]) for r in results})
     for key in keys:
-        rs = [r for r in results if (r["dataset"], r["format"], r["test"]) == key]
-        sdx = [r for r in rs if r["library"] == "sdx" and r["status"] == "ok"]
-        others = [r for r in rs if r["library"] not in ("sdx",) + BOUNDS and r["status"] == "ok"]
-        if not sdx or not others:
-            continue
-        best = min(others, key=lambda r: r["median_ns"])
-        s = stats.ratio_summary(sdx[0]["rounds_ns"], best["rounds_ns"])
+        s = report.versus_fastest_other([r for r in results if (r["dataset"], r["format"], r["test"]) == key], "sdx")
         if s:
-            s["vs"] = best["library"]
             out[key] = s
     return out
 

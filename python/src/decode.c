@@ -816,27 +816,23 @@ static PyObject *loads_padded(sp_format f, const char *data, size_t len, const s
     int kept;
     void *r = reader_take(f, buf, n, o, f != SDX_FORMAT_JSON, &c.src, &kept);
     if (!r) return PyErr_NoMemory();
+    const int gc_was_on = f == SDX_FORMAT_JSON && n >= GC_PAUSE_FROM ? PyGC_Disable() : 0; /* as loads_exact */
     PyObject *v = NULL;
     switch (f) {
-    case SDX_FORMAT_JSON: {
-        const int gc_was_on = n >= GC_PAUSE_FROM ? PyGC_Disable() : 0; /* as loads_exact */
-        if ((v = json_next_value(&c, r)) != NULL) {
-            size_t end = (size_t)sdx_source_offset(c.src);
-            while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\r' || buf[end] == '\t')) end++;
-            if (end != len) Py_CLEAR(v);
-        }
-        if (gc_was_on) PyGC_Enable();
-        reader_give(f, r, kept);
-        dec_destroy(&c);
-        return v;
-    }
+    case SDX_FORMAT_JSON: v = json_next_value(&c, r); break;
     case SDX_FORMAT_MSGPACK: v = msgpack_next_value(&c, r); break;
     case SDX_FORMAT_CBOR: v = cbor_next_value(&c, r); break;
     case SDX_FORMAT_UBJSON:
     case SDX_FORMAT_BJDATA: v = ubjson_next_value(&c, r); break;
     default: break;
     }
-    if (v && sdx_source_offset(c.src) != len) Py_CLEAR(v);
+    if (gc_was_on) PyGC_Enable();
+    if (v) {
+        size_t end = (size_t)sdx_source_offset(c.src);
+        if (f == SDX_FORMAT_JSON) /* whitespace may follow a JSON text */
+            while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\r' || buf[end] == '\t')) end++;
+        if (end != len) Py_CLEAR(v);
+    }
     reader_give(f, r, kept);
     dec_destroy(&c);
     return v;
