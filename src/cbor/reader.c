@@ -30,6 +30,7 @@
  * deterministically encoded input it is the key's own bytes.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cbor/cbor_internal.h"
@@ -131,7 +132,9 @@ static bool fail_at(sdx_cbor_reader *r, sdx_err code, const char *msg, const uin
 
 /* The reader at r zeroed, with the options applied and no input yet. */
 static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, const sdx_alloc *a) {
-    memset(r, 0, sizeof *r);
+    /* all but the inline stack, whose entries are written before they
+     * are read (a reset reader's hold the last input's levels) */
+    sdx_zero_small(r, offsetof(sdx_cbor_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_CBOR_DEFAULT_MAX_DEPTH;
@@ -139,8 +142,7 @@ static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, cons
     r->max_string = opts && opts->max_string ? opts->max_string : SDX_CBOR_DEFAULT_MAX_STRING;
     r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
-    r->hot.stack[0].kind = LEVEL_ROOT;
-    r->hot.stack[0].left = 1; /* the root item is due */
+    r->hot.stack[0] = (level){.kind = LEVEL_ROOT, .left = 1}; /* the root item is due */
     r->state = STATE_VALUE;
     r->last_kind = SDX_NULL;
     r->check_keys =
@@ -155,6 +157,7 @@ static sdx_cbor_reader *reader_alloc(const sdx_cbor_read_opts *opts) {
     const sdx_alloc *a;
     sdx_cbor_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_stack, 0, sizeof r->inline_stack);
     reader_init(r, opts, a);
     return r;
 }
@@ -175,15 +178,16 @@ sdx_cbor_reader *sdx_cbor_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_cbor_reader *r) {
     sdx_alloc a = r->alloc;
     if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    a.free(a.ctx, r->store);
-    a.free(a.ctx, r->scratch);
-    a.free(a.ctx, r->chunks);
-    a.free(a.ctx, r->keybuf);
-    a.free(a.ctx, r->keys);
+    if (r->store) a.free(a.ctx, r->store);
+    if (r->scratch) a.free(a.ctx, r->scratch);
+    if (r->chunks) a.free(a.ctx, r->chunks);
+    if (r->keybuf) a.free(a.ctx, r->keybuf);
+    if (r->keys) a.free(a.ctx, r->keys);
 }
 
 sdx_err sdx_cbor_reader_reset(sdx_cbor_reader *r, const char *data, size_t len) {

@@ -35,6 +35,7 @@
  * (map or array), inline up to 1024 levels and grown through the allocator
  * beyond, never on the C stack.
  */
+#include <stddef.h>
 #include <string.h>
 
 #ifndef SDX_NO_STDIO
@@ -992,7 +993,9 @@ SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned 
 
 /* The reader at r zeroed, with the options applied and no input yet. */
 static void reader_init(sdx_json_reader *r, const sdx_json_read_opts *opts, const sdx_alloc *a) {
-    memset(r, 0, sizeof *r);
+    /* all but the inline stack, whose entries are written before they
+     * are read (a reset reader's hold the last input's levels) */
+    sdx_zero_small(r, offsetof(sdx_json_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_JSON_DEFAULT_MAX_DEPTH;
@@ -1018,6 +1021,7 @@ static sdx_json_reader *reader_alloc(const sdx_json_read_opts *opts) {
     const sdx_alloc *a;
     sdx_json_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_stack, 0, sizeof r->inline_stack);
     reader_init(r, opts, a);
     return r;
 }
@@ -1051,12 +1055,13 @@ SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_json_reader *r) {
     const sdx_alloc a = r->alloc;
     if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
-    a.free(a.ctx, r->scratch);
-    a.free(a.ctx, r->sbuf);
+    if (r->scratch) a.free(a.ctx, r->scratch);
+    if (r->sbuf) a.free(a.ctx, r->sbuf);
 }
 
 SDX_API sdx_err sdx_json_reader_reset(sdx_json_reader *r, const char *data, size_t len) {

@@ -100,7 +100,9 @@ static SDX_NOINLINE bool fail_at(sdx_msgpack_reader *r, sdx_err code, const char
 
 /* The reader at r zeroed, with the options applied and no input yet. */
 static void reader_init(sdx_msgpack_reader *r, const sdx_msgpack_read_opts *opts, const sdx_alloc *a) {
-    memset(r, 0, sizeof *r);
+    /* all but the inline stack, whose entries are written before they
+     * are read (a reset reader's hold the last input's levels) */
+    sdx_zero_small(r, offsetof(sdx_msgpack_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_MSGPACK_DEFAULT_MAX_DEPTH;
@@ -118,6 +120,7 @@ static sdx_msgpack_reader *reader_alloc(const sdx_msgpack_read_opts *opts) {
     const sdx_alloc *a;
     sdx_msgpack_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_stack, 0, sizeof r->inline_stack);
     reader_init(r, opts, a);
     return r;
 }
@@ -138,11 +141,12 @@ sdx_msgpack_reader *sdx_msgpack_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_msgpack_reader *r) {
     sdx_alloc a = r->alloc;
     if (r->hot.stack != r->inline_stack) a.free(a.ctx, r->hot.stack);
-    a.free(a.ctx, r->store);
+    if (r->store) a.free(a.ctx, r->store);
 }
 
 sdx_err sdx_msgpack_reader_reset(sdx_msgpack_reader *r, const char *data, size_t len) {

@@ -18,6 +18,7 @@
  * configured maximum, so that ten bytes cannot ask for billions of events.
  */
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -102,7 +103,9 @@ static void hot_update(sdx_ubjson_reader *r) {
 
 /* The reader at r zeroed, with the options applied and no input yet. */
 static void reader_init(sdx_ubjson_reader *r, const sdx_ubjson_read_opts *opts, const sdx_alloc *a) {
-    memset(r, 0, sizeof *r);
+    /* all but the inline stack, whose entries are written before they
+     * are read (a reset reader's hold the last input's levels) */
+    sdx_zero_small(r, offsetof(sdx_ubjson_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_UBJSON_DEFAULT_MAX_DEPTH;
@@ -123,6 +126,7 @@ static sdx_ubjson_reader *reader_alloc(const sdx_ubjson_read_opts *opts) {
     const sdx_alloc *a;
     sdx_ubjson_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_stack, 0, sizeof r->inline_stack);
     reader_init(r, opts, a);
     return r;
 }
@@ -143,10 +147,11 @@ sdx_ubjson_reader *sdx_ubjson_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_ubjson_reader *r) {
     if (r->hot.stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->hot.stack);
-    r->alloc.free(r->alloc.ctx, r->store);
+    if (r->store) r->alloc.free(r->alloc.ctx, r->store);
 }
 
 sdx_err sdx_ubjson_reader_reset(sdx_ubjson_reader *r, const char *data, size_t len) {
