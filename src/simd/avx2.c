@@ -373,17 +373,27 @@ static size_t avx2_utf8_valid_prefix(const char *s, size_t n) {
         if (!_mm256_testz_si256(e, ones)) return sdx_utf8_finish(s, n, i);
         open = 1;
     }
+    /* the last vectors as the blocks: no lookup for ASCII after a block
+     * that ended a sequence (an all-ASCII input is checked by ASCII tests
+     * alone) */
     if (i + 32 <= n) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-        if (!_mm256_testz_si256(u8_errors_at(s + i, v, &k), ones)) return sdx_utf8_finish(s, n, i);
+        const int ascii = u8_is_ascii(v);
+        if ((open || !ascii) && !_mm256_testz_si256(u8_errors_at(s + i, v, &k), ones))
+            return sdx_utf8_finish(s, n, i);
+        open = !ascii;
         i += 32;
     }
     if (i < n) {
         if (n < 35) return sdx_utf8_finish(s, n, i); /* too close to the start to overlap */
-        i = n - 32;
-        __m256i v = _mm256_loadu_si256((const __m256i *)(s + i));
-        if (!_mm256_testz_si256(u8_errors_at(s + i, v, &k), ones)) return sdx_utf8_finish(s, n, i);
+        __m256i v = _mm256_loadu_si256((const __m256i *)(s + n - 32));
+        /* bytes from n - 32 to i are checked already */
+        const int ascii = u8_is_ascii(v);
+        if ((open || !ascii) && !_mm256_testz_si256(u8_errors_at(s + n - 32, v, &k), ones))
+            return sdx_utf8_finish(s, n, n - 32);
+        open = !ascii;
     }
+    if (!open) return n;
     return sdx_utf8_ends_incomplete(s, n) ? sdx_utf8_finish(s, n, n) : n;
 }
 
