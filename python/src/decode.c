@@ -671,9 +671,9 @@ static void reader_free(sp_format f, void *r) {
  * reset onto each new input (sdx_<format>_reader_reset: as if freed and
  * made again, without allocating): a small message's parse otherwise
  * spends a good part of its time making and freeing its reader. One call
- * holds the kept readers at a time (the flag is taken atomically, for
- * threads that run without the GIL); a call that finds them taken (a
- * loads inside a tag's conversion, another thread) makes its own. A kept
+ * holds the kept readers at a time (see kept_busy); a call that finds
+ * them taken (a loads inside a tag's conversion, another thread) makes
+ * its own. A kept
  * reader made with other options is replaced. Only inputs of up to
  * KEEP_MAX bytes use them (where making a reader is a part of the time
  * that counts), so that what a kept reader grew for its input (a deeper
@@ -694,7 +694,20 @@ static struct {
     void *r;
     uint64_t key;
 } kept_readers[SDX_FORMAT__COUNT];
+/* Taken by one call at a time. Every access is made holding the GIL (the
+ * module is single-phase, so one GIL for every interpreter that imports
+ * it), so a plain flag does, as encode.c's shared_buf_busy: a locked
+ * exchange costs about as much as a small message's reset. A build
+ * without the GIL takes it atomically. */
+#ifdef Py_GIL_DISABLED
 static atomic_int kept_busy;
+#define KEPT_TAKE() atomic_exchange_explicit(&kept_busy, 1, memory_order_acquire)
+#define KEPT_DROP() atomic_store_explicit(&kept_busy, 0, memory_order_release)
+#else
+static int kept_busy;
+#define KEPT_TAKE() (kept_busy ? 1 : (kept_busy = 1, 0))
+#define KEPT_DROP() (kept_busy = 0)
+#endif
 
 /* Reset r (format f) onto [data, data + len); *src gets its source. */
 static sdx_err reader_reset(sp_format f, void *r, const char *data, size_t len, sdx_source *src) {
@@ -720,8 +733,7 @@ static sdx_err reader_reset(sp_format f, void *r, const char *data, size_t len, 
 static void *reader_take(sp_format f, const char *data, size_t len, const sp_opts *o, int seq, sdx_source *src,
                          int *kept) {
     *kept = 0;
-    if ((unsigned)f >= SDX_FORMAT__COUNT || len > KEEP_MAX ||
-        atomic_exchange_explicit(&kept_busy, 1, memory_order_acquire))
+    if ((unsigned)f >= SDX_FORMAT__COUNT || len > KEEP_MAX || KEPT_TAKE())
         return reader_open(f, data, len, NULL, NULL, 0, o, seq, src);
     const uint64_t key = reader_key(o, seq);
     void **r = &kept_readers[f].r;
@@ -729,7 +741,7 @@ static void *reader_take(sp_format f, const char *data, size_t len, const sp_opt
         if (*r) reader_free(f, *r);
         *r = reader_open(f, data, len, NULL, NULL, 0, o, seq, src);
         if (!*r) {
-            atomic_store_explicit(&kept_busy, 0, memory_order_release);
+            KEPT_DROP();
             return NULL;
         }
         kept_readers[f].key = key;
@@ -740,7 +752,7 @@ static void *reader_take(sp_format f, const char *data, size_t len, const sp_opt
 
 /* Done with a reader from reader_take. */
 static void reader_give(sp_format f, void *r, int kept) {
-    if (kept) atomic_store_explicit(&kept_busy, 0, memory_order_release);
+    if (kept) KEPT_DROP();
     else reader_free(f, r);
 }
 
