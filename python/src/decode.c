@@ -237,7 +237,8 @@ static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
  * unescaped into its own space, a streamed input) its n bytes are copied
  * into a zeroed pair of words. A longer key (up to 64 bytes) is found by a
  * hash of its bytes in `a` and compared with memcmp. */
-#define KEY_CACHE_SETS 1024 /* of two entries, one 64-byte line each */
+#define KEY_CACHE_BITS 10
+#define KEY_CACHE_SETS (1 << KEY_CACHE_BITS) /* of two entries, one 64-byte line each */
 #define KEY_CACHE_MAX_LEN 64
 #define KEY_SHORT 16
 
@@ -262,15 +263,27 @@ static const unsigned char key_mask_bytes[32] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 /* A hash of the n bytes at p (16 < n <= 64): whole words, then the last 8
- * overlapping, with no byte read outside. */
+ * overlapping, with no byte read outside. Each word is multiplied on its
+ * own and the products are added, so the multiplications do not wait for
+ * each other (a chain of them took about as long as the rest of a long
+ * key's lookup); equal keys are still compared byte for byte. */
 static inline uint64_t key_hash_long(const char *p, size_t n) {
     uint64_t h = (uint64_t)n * UINT64_C(0x9e3779b97f4a7c15);
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        h = (h ^ load8(p + i)) * UINT64_C(0xff51afd7ed558ccd);
-        h ^= h >> 32;
-    }
-    h = (h ^ load8(p + n - 8)) * UINT64_C(0xc4ceb9fe1a85ec53);
-    return h ^ (h >> 29);
+    uint64_t k = UINT64_C(0xff51afd7ed558ccd);
+    for (size_t i = 0; i + 8 < n; i += 8, k += UINT64_C(0x9e3779b97f4a7c16))
+        h += (load8(p + i) ^ (k >> 7)) * k;
+    h += (load8(p + n - 8) ^ UINT64_C(0x2545f4914f6cdd1d)) * UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 29;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    return h ^ (h >> 32);
+}
+
+/* Whether the n bytes at p and q (n > 8) are equal: whole words, then
+ * the last 8 overlapping (no call, no byte read outside). */
+static inline int key_equal_long(const char *p, const char *q, size_t n) {
+    uint64_t d = load8(p + n - 8) ^ load8(q + n - 8);
+    for (size_t i = 0; i + 8 < n; i += 8) d |= load8(p + i) ^ load8(q + i);
+    return d == 0;
 }
 
 /* Not in the set: a new str, hashed, into the set's first way (the first
@@ -300,7 +313,7 @@ static SDX_NOINLINE PyObject *key_long(dec_ctx *c, const char *p, size_t n) {
     const uint64_t h = key_hash_long(p, n);
     key_entry *set = &key_cache[2 * (h & (KEY_CACHE_SETS - 1))];
     for (int i = 0; i < 2; i++)
-        if (set[i].a == h && set[i].n == n && set[i].s && memcmp(PyUnicode_DATA(set[i].s), p, n) == 0)
+        if (set[i].a == h && set[i].n == n && set[i].s && key_equal_long(PyUnicode_DATA(set[i].s), p, n))
             return Py_NewRef(set[i].s);
     return key_miss(c, set, p, n, h, 0);
 }
@@ -318,10 +331,11 @@ static inline PyObject *dec_key(dec_ctx *c, const char *p, size_t n) {
         a = w[0];
         b = w[1];
     }
-    uint64_t h = (a * UINT64_C(0x9e3779b97f4a7c15)) ^ (b * UINT64_C(0xff51afd7ed558ccd)) ^ n;
-    h ^= h >> 29;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    key_entry *set = &key_cache[2 * ((h >> 40) & (KEY_CACHE_SETS - 1))];
+    /* one multiplication (the set's address is on the path of every key):
+     * the product's top bits depend on every bit of the word, b's
+     * rotated so that its bytes fall on other bits than a's */
+    const uint64_t h = (a ^ (b << 29 | b >> 35) ^ n) * UINT64_C(0x9e3779b97f4a7c15);
+    key_entry *set = &key_cache[2 * (h >> (64 - KEY_CACHE_BITS))];
     /* the entries' n of a long key (> 16) never equals a short key's */
     if (SDX_LIKELY(set[0].a == a && set[0].b == b && set[0].n == n && set[0].s)) return Py_NewRef(set[0].s);
     if (set[1].a == a && set[1].b == b && set[1].n == n && set[1].s) return Py_NewRef(set[1].s);
