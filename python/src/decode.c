@@ -236,7 +236,8 @@ static inline PyObject *dec_str(dec_ctx *c, const char *p, size_t n) {
  * branch on the length; elsewhere (the end of the input, a key the reader
  * unescaped into its own space, a streamed input) its n bytes are copied
  * into a zeroed pair of words. A longer key (up to 64 bytes) is found by a
- * hash of its bytes in `a` and compared with memcmp. */
+ * hash of its bytes in `a` and compared with the cached str's bytes word
+ * by word. */
 #define KEY_CACHE_BITS 10
 #define KEY_CACHE_SETS (1 << KEY_CACHE_BITS) /* of two entries, one 64-byte line each */
 #define KEY_CACHE_MAX_LEN 64
@@ -687,12 +688,11 @@ static void reader_free(sp_format f, void *r) {
  * spends a good part of its time making and freeing its reader. One call
  * holds the kept readers at a time (see kept_busy); a call that finds
  * them taken (a loads inside a tag's conversion, another thread) makes
- * its own. A kept
- * reader made with other options is replaced. Only inputs of up to
- * KEEP_MAX bytes use them (where making a reader is a part of the time
- * that counts), so that what a kept reader grew for its input (a deeper
- * stack, scratch space), which it holds until its next reset, stays
- * small. */
+ * its own. A kept reader made with other options is replaced. Only inputs
+ * of up to KEEP_MAX bytes use them (where making a reader is a part of
+ * the time that counts), so that what a kept reader grew for its input
+ * (a deeper stack, scratch space), which it holds until its next reset,
+ * stays small. */
 #define KEEP_MAX 8192
 
 /* What reader_open makes a reader with, from the call's options, as one

@@ -130,10 +130,11 @@ static bool fail_at(sdx_cbor_reader *r, sdx_err code, const char *msg, const uin
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The reader at r zeroed, with the options applied and no input yet. */
+/* The reader at r zeroed (its inline stack is left as it is), with the
+ * options applied and no input yet. */
 static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, const sdx_alloc *a) {
-    /* all but the inline stack, whose entries are written before they
-     * are read (a reset reader's hold the last input's levels) */
+    /* the stack's entries are written before they are read (a reset
+     * reader's hold the last input's levels; a new one's are zeroed) */
     sdx_zero_small(r, offsetof(sdx_cbor_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;

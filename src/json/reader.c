@@ -991,10 +991,11 @@ SDX_API bool sdx_json_reader_token_(sdx_json_reader *r, const char *p, unsigned 
 /* Creating and freeing                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* The reader at r zeroed, with the options applied and no input yet. */
+/* The reader at r zeroed (its inline stack is left as it is), with the
+ * options applied and no input yet. */
 static void reader_init(sdx_json_reader *r, const sdx_json_read_opts *opts, const sdx_alloc *a) {
-    /* all but the inline stack, whose entries are written before they
-     * are read (a reset reader's hold the last input's levels) */
+    /* the stack's entries are written before they are read (a reset
+     * reader's hold the last input's levels; a new one's are zeroed) */
     sdx_zero_small(r, offsetof(sdx_json_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;

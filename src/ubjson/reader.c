@@ -101,10 +101,11 @@ static void hot_update(sdx_ubjson_reader *r) {
 /* Creating                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* The reader at r zeroed, with the options applied and no input yet. */
+/* The reader at r zeroed (its inline stack is left as it is), with the
+ * options applied and no input yet. */
 static void reader_init(sdx_ubjson_reader *r, const sdx_ubjson_read_opts *opts, const sdx_alloc *a) {
-    /* all but the inline stack, whose entries are written before they
-     * are read (a reset reader's hold the last input's levels) */
+    /* the stack's entries are written before they are read (a reset
+     * reader's hold the last input's levels; a new one's are zeroed) */
     sdx_zero_small(r, offsetof(sdx_ubjson_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
