@@ -17,6 +17,7 @@
  * size says is an error as well. The stack grows on the heap up to
  * max_depth; nothing recurses.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,9 +82,12 @@ static bool fail(sdx_binn_reader *r, sdx_err code, uint64_t offset, const char *
     return false;
 }
 
-/* The reader at r zeroed, with the options applied and no input yet. */
+/* The reader at r zeroed (its inline stack is left as it is), with the
+ * options applied and no input yet. */
 static void reader_init(sdx_binn_reader *r, const sdx_binn_read_opts *opts, const sdx_alloc *a) {
-    memset(r, 0, sizeof *r);
+    /* the stack's entries are written before they are read (a reset
+     * reader's hold the last input's levels; a new one's are zeroed) */
+    sdx_zero_small(r, offsetof(sdx_binn_reader, inline_stack));
     r->alloc = *a;
     r->flags = opts ? opts->flags : 0;
     r->max_depth = opts && opts->max_depth ? opts->max_depth : SDX_BINN_DEFAULT_MAX_DEPTH;
@@ -97,6 +101,7 @@ static sdx_binn_reader *reader_alloc(const sdx_binn_read_opts *opts) {
     const sdx_alloc *a;
     sdx_binn_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_stack, 0, sizeof r->inline_stack);
     reader_init(r, opts, a);
     return r;
 }
@@ -115,10 +120,11 @@ sdx_binn_reader *sdx_binn_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_binn_reader *r) {
     if (r->stack != r->inline_stack) r->alloc.free(r->alloc.ctx, r->stack);
-    r->alloc.free(r->alloc.ctx, r->buf);
+    if (r->buf) r->alloc.free(r->alloc.ctx, r->buf);
 }
 
 sdx_err sdx_binn_reader_reset(sdx_binn_reader *r, const char *data, size_t len) {

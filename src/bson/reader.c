@@ -17,6 +17,7 @@
  * (never to a size the input merely claims), bounded by max_document; the
  * memory reader then runs over that buffer.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "core/stream.h"
 #include "bson/bson_internal.h"
 #include "core/utf8.h"
+#include "core/platform.h"
 #include "sdx/bson.h"
 #include "simd/simd.h"
 
@@ -67,11 +69,14 @@ static bool fail(sdx_bson_reader *r, sdx_err code, size_t at, const char *msg) {
     return false;
 }
 
-/* The reader at r zeroed, with the options applied and no input yet. */
+/* The reader at r zeroed (its inline stack is left as it is), with the
+ * options applied and no input yet. */
 static void reader_init(sdx_bson_reader *r, const sdx_bson_read_opts *opts, const sdx_alloc *a) {
     static const sdx_bson_read_opts defaults = {0, 0, 0, NULL};
     if (!opts) opts = &defaults;
-    memset(r, 0, sizeof *r);
+    /* the stack's entries are written before they are read (a reset
+     * reader's hold the last input's levels; a new one's are zeroed) */
+    sdx_zero_small(r, offsetof(sdx_bson_reader, inline_levels));
     r->flags = opts->flags;
     r->max_depth = opts->max_depth ? opts->max_depth : SDX_BSON_DEFAULT_MAX_DEPTH;
     r->max_document = opts->max_document ? opts->max_document : SDX_BSON_DEFAULT_MAX_DOCUMENT;
@@ -92,6 +97,7 @@ static sdx_bson_reader *reader_alloc(const sdx_bson_read_opts *opts) {
     const sdx_alloc *a;
     sdx_bson_reader *r = sdx_reader_malloc(opts ? opts->alloc : NULL, sizeof *r, &a);
     if (!r) return NULL;
+    memset(r->inline_levels, 0, sizeof r->inline_levels);
     reader_init(r, opts, a);
     return r;
 }
@@ -109,10 +115,11 @@ sdx_bson_reader *sdx_bson_reader_new(const char *data, size_t len, const sdx_bso
     return r;
 }
 
-/* Everything r allocated but r itself. */
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_bson_reader *r) {
     if (r->h.levels != r->inline_levels) r->alloc.free(r->alloc.ctx, r->h.levels);
-    r->alloc.free(r->alloc.ctx, r->owned);
+    if (r->owned) r->alloc.free(r->alloc.ctx, r->owned);
 }
 
 sdx_err sdx_bson_reader_reset(sdx_bson_reader *r, const char *data, size_t len) {
@@ -261,6 +268,7 @@ static bool cstring(sdx_bson_reader *r, size_t at, size_t avail, size_t *len, co
 static void drain(sdx_bson_reader *sub, const u8 *p, size_t n, uint32_t flags, uint32_t max_depth,
                   const sdx_alloc *alloc) {
     const sdx_bson_read_opts o = {flags, max_depth, 0, NULL};
+    memset(sub->inline_levels, 0, sizeof sub->inline_levels); /* a new reader's, as reader_alloc */
     reader_init(sub, &o, alloc ? alloc : sdx_alloc_default());
     memory_input(sub, (const char *)p, n);
     sdx_event ev;
