@@ -66,10 +66,15 @@ fail:
     return NULL;
 }
 
-/* The entries of a map whose begin event was just read, up to its END. */
-static PyObject *DEC(map)(dec_ctx *c, DEC_RT *r) {
-    PyObject *d = PyDict_New();
-    if (!d) return NULL;
+/* The entries of a map whose begin event was just read, up to its END;
+ * `count` is its declared number of entries (SDX_COUNT_UNKNOWN if none),
+ * which sizes the dict (dec_dict_new). Without a count the dict is made
+ * at the first key, sized as the last map that began with the same key
+ * (dec_dict_guess). */
+static PyObject *DEC(map)(dec_ctx *c, DEC_RT *r, uint64_t count) {
+    PyObject *d = NULL;
+    uint8_t *guess = NULL;
+    if (count != SDX_COUNT_UNKNOWN && !(d = dec_dict_new(count))) return NULL;
     sdx_event e;
     for (;;) {
         if (!DEC_NEXT(r, &e)) {
@@ -86,6 +91,10 @@ static PyObject *DEC(map)(dec_ctx *c, DEC_RT *r) {
             c->in_key--;
         }
         if (!k) goto fail;
+        if (SDX_UNLIKELY(!d) && !(d = dec_dict_guess(k, &guess))) {
+            Py_DECREF(k);
+            goto fail;
+        }
         if (!DEC_NEXT(r, &e)) {
             Py_DECREF(k);
             dec_reader_fail(c);
@@ -122,9 +131,11 @@ static PyObject *DEC(map)(dec_ctx *c, DEC_RT *r) {
         }
         Py_DECREF(k);
     }
+    if (!d) return PyDict_New(); /* no entries */
+    if (guess) dec_dict_learn(guess, d);
     return d;
 fail:
-    Py_DECREF(d);
+    Py_XDECREF(d);
     return NULL;
 }
 
@@ -143,7 +154,7 @@ static PyObject *DEC(value)(dec_ctx *c, DEC_RT *r, sdx_event *ev) {
                                 "a map cannot be a dict key");
             return NULL;
         }
-        v = DEC(map)(c, r);
+        v = DEC(map)(c, r, ev->v.count);
         break;
     case SDX_TAG:
         /* one more tag on the item that follows: outermost first */
