@@ -354,3 +354,27 @@ def test_large_outputs_of_changing_sizes():
                 assert ctypes.c_char_p(out).value == out  # its NUL right after the end
             assert len(out) == len(bytes(bytearray(out))) and hash(out) == hash(bytes(bytearray(out)))
             assert out + b"" == out and out[-1:] == bytes(bytearray(out))[-1:]
+
+
+def test_dict_sizes_guessed_and_declared():
+    # The decoder sizes a map's dict from its declared count, or from the
+    # last map with the same first key: maps whose sizes change under the
+    # same first key, with duplicate keys and above the guess's cap, must
+    # come out the same whatever was guessed.
+    def rec(n):
+        d = {"id": 0}
+        d.update((f"k{i}", i) for i in range(1, n))
+        return d
+
+    sizes = [1, 8, 8, 2, 30, 30, 8, 0, 64, 65, 6, 5, 1]
+    value = [rec(n) for n in sizes if n] + [{}]
+    for fmt in ("json", "msgpack", "cbor", "bson", "ubjson", "binn"):
+        wrapped = {"v": value} if fmt == "bson" else value
+        for _ in range(2):  # the second pass starts from the first's guesses
+            assert sdx.loads(sdx.dumps(wrapped, fmt), fmt) == wrapped
+    text = '[' + ",".join('{"id":1,' + ",".join(f'"k{i % m}":{i}' for i in range(n)) + '}'
+                          for n, m in ((8, 8), (8, 3), (12, 12), (2, 2), (12, 5))) + ']'
+    for _ in range(2):
+        got = sdx.loads(text.encode(), "json")
+        assert got == __import__("json").loads(text)
+        assert [list(d) for d in got] == [list(d) for d in __import__("json").loads(text)]
