@@ -104,15 +104,16 @@ static void dec_key_error(dec_ctx *c, PyObject *k) {
  * number of entries is known or well guessed, the dict is made for them
  * at once (_PyDict_NewPresized, CPython before 3.13), as msgspec's and
  * orjson's are: on CPython 3.11, a loads of citm_catalog's first event (8
- * keys) took 0.89-0.90 of the time, JSON and MessagePack (bench/README.md).
+ * keys) took 0.90-0.93 of the time, JSON, MessagePack, CBOR and BSON
+ * (bench/README.md, "Update, 2026-12-05 (sixth)").
  * Such a dict's table is the general kind (a hash beside each entry)
  * where one grown from empty with str keys holds none: twitter's value
  * takes 12 % more memory (1080 KB against 963 KB; orjson's 1078 KB,
  * msgspec's 1090 KB).
  *
  * dec_dict_new: a declared count, above 5 and up to DEC_DICT_PRESIZE (so
- * that a count, which in a stream is not checked against the input before
- * the entries arrive, cannot make the decoder allocate much at once). */
+ * that a declared count, which no entry has backed yet, cannot make the
+ * decoder allocate much at once). */
 #define DEC_DICT_PRESIZE 64
 #if PY_VERSION_HEX < 0x030D0000 && !defined(Py_LIMITED_API) && !defined(PYPY_VERSION)
 #define DEC_PRESIZED(n) _PyDict_NewPresized(n)
@@ -140,7 +141,7 @@ static uint8_t dec_dict_sizes[256];
 static inline PyObject *dec_dict_guess(PyObject *k, uint8_t **guess) {
     uint8_t *slot = &dec_dict_sizes[(uint64_t)(uintptr_t)k * UINT64_C(0x9e3779b97f4a7c15) >> 56];
     *guess = slot;
-    return *slot > 5 ? DEC_PRESIZED(*slot) : PyDict_New();
+    return dec_dict_new(*slot);
 }
 
 static inline void dec_dict_learn(uint8_t *slot, PyObject *d) {

@@ -4,6 +4,7 @@ iter_load and convert."""
 import datetime
 import decimal
 import io
+import json
 import uuid
 
 import pytest
@@ -343,7 +344,6 @@ def test_large_outputs_of_changing_sizes():
     # left over: the length, the content and the terminating NUL must be
     # those of the output, whatever the sizes before it.
     import ctypes
-    import json
     for fmt in ("json", "msgpack", "cbor", "bson", "ubjson", "binn"):
         for n in (9000, 9000, 8990, 8000, 1000, 9000, 12000, 12000, 100, 12000, 11000):
             doc = {"v": ["x%05d" % i for i in range(n)]}
@@ -376,5 +376,5 @@ def test_dict_sizes_guessed_and_declared():
                           for n, m in ((8, 8), (8, 3), (12, 12), (2, 2), (12, 5))) + ']'
     for _ in range(2):
         got = sdx.loads(text.encode(), "json")
-        assert got == __import__("json").loads(text)
-        assert [list(d) for d in got] == [list(d) for d in __import__("json").loads(text)]
+        want = json.loads(text)
+        assert got == want and [list(d) for d in got] == [list(d) for d in want]
