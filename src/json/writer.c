@@ -7,7 +7,9 @@
  * checks. Everything else (pretty printing, errors, misuse, a full fixed
  * buffer, a value larger than the room left) takes a checked slow path that
  * reserves exactly what it writes, so that a fixed buffer overflows only when
- * the output really does not fit.
+ * the output really does not fit. Strings, keys and containers also have
+ * an inline path in json.h, in the caller's code, which hands whatever it
+ * does not take to the exported functions below.
  */
 #include <string.h>
 
@@ -21,18 +23,19 @@
 #include "sdx/json.h"
 #include "simd/simd.h"
 
-/* Where the writer is: what may come next. */
+/* Where the writer is: what may come next (json.h, shared with the inline
+ * fast paths there). */
 enum {
-    POS_ROOT,      /* a top-level value */
-    POS_DONE,      /* nothing: the document is complete */
-    POS_ARR_FIRST, /* first element of an array, or its end */
-    POS_ARR_NEXT,  /* ',' element, or the end */
-    POS_KEY_FIRST, /* first key of a map, or its end */
-    POS_KEY_NEXT,  /* ',' key, or the end */
-    POS_VALUE      /* the value after a key */
+    POS_ROOT = SDX_JW_POS_ROOT,
+    POS_DONE = SDX_JW_POS_DONE,
+    POS_ARR_FIRST = SDX_JW_POS_ARR_FIRST,
+    POS_ARR_NEXT = SDX_JW_POS_ARR_NEXT,
+    POS_KEY_FIRST = SDX_JW_POS_KEY_FIRST,
+    POS_KEY_NEXT = SDX_JW_POS_KEY_NEXT,
+    POS_VALUE = SDX_JW_POS_VALUE
 };
 
-enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP };
+enum { FRAME_ROOT = SDX_JW_FRAME_ROOT, FRAME_ARRAY = SDX_JW_FRAME_ARRAY, FRAME_MAP = SDX_JW_FRAME_MAP };
 
 #define BIT(x) (1u << (x))
 #define VALUE_POS (BIT(POS_ROOT) | BIT(POS_ARR_FIRST) | BIT(POS_ARR_NEXT) | BIT(POS_VALUE))
@@ -41,7 +44,7 @@ enum { FRAME_ROOT, FRAME_ARRAY, FRAME_MAP };
 
 /* Input bytes of a string handled per buffer reservation. Bounds the chunk a
  * stream buffer needs for a huge string. */
-#define STRING_PIECE 4096
+#define STRING_PIECE SDX_JW_STRING_MAX
 
 /* Position after a value written in position `pos`. */
 static const uint8_t pos_after_value[] = {
@@ -428,7 +431,7 @@ static SDX_NOINLINE sdx_err string_slow(sdx_json_writer *w, const char *s, size_
     return value_done(w);
 }
 
-sdx_err sdx_json_writer_string(sdx_json_writer *w, const char *s, size_t n) {
+sdx_err (sdx_json_writer_string)(sdx_json_writer *w, const char *s, size_t n) {
     char *p;
     if (SDX_LIKELY(n <= STRING_PIECE) && (p = value_fast(w, n + 2))) {
         *p++ = '"';
@@ -454,7 +457,7 @@ static SDX_NOINLINE sdx_err key_slow(sdx_json_writer *w, const char *s, size_t n
     return SDX_OK;
 }
 
-sdx_err sdx_json_writer_key(sdx_json_writer *w, const char *s, size_t n) {
+sdx_err (sdx_json_writer_key)(sdx_json_writer *w, const char *s, size_t n) {
     unsigned pos = w->pos;
     if (SDX_LIKELY((w->fast & KEY_POS) >> pos & 1) && SDX_LIKELY(n <= STRING_PIECE)) {
         size_t comma = pos == POS_KEY_NEXT;
@@ -542,11 +545,11 @@ static SDX_ALWAYS_INLINE sdx_err begin(sdx_json_writer *w, uint64_t count, uint8
     return push_frame(w, count, kind, parent_pos);
 }
 
-sdx_err sdx_json_writer_begin_array(sdx_json_writer *w, uint64_t count) {
+sdx_err (sdx_json_writer_begin_array)(sdx_json_writer *w, uint64_t count) {
     return begin(w, count, FRAME_ARRAY);
 }
 
-sdx_err sdx_json_writer_begin_map(sdx_json_writer *w, uint64_t count) {
+sdx_err (sdx_json_writer_begin_map)(sdx_json_writer *w, uint64_t count) {
     return begin(w, count, FRAME_MAP);
 }
 
@@ -584,7 +587,7 @@ static SDX_ALWAYS_INLINE sdx_err end_container(sdx_json_writer *w, int kind) {
     return value_done(w);
 }
 
-sdx_err sdx_json_writer_end(sdx_json_writer *w) { return end_container(w, FRAME_ROOT); }
+sdx_err (sdx_json_writer_end)(sdx_json_writer *w) { return end_container(w, FRAME_ROOT); }
 sdx_err sdx_json_writer_end_array(sdx_json_writer *w) { return end_container(w, FRAME_ARRAY); }
 sdx_err sdx_json_writer_end_map(sdx_json_writer *w) { return end_container(w, FRAME_MAP); }
 

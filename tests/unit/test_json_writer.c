@@ -1,6 +1,7 @@
 /* The JSON writer: exact output, escaping against a reference, every SIMD
- * kernel, pretty printing, errors, fixed buffers, streams, deep nesting and
- * allocation failure. */
+ * kernel, pretty printing, errors, fixed buffers, streams, deep nesting,
+ * allocation failure, and the inline fast paths (the macros in json.h)
+ * against the exported functions. */
 #include <math.h>
 #include <stdarg.h>
 
@@ -11,6 +12,7 @@
 #include "sbuf.h"
 #include "test.h"
 #include "utf8_ref.h"
+#include "writer_script.h"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                   */
@@ -1333,6 +1335,58 @@ TEST(stringify_keys) {
     sdx_buf_destroy(&b);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The inline fast paths and the exported functions                         */
+/* ------------------------------------------------------------------------ */
+
+/* Flag bit of the scripts below (not a writer flag): pretty-print with an
+ * indent of 2, where no inline path writes. */
+#define SCRIPT_INDENT (1u << 31)
+
+/* The script through a JSON writer (writer_script.h); the functions
+ * without an inline path are called alike both ways. */
+static sdx_err run_json_ops(sdx_buf *b, uint32_t flags, const op *ops, size_t n, int exported,
+                            sdx_err *res) {
+    sdx_json_writer wr, *w = &wr;
+    sdx_json_write_opts wo = {flags & ~SCRIPT_INDENT, flags & SCRIPT_INDENT ? 2u : 0u, NULL};
+    sdx_json_writer_init(w, b, &wo);
+    for (size_t i = 0; i < n; i++) {
+        const op *o = &ops[i];
+        double d;
+        memcpy(&d, &o->v, 8);
+        sdx_err e = SDX_OK;
+        switch (o->kind) {
+        case OP_NULL: e = sdx_json_writer_null(w); break;
+        case OP_BOOL: e = sdx_json_writer_bool(w, o->v != 0); break;
+        case OP_INT: e = sdx_json_writer_int(w, (int64_t)o->v); break;
+        case OP_UINT: e = sdx_json_writer_uint(w, o->v); break;
+        case OP_DOUBLE: e = sdx_json_writer_double(w, d); break;
+/* the exported function (its name in parentheses is not the macro) or the
+ * macro, which is the inline path */
+#define BOTH(f, ...) (exported ? (f)(__VA_ARGS__) : f(__VA_ARGS__))
+        case OP_STR: e = BOTH(sdx_json_writer_string, w, o->s, o->n); break;
+        case OP_KEY: e = BOTH(sdx_json_writer_key, w, o->s, o->n); break;
+        case OP_ARRAY: e = BOTH(sdx_json_writer_begin_array, w, o->v); break;
+        case OP_MAP: e = BOTH(sdx_json_writer_begin_map, w, o->v); break;
+        default: e = BOTH(sdx_json_writer_end, w);
+#undef BOTH
+        }
+        res[i] = e;
+    }
+    return sdx_json_writer_finish(w);
+}
+
+TEST(inline_and_exported_agree) {
+    static const uint32_t flag_sets[] = {0,
+                                         SDX_JSON_WRITE_NO_UTF8_CHECK,
+                                         SDX_JSON_WRITE_SEQUENCE,
+                                         SDX_JSON_WRITE_ESCAPE_SLASH | SDX_JSON_WRITE_NAN_AS_NULL,
+                                         SDX_JSON_WRITE_ESCAPE_UNICODE,
+                                         SDX_JSON_WRITE_REPLACE_INVALID_UTF8 | SDX_JSON_WRITE_STRINGIFY_KEYS,
+                                         SCRIPT_INDENT};
+    scripts_agree(run_json_ops, flag_sets, 7);
+}
+
 int main(int argc, char **argv) {
     int rc = test_run(
         argc, argv,
@@ -1364,6 +1418,7 @@ int main(int argc, char **argv) {
                       {"huge_string_to_stream_stays_bounded", huge_string_to_stream_stays_bounded},
                       {"deep_nesting", deep_nesting},
                       {"output_allocation_failure", output_allocation_failure},
+                      {"inline_and_exported_agree", inline_and_exported_agree},
                       {0, 0}});
     utf8_ref_free();
     return rc;
