@@ -259,9 +259,9 @@ static inline uint8_t sdx_jw_after_value(unsigned pos) {
     return (uint8_t)(pos == SDX_JW_POS_VALUE ? SDX_JW_POS_KEY_NEXT : SDX_JW_POS_ARR_NEXT);
 }
 
-/* '"', the n bytes of s and '"' (and ':' for a key) at p, when s needs no
- * escape: the end, or NULL with nothing published (the caller then hands
- * the string to the exported function, which writes it again, escaped).
+/* '"', the n bytes of s and '"' at p, when s needs no escape: the end,
+ * or NULL with nothing published (the caller then hands the string to the
+ * exported function, which writes it again, escaped).
  * The writer's kernel copies the text and stops at what needs an escape
  * or, unless the caller vouched for it, at text it did not find valid. */
 static inline char *sdx_jw_quoted(const sdx_json_writer *w, char *p, const char *s, size_t n) {

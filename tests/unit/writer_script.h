@@ -23,14 +23,17 @@ typedef struct op {
 } op;
 
 /* Text for strings: plain ASCII, valid two-byte sequences (cut when a
- * length ends inside one), and a byte that is never valid. */
-static char script_ascii[320], script_utf8[320], script_bad[320];
+ * length ends inside one), a byte that is never valid, and ASCII with
+ * what JSON escapes ('"', '\\', '/', control characters) here and there. */
+static char script_ascii[320], script_utf8[320], script_bad[320], script_esc[320];
 
 static void script_texts_init(void) {
+    static const char esc[] = "\"\\/\n\x01\x1f";
     for (size_t i = 0; i < sizeof script_ascii; i++) {
         script_ascii[i] = (char)('a' + i % 26);
         script_utf8[i] = (char)(i % 2 ? 0xa9 : 0xc3);
         script_bad[i] = (char)('a' + i % 26);
+        script_esc[i] = i % 11 == 7 ? esc[i % (sizeof esc - 1)] : (char)('a' + i % 26);
     }
     script_utf8[0] = 'x';
     script_bad[9] = (char)0xff;
@@ -41,9 +44,10 @@ static void script_texts_init(void) {
 static void script_text(uint64_t *rng, op *o) {
     uint64_t r = test_rand(rng);
     o->n = r % 8 == 0 ? 100 + (size_t)(r >> 8) % 200 : (size_t)(r >> 8) % 41;
-    switch ((r >> 20) % 6) {
+    switch ((r >> 20) % 7) {
     case 0: o->s = script_utf8 + (r >> 24) % 2; break;
     case 1: o->s = script_bad + (r >> 24) % 10; break;
+    case 2: o->s = script_esc + (r >> 24) % 11; break;
     default: o->s = script_ascii + (r >> 24) % 8;
     }
 }
