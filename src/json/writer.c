@@ -37,9 +37,8 @@ enum {
 
 enum { FRAME_ROOT = SDX_JW_FRAME_ROOT, FRAME_ARRAY = SDX_JW_FRAME_ARRAY, FRAME_MAP = SDX_JW_FRAME_MAP };
 
-#define BIT(x) (1u << (x))
-#define VALUE_POS (BIT(POS_ROOT) | BIT(POS_ARR_FIRST) | BIT(POS_ARR_NEXT) | BIT(POS_VALUE))
-#define KEY_POS (BIT(POS_KEY_FIRST) | BIT(POS_KEY_NEXT))
+#define VALUE_POS SDX_JW_VALUE_POS
+#define KEY_POS SDX_JW_KEY_POS
 #define FAST_ON 0xFF
 
 /* Input bytes of a string handled per buffer reservation. Bounds the chunk a
@@ -105,23 +104,10 @@ sdx_err sdx_json_writer_init(sdx_json_writer *w, sdx_buf *out, const sdx_json_wr
 /* Bookkeeping shared by every value                                        */
 /* ------------------------------------------------------------------------ */
 
-/* Count one element of the innermost container against its declared count;
- * 0 when the count is already used up. A map value was counted by its key.
- * An unknown count (SDX_COUNT_UNKNOWN, and any count of 2^62 or more)
- * starts at 2^64 - 1 and so never runs out, which saves a test on every
- * element; at the end, whatever is still at or above 2^62 was unknown (no
- * container has 2^62 elements, so it cannot have dropped below). */
+/* Count one element of the innermost container against its declared count
+ * (sdx_jw_count, json.h); 0 when the count is already used up. */
 static SDX_ALWAYS_INLINE int count_take(sdx_json_writer *w, unsigned pos) {
-    sdx_json_frame *f = w->top;
-    if (pos == POS_VALUE) return 1;
-    if (SDX_UNLIKELY(f->left == 0)) return 0;
-    f->left--;
-    return 1;
-}
-
-/* At the end of a container: was its declared count met? */
-static SDX_ALWAYS_INLINE int count_met(const sdx_json_frame *f) {
-    return f->left == 0 || f->left >= (UINT64_C(1) << 62);
+    return sdx_jw_count(w->top, pos, 1);
 }
 
 /* After a top-level value: done, or ready for the next one in a sequence. */
@@ -519,7 +505,7 @@ static SDX_ALWAYS_INLINE sdx_err push_frame(sdx_json_writer *w, uint64_t count, 
                                             uint8_t parent_pos) {
     w->depth++;
     sdx_json_frame *f = ++w->top;
-    f->left = count < (UINT64_C(1) << 62) ? count : SDX_COUNT_UNKNOWN; /* see count_take */
+    f->left = sdx_jw_frame_left(count);
     f->kind = kind;
     f->parent_pos = parent_pos;
     w->pos = kind == FRAME_MAP ? POS_KEY_FIRST : POS_ARR_FIRST;
@@ -533,16 +519,12 @@ static SDX_NOINLINE sdx_err begin_slow(sdx_json_writer *w, uint64_t count, uint8
     return push_frame(w, count, kind, parent_pos);
 }
 
-/* Fast path; everything unusual (including a full nesting stack) is left
- * to begin_slow, as a tail call, so that this path saves no registers. */
+/* Fast path (json.h's, shared with the inline path); everything unusual
+ * (including a full nesting stack) is left to begin_slow, as a tail call,
+ * so that this path saves no registers. */
 static SDX_ALWAYS_INLINE sdx_err begin(sdx_json_writer *w, uint64_t count, uint8_t kind) {
-    uint8_t parent_pos = w->pos;
-    if (SDX_UNLIKELY(w->depth + 1 >= w->cap)) return begin_slow(w, count, kind);
-    char *p = value_fast(w, 1);
-    if (SDX_UNLIKELY(!p)) return begin_slow(w, count, kind);
-    *p = kind == FRAME_MAP ? '{' : '[';
-    w->out->cur = p + 1;
-    return push_frame(w, count, kind, parent_pos);
+    if (SDX_LIKELY(sdx_jw_begin(w, count, kind == FRAME_MAP))) return SDX_OK;
+    return begin_slow(w, count, kind);
 }
 
 sdx_err (sdx_json_writer_begin_array)(sdx_json_writer *w, uint64_t count) {
@@ -557,7 +539,7 @@ static SDX_NOINLINE sdx_err end_slow(sdx_json_writer *w, int kind) {
     if (w->err) return w->err;
     sdx_json_frame *f = w->top;
     unsigned pos = w->pos;
-    if (f->kind == FRAME_ROOT || (kind != FRAME_ROOT && f->kind != kind) || pos == POS_VALUE || !count_met(f))
+    if (f->kind == FRAME_ROOT || (kind != FRAME_ROOT && f->kind != kind) || pos == POS_VALUE || !sdx_jw_count_met(f))
         return fail(w, SDX_ERR_USAGE);
     int empty = pos == POS_ARR_FIRST || pos == POS_KEY_FIRST;
     if (w->indent && !empty && !newline_indent(w, 0, w->depth - 1)) return w->err;
@@ -569,14 +551,14 @@ static SDX_NOINLINE sdx_err end_slow(sdx_json_writer *w, int kind) {
 }
 
 /* Where an end may come: inside an array or where a map key is due. */
-#define END_POS (BIT(POS_ARR_FIRST) | BIT(POS_ARR_NEXT) | BIT(POS_KEY_FIRST) | BIT(POS_KEY_NEXT))
+#define END_POS SDX_JW_END_POS
 
 /* Fast path for closing a container; `kind` FRAME_ROOT means either kind. */
 static SDX_ALWAYS_INLINE sdx_err end_container(sdx_json_writer *w, int kind) {
     sdx_json_frame *f = w->top;
     unsigned pos = w->pos;
     char *p = w->out->cur;
-    if (SDX_UNLIKELY(!((w->fast & END_POS) >> pos & 1) || !count_met(f) || p == w->out->end ||
+    if (SDX_UNLIKELY(!((w->fast & END_POS) >> pos & 1) || !sdx_jw_count_met(f) || p == w->out->end ||
                      (kind != FRAME_ROOT && f->kind != kind)))
         return end_slow(w, kind);
     *p = pos >= POS_KEY_FIRST ? '}' : ']';
