@@ -59,7 +59,7 @@ setup(
         Extension(
             "sdx._sdx",
             sources=[os.path.join(src, f) for f in ("module.c", "decode.c", "encode.c", "convert.c")],
-            depends=[os.path.join(src, f) for f in ("sdxpy.h", "dec_tmpl.h", "enc_tmpl.h", "direct_tmpl.h")],
+            depends=[os.path.join(src, f) for f in ("sdxpy.h", "dec_tmpl.h", "enc_tmpl.h", "direct_tmpl.h", "jd_tmpl.h")],
             # the library's private headers too (encode.c's direct JSON path)
             include_dirs=[src, os.path.join(ROOT, "src")],
             extra_compile_args=cflags,

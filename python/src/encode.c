@@ -712,6 +712,13 @@ text: {
  * turns this one off, as does indent=0).
  */
 
+/* A second copy of the walk for AVX-512 (jd_tmpl.h), where the compiler
+ * takes target attributes. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define JD_AVX512 1
+#include <immintrin.h>
+#endif
+
 /* Room for any scalar with the comma before it (a double takes at most
  * SDX_DTOA_RESERVE bytes, an integer SDX_ITOA_RESERVE). */
 #define JD_ROOM 48
@@ -774,27 +781,6 @@ fail:
     return NULL;
 }
 
-/* A str at p, quoted, followed by ':' for a key. */
-static SDX_ALWAYS_INLINE char *jd_str(jd_ctx *j, char *p, PyObject *o, int key) {
-    const char *s;
-    Py_ssize_t n;
-    if (SDX_UNLIKELY(enc_utf8(o, &s, &n) < 0)) {
-        jd_sync_error(j, p);
-        enc_str_error(j->c, o);
-        return NULL;
-    }
-    JD_NEED(p, (size_t)n + 4, o, fail);
-    *p++ = '"';
-    size_t k = j->escape_copy(p, s, (size_t)n, 0);
-    if (SDX_UNLIKELY(k != (size_t)n)) return jd_escaped(j, p, s, (size_t)n, k, key, o);
-    p += n;
-    p[0] = '"';
-    p[1] = ':';
-    return p + 1 + key;
-fail:
-    return NULL;
-}
-
 /* The value of an int that fits a machine word (CPython's compact form):
  * 1 and *v, else 0. */
 static SDX_ALWAYS_INLINE int jd_compact_int(PyObject *o, long long *v) {
@@ -813,7 +799,7 @@ static SDX_ALWAYS_INLINE int jd_compact_int(PyObject *o, long long *v) {
 /* A value the walk above writes, through a writer of its own: at the
  * place of its comma, which is then put back before it, so that an error
  * stands where the writer's would. */
-static SDX_NOINLINE char *jd_other(jd_ctx *j, char *p, PyObject *o, int depth) {
+static SDX_NOINLINE char *jd_via_writer(jd_ctx *j, char *p, PyObject *o, int depth) {
     sdx_buf *b = j->b;
     const int comma = p > b->start && p[-1] == ',';
     const size_t at = (size_t)(p - comma - b->start);
@@ -836,6 +822,60 @@ static SDX_NOINLINE char *jd_other(jd_ctx *j, char *p, PyObject *o, int depth) {
     }
     return b->cur;
 }
+
+/* The key cache of the direct path: the text of recent keys ('"', the
+ * key, '":'), found by the key object's address, so that a key written
+ * before is one 32-byte copy, with no look at its characters and no call
+ * of the escape kernel (a document's keys are mostly a few str objects met
+ * again and again: in the same document, or in the next one when they are
+ * the same constants). An entry holds a reference to its str: while it is
+ * cached no other object can take its address, and a str does not change,
+ * so an entry stays right. A key is cached the second time running that
+ * its slot sees it (`jk_seen`, an address kept as a number, only compared):
+ * keys met once cost one compare and one store, not a reference and a
+ * copy of their text. Only exact str keys come here, and the direct path
+ * writes them one way (nothing but '"', '\\' and control characters
+ * escaped). */
+#define JK_BITS 10
+#define JK_SLOTS (1u << JK_BITS)
+#define JK_TEXT 32
+
+/* Apart, so that the test of a key touches only jk_obj. */
+static PyObject *jk_obj[JK_SLOTS];        /* the cached key (a reference), or NULL */
+static uintptr_t jk_seen[JK_SLOTS];       /* the address of the last key missed there */
+static uint8_t jk_len[JK_SLOTS];
+static char jk_text[JK_SLOTS][JK_TEXT];
+
+_Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256,
+               "a key's text is copied where JD_ROOM bytes less its comma are free");
+
+static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int depth);
+
+/* The walk: jd_str, jd_key, jd_item, jd_dict, jd_seq, jd_value, jd_top */
+#define JD(name) jd_##name
+#include "jd_tmpl.h"
+#undef JD
+
+#ifdef JD_AVX512
+/* The same for AVX-512 (jd512_*), taken when the library's kernels are
+ * AVX-512's: str of up to 32 bytes by one masked load and store. */
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512vl,bmi,bmi2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,bmi,bmi2")
+#endif
+#define JD_SHORT_AVX512 1
+#define JD(name) jd512_##name
+#include "jd_tmpl.h"
+#undef JD
+#undef JD_SHORT_AVX512
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 
 /* A key that is not an exact str, with its colon. Other than a str
  * subclass, through a writer of its own, as {key:null}, whose '{' takes the
@@ -874,147 +914,19 @@ static SDX_NOINLINE char *jd_key_other(jd_ctx *j, char *p, PyObject *k, int dept
     return b->cur;
 }
 
-static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth);
-
-/* The key cache of the direct path: the text of recent keys ('"', the
- * key, '":'), found by the key object's address, so that a key written
- * before is one 32-byte copy, with no look at its characters and no call
- * of the escape kernel (a document's keys are mostly a few str objects met
- * again and again: in the same document, or in the next one when they are
- * the same constants). An entry holds a reference to its str: while it is
- * cached no other object can take its address, and a str does not change,
- * so an entry stays right. A key is cached the second time running that
- * its slot sees it (`jk_seen`, an address kept as a number, only compared):
- * keys met once cost one compare and one store, not a reference and a
- * copy of their text. Only exact str keys come here, and the direct path
- * writes them one way (nothing but '"', '\\' and control characters
- * escaped). */
-#define JK_BITS 10
-#define JK_SLOTS (1u << JK_BITS)
-#define JK_TEXT 32
-
-/* Apart, so that the test of a key touches only jk_obj. */
-static PyObject *jk_obj[JK_SLOTS];        /* the cached key (a reference), or NULL */
-static uintptr_t jk_seen[JK_SLOTS];       /* the address of the last key missed there */
-static uint8_t jk_len[JK_SLOTS];
-static char jk_text[JK_SLOTS][JK_TEXT];
-
-_Static_assert(JK_TEXT <= JD_ROOM - 1 && JK_TEXT < 256,
-               "a key's text is copied where JD_ROOM bytes less its comma are free");
-
-/* A key that missed its slot twice running: written as any str, and
- * cached when its text fits and the buffer was not moved to make room for
- * it (which an escaped key may need). */
-static SDX_NOINLINE char *jd_key_admit(jd_ctx *j, char *p, PyObject *k, size_t i) {
-    const uintptr_t start = (uintptr_t)j->b->start;
-    char *q = jd_str(j, p, k, 1);
-    if (q && (uintptr_t)j->b->start == start && q - p <= JK_TEXT) {
-        PyObject *old = jk_obj[i];
-        jk_obj[i] = Py_NewRef(k);
-        jk_len[i] = (uint8_t)(q - p);
-        memcpy(jk_text[i], p, (size_t)(q - p)); /* a hit copies the rest too, past the output */
-        Py_XDECREF(old); /* a str: its deallocation runs no Python code */
-    }
-    return q;
-}
-
-/* An exact str key at p, where JD_ROOM - 1 bytes are free: its text and
- * colon. */
-static SDX_ALWAYS_INLINE char *jd_key(jd_ctx *j, char *p, PyObject *k) {
-    const size_t i = (size_t)((uint64_t)(uintptr_t)k * UINT64_C(0x9e3779b97f4a7c15) >> (64 - JK_BITS));
-    if (SDX_LIKELY(jk_obj[i] == k)) {
-        memcpy(p, jk_text[i], JK_TEXT);
-        return p + jk_len[i];
-    }
-    if (jk_seen[i] != (uintptr_t)k) { /* a key met once costs this store */
-        jk_seen[i] = (uintptr_t)k;
-        return jd_str(j, p, k, 1);
-    }
-    return jd_key_admit(j, p, k, i);
-}
-
-/* An element or a dict's value (or the top-level value) at p, where JD_ROOM
- * bytes are free: the commonest scalars here, in the container's loop, the
- * rest (and what these leave: integers beyond a machine word, non-finite
- * floats) by jd_value, as md_item does for MessagePack. A call of jd_value
- * per value cost its prologue, which saves the registers its container
- * paths need: with the scalars in the loop, a list of 18,880 short str
- * takes 0.87 of the time and twitter 0.92 (bench/README.md, "Update,
- * 2026-12-06, later"). */
-static SDX_ALWAYS_INLINE char *jd_item(jd_ctx *j, char *p, PyObject *o, int depth) {
-    PyTypeObject *t = Py_TYPE(o);
-    if (t == &PyUnicode_Type) return jd_str(j, p, o, 0);
-    if (t == &PyLong_Type) {
-        long long v;
-        if (SDX_LIKELY(jd_compact_int(o, &v))) return sdx_i64_to_dec(p, v);
-    } else if (t == &PyFloat_Type) {
-        double d = PyFloat_AS_DOUBLE(o);
-        if (SDX_LIKELY(isfinite(d))) return sdx_dtoa_json(p, d);
-    } else if (o == Py_None) {
-        memcpy(p, "null", 4);
-        return p + 4;
-    } else if (o == Py_True) {
-        memcpy(p, "true", 4);
-        return p + 4;
-    } else if (o == Py_False) {
-        memcpy(p, "false", 5);
-        return p + 5;
-    }
-    return jd_value(j, p, o, depth);
-}
-
-/* jd_dict and jd_seq */
-#define DW(name) jd_##name
-#define DW_CTX jd_ctx
-#define DW_ROOM JD_ROOM
-#define DW_GROW(j, p, n, o) jd_grow(j, p, n, o)
-#define DW_SYNC(j, p) jd_sync_error(j, p)
-#define DW_TOO_LONG(n) 0
-#define DW_MAP_BEGIN(p, n) (*(p)++ = '{')
-#define DW_SEQ_BEGIN(p, n) (*(p)++ = '[')
-#define DW_MAP_END(p, o, fail)     \
-    do {                           \
-        DW_NEED(p, 1, o, fail);    \
-        *(p)++ = '}';              \
-    } while (0)
-#define DW_SEQ_END(p, o, fail)     \
-    do {                           \
-        DW_NEED(p, 1, o, fail);    \
-        *(p)++ = ']';              \
-    } while (0)
-#define DW_SEP(p, i) (*(p) = ',', (p) += (i) != 0)
-#define DW_KEY(j, p, k, d) jd_key(j, p, k)
-#define DW_KEY_OTHER(j, p, k, d) jd_key_other(j, p, k, d)
-#define DW_ITEM(j, p, v, d) jd_item(j, p, v, d)
-#include "direct_tmpl.h"
-
-/* A value jd_item did not write, at p, where JD_ROOM bytes are free: its
- * end, or NULL with the error raised. The exact types in the order of
- * enc_tmpl.h's value. */
-static char *jd_value(jd_ctx *j, char *p, PyObject *o, int depth) {
-    PyTypeObject *t = Py_TYPE(o);
-    if (t == &PyLong_Type) { /* not compact */
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-        if (!overflow) return sdx_i64_to_dec(p, v);
-        return jd_other(j, p, o, depth); /* beyond 64 bits: the writer's forms */
-    }
-    if (t == &PyDict_Type) return jd_dict(j, p, o, depth);
-    if (t == &PyList_Type || t == &PyTuple_Type) return jd_seq(j, p, o, depth);
-    /* subclasses of dict, list and tuple are walked as those are (json_other
-     * does the same, after Tagged, which is neither) */
-    if (PyDict_Check(o) && !PyObject_TypeCheck(o, sp.Tagged)) return jd_dict(j, p, o, depth);
-    if ((PyList_Check(o) || PyTuple_Check(o)) && !PyObject_TypeCheck(o, sp.Tagged)) return jd_seq(j, p, o, depth);
-    return jd_other(j, p, o, depth); /* non-finite floats too: nan= decides */
-}
 
 /* The document as minified JSON at the buffer's position: 0, or -1 with
  * the error raised. */
 static int jd_dumps(enc_ctx *c, sdx_buf *b, PyObject *obj, const sdx_json_write_opts *wo) {
-    jd_ctx j = {c, b, wo, sdx_simd_active()->json_escape_copy};
+    const sdx_simd_kernels *k = sdx_simd_active();
+    jd_ctx j = {c, b, wo, k->json_escape_copy};
     char *p = sdx_buf_reserve(b, JD_ROOM);
     if (!p) return enc_fail(c, b->err ? b->err : SDX_ERR_NOMEM, obj);
-    p = jd_item(&j, p, obj, 0);
+#ifdef JD_AVX512
+    p = k->level == SDX_SIMD_AVX512 ? jd512_top(&j, p, obj) : jd_top(&j, p, obj);
+#else
+    p = jd_top(&j, p, obj);
+#endif
     if (!p) return -1;
     b->cur = p;
     return 0;

@@ -55,6 +55,18 @@ echo "$out" | tail -1
 count "$out"
 [ $rc -eq 0 ] || [ $rc -eq 1 ] || { echo "$out" | tail -30; failed=$((failed + 1)); }
 
+# The direct paths have a copy of their walk for AVX-512 (python/src/jd_tmpl.h),
+# taken where the library's kernels are AVX-512's: the copy without it too
+# on such a machine (on another, both runs take that one).
+echo "== python: the direct paths with SDX_SIMD=avx2"
+out=$(cd tests/python && SDX_SIMD=avx2 SDX_EXPECT_SIMD=avx2 SDX_EXPECT_MODULE="$venv" "$py" -m pytest -q \
+    -p no:cacheprovider test_direct.py 2>&1)
+rc=$?
+echo "$out" | grep -E "^(FAILED|ERROR)|^E  " | head -40
+echo "$out" | tail -1
+count "$out"
+[ $rc -eq 0 ] || [ $rc -eq 1 ] || { echo "$out" | tail -30; failed=$((failed + 1)); }
+
 echo "== python: pytest with ASan and UBSan"
 asan=$(gcc -print-file-name=libasan.so)
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g"

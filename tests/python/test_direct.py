@@ -9,6 +9,7 @@ import datetime
 import decimal
 import enum
 import json
+import os
 import sys
 import uuid
 
@@ -138,6 +139,32 @@ def test_json_long_strings_and_escapes_across_growth():
     x = [s, {s: [s] * 3}, "x" * 70000, 1.5, 2**63 - 1, -(2**63)] * 5
     got, writer = both(x, "json")
     assert got == writer == sdx.dumps(x, "json", indent=0)
+
+
+def test_json_short_strings_every_length_and_stop():
+    # str of 0 to 40 bytes (the AVX-512 copy of the walk writes those up to
+    # 32 in the walk itself, python/src/jd_tmpl.h) with a byte to escape at
+    # every place, ASCII and not, as values, elements and keys; surrogates
+    # at every place fail at the same offset either way
+    for n in range(41):
+        texts = ["a" * n, "é" * (n // 2) + "b" * (n % 2), "😀" * (n // 4) + "c" * (n % 4)]
+        for i in range(n):
+            for c in ("\"", "\\", "\x00", "\x1f", "\n", "\ud800", " ", "\x7f", "/", "ÿ"):
+                texts.append("a" * i + c + "z" * (n - i - 1))
+        for t in texts:
+            for x in (t, [t, t + "x", 1], {"k": t, t: [t]}, {"a" * 40: t, t + t: None}):
+                got, writer = both(x, "json")
+                assert got == writer, (n, t, x)
+                if isinstance(got, bytes):
+                    assert got == sdx.dumps(x, "json", indent=0)
+
+
+def test_simd_level_asked_for():
+    # tests/python/run.sh runs this file with SDX_SIMD=avx2 too: the walk
+    # without AVX-512 where the machine has it
+    want = os.environ.get("SDX_EXPECT_SIMD")
+    if want:
+        assert sdx.simd() in (want, "sse2", "scalar", "neon")
 
 
 def test_json_key_cache():
