@@ -11,8 +11,8 @@
  *
  * The copy for AVX-512 writes a str of up to 32 bytes with one masked load
  * and store and its escape test here, in the walk, instead of a call of the
- * escape kernel through its pointer: 0.86 of the time on a list of 18,880
- * short str, 0.97 on twitter (bench/README.md, "Update, 2026-12-06,
+ * escape kernel through its pointer: 0.81 of the time on a list of 18,880
+ * short str, 0.98 on twitter (bench/README.md, "Update, 2026-12-06,
  * later"). The masked load reads exactly s[0, n) (masked-off bytes are not
  * accessed), and the store writes exactly p[0, n).
  */
@@ -95,7 +95,7 @@ static SDX_ALWAYS_INLINE char *JD(key)(jd_ctx *j, char *p, PyObject *k) {
  * floats) by JD(value), as md_item does for MessagePack. A call of the
  * value function per value cost its prologue, which saves the registers
  * its container paths need: with the scalars in the loop, a list of 18,880
- * short str takes 0.87 of the time and twitter 0.92 (bench/README.md,
+ * short str takes 0.86 of the time and twitter 0.93 (bench/README.md,
  * "Update, 2026-12-06, later"). */
 static SDX_ALWAYS_INLINE char *JD(item)(jd_ctx *j, char *p, PyObject *o, int depth) {
     PyTypeObject *t = Py_TYPE(o);
