@@ -103,10 +103,42 @@ static SDX_NOINLINE const char *sdx_json_read_u_escape(const char *src, const ch
     return lo_esc + 6;
 }
 
+/* The 4 hex digits at d, which must be readable: their value, or a value
+ * above 0xFFFF when one of them is not a hex digit (the four lookups
+ * without a test between them; sdx_json_hex4 tells the error). */
+static SDX_ALWAYS_INLINE uint32_t sdx_json_hex4_unchecked(const char *d) {
+    const uint32_t a = sdx_json_hex_plus1[(unsigned char)d[0]] - 1u,
+                   b = sdx_json_hex_plus1[(unsigned char)d[1]] - 1u,
+                   c = sdx_json_hex_plus1[(unsigned char)d[2]] - 1u,
+                   f = sdx_json_hex_plus1[(unsigned char)d[3]] - 1u;
+    /* a non-digit is 0 - 1: all ones, which the test below sees */
+    return (a | b | c | f) > 15 ? 0x110000u : a << 12 | b << 8 | c << 4 | f;
+}
+
+/* The code point of the \u escape at src (src[0] == '\\', src[1] == 'u')
+ * with the bytes it reads there: a code point outside the surrogates, or a
+ * surrogate pair; with the byte after it in *next. Anything else (a lone
+ * surrogate, a non-hex digit, fewer than 6 or 12 bytes before lim) gives
+ * 0x110000, for sdx_json_read_u_escape to tell its error. */
+static SDX_ALWAYS_INLINE uint32_t sdx_json_u_escape_fast(const char *src, const char *lim,
+                                                       const char **next) {
+    if (SDX_UNLIKELY(lim - src < 6)) return 0x110000u;
+    const uint32_t hi = sdx_json_hex4_unchecked(src + 2);
+    *next = src + 6;
+    if (SDX_LIKELY(hi - 0xD800u >= 0x800u)) return hi; /* not a surrogate (or 0x110000) */
+    if (hi >= 0xDC00u || lim - src < 12 || src[6] != '\\' || src[7] != 'u') return 0x110000u;
+    const uint32_t lo = sdx_json_hex4_unchecked(src + 8);
+    if (lo - 0xDC00u >= 0x400u) return 0x110000u;
+    *next = src + 12;
+    return 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
+}
+
 /* The escape at src (src[0] == '\\'): its bytes to *dst (at most 4, never
  * more than the escape's own length, and only after the escape is read, so
  * dst may trail src in the same buffer); returns the byte after it, or NULL
- * with *e set. */
+ * with *e set. A \u escape is read inline (sdx_json_u_escape_fast: text in
+ * another script is often all escapes, one after another); the function
+ * for its errors is called only when that fails. */
 static inline const char *sdx_json_unescape_one(const char *src, const char *lim, char **dst,
                                                 sdx_json_lexerr *e) {
     if (SDX_UNLIKELY(lim - src < 2)) {
@@ -123,9 +155,9 @@ static inline const char *sdx_json_unescape_one(const char *src, const char *lim
         *(*dst)++ = x;
         return src + 2;
     }
-    uint32_t cp;
-    const char *next = sdx_json_read_u_escape(src, lim, &cp, e);
-    if (!next) return NULL;
+    const char *next = src;
+    uint32_t cp = sdx_json_u_escape_fast(src, lim, &next);
+    if (SDX_UNLIKELY(cp > 0x10FFFFu) && !(next = sdx_json_read_u_escape(src, lim, &cp, e))) return NULL;
     char *o = *dst;
     if (cp < 0x80) {
         o[0] = (char)cp;

@@ -346,6 +346,7 @@ static SDX_NOINLINE const char *read_string_slow(parser *ps, const char *s, size
             lex_error(ps, &e);
             break;
         }
+        if (src < lim && *src == '\\') continue; /* escapes in a row: no run between */
         const size_t avail = (size_t)(lim - src);
         size_t m;
         if (in_place) {

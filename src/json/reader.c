@@ -486,6 +486,7 @@ static SDX_NOINLINE const char *read_string_slow(sdx_json_reader *r, const char 
             }
             dlen = (size_t)(d - base);
             src = next;
+            if (src < lim && *src == '\\') continue; /* escapes in a row: no run between */
         }
         /* the plain run from src */
         const size_t m = r->scan(src, (size_t)(lim - src));

@@ -310,6 +310,11 @@ TEST(syntax_errors) {
     fails("[\"\\udc00\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
     fails("[\"\\ud800\\u0041\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
     fails("[\"\\ud800\\ud800\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
+    /* the low surrogate's bounds (DC00-DFFF): E000 and DBFF are not one */
+    fails("[\"\\ud800\\ue000\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
+    fails("[\"\\udbff\\ue000\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
+    fails("[\"\\ud800\\udbff\"]", 0, SDX_ERR_UTF8, 2, 1, 3);
+    fails("[\"\\ud800\\udcx0\"]", 0, SDX_ERR_SYNTAX, 12, 1, 13);
     fails("[\"\\ud800", 0, SDX_ERR_TRUNCATED, 8, 1, 9);
     /* invalid UTF-8, in and out of strings */
     fails("[\"ok\xC3\x28\"]", 0, SDX_ERR_UTF8, 4, 1, 5);
