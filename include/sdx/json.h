@@ -514,7 +514,8 @@ SDX_API sdx_json_reader *sdx_json_reader_new_file(FILE *f, const sdx_json_read_o
 
 /* Start a reader made by sdx_json_reader_new over new input: as if it
  * were freed and made again with the same options, without allocating
- * (what it grew for deep nesting or long strings is freed). For many short
+ * (what it grew for deep nesting is freed, and its space for unescaped
+ * strings when above 8 KiB; up to that it is kept). For many short
  * messages: one reader, no allocation per message. SDX_ERR_USAGE for a
  * reader of a stream or file (left as it was), SDX_ERR_INVALID_ARG for
  * NULL. */

@@ -255,6 +255,44 @@ TEST(reset_reads_like_new) {
     }
 }
 
+/* JSON keeps its space for unescaped strings over a reset up to 8 KiB: one
+ * allocation for a run of messages with escapes, none after it; beyond
+ * 8 KiB the space is given back. */
+TEST(json_reset_keeps_small_scratch) {
+    counting_alloc ca;
+    counting_alloc_init(&ca, 0);
+    sdx_json_read_opts o = {.alloc = &ca.iface};
+    static const char msg[] = "{\"text\":\"line\\none \\u00e9\\ud83d\\ude00 \\\"q\\\"\",\"k\\/\":[\"a\\tb\"]}";
+    sdx_json_reader *r = sdx_json_reader_new("1", 1, &o);
+    if (!CHECK(r != NULL)) return;
+    long calls = -1;
+    for (int i = 0; i < 5; i++) {
+        CHECK_EQ_INT(sdx_json_reader_reset(r, msg, sizeof msg - 1), SDX_OK);
+        sdx_event ev;
+        int strings = 0;
+        while (sdx_json_reader_next(r, &ev)) strings += ev.kind == SDX_STR || ev.kind == SDX_KEY;
+        CHECK_EQ_INT(sdx_json_reader_error(r, NULL), SDX_OK);
+        CHECK_EQ_INT(strings, 4);
+        if (i == 0) calls = ca.calls; /* the reader and its scratch */
+    }
+    CHECK_EQ_U64(ca.calls, calls);
+    /* a string that grows the space beyond 8 KiB: given back at the reset */
+    size_t n = 20000;
+    char *big = malloc(n + 8);
+    big[0] = '"';
+    for (size_t i = 1; i < n; i += 2) big[i] = '\\', big[i + 1] = 'n';
+    big[n + 1] = '"';
+    CHECK_EQ_INT(sdx_json_reader_reset(r, big, n + 2), SDX_OK);
+    sdx_event ev;
+    CHECK(sdx_json_reader_next(r, &ev));
+    size_t grown = ca.live_bytes;
+    CHECK_EQ_INT(sdx_json_reader_reset(r, msg, sizeof msg - 1), SDX_OK);
+    CHECK(ca.live_bytes + 8192 < grown);
+    free(big);
+    sdx_json_reader_free(r);
+    CHECK_EQ_U64(ca.live, 0);
+}
+
 /* A reader of a stream is not reset (and still reads its stream), NULL is an
  * invalid argument. */
 TEST(reset_refuses_streams_and_null) {
@@ -281,6 +319,7 @@ TEST(reset_refuses_streams_and_null) {
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"reset_reads_like_new", reset_reads_like_new},
+                                  {"json_reset_keeps_small_scratch", json_reset_keeps_small_scratch},
                                   {"reset_refuses_streams_and_null", reset_refuses_streams_and_null},
                                   {0, 0}});
 }
