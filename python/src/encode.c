@@ -712,11 +712,16 @@ text: {
  * turns this one off, as does indent=0).
  */
 
-/* A second copy of the walk for AVX-512 (jd_tmpl.h), where the compiler
- * takes target attributes. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* A second copy of the walk for AVX-512 (jd_tmpl.h), with the library's
+ * short copy (src/simd/short_copy.h), where the library has its x86
+ * kernels: as the amalgamation decides, which defines SDX_HAVE_X86_KERNELS
+ * in sdx.c, not in the header this file sees. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    (!defined(SDX_HAVE_X86_KERNELS) || (SDX_HAVE_X86_KERNELS + 0) != 0)
+#undef SDX_HAVE_X86_KERNELS
+#define SDX_HAVE_X86_KERNELS 1
+#include "simd/short_copy.h"
 #define JD_AVX512 1
-#include <immintrin.h>
 #endif
 
 /* Room for any scalar with the comma before it (a double takes at most

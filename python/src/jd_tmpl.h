@@ -13,8 +13,8 @@
  * and store and its escape test here, in the walk, instead of a call of the
  * escape kernel through its pointer: 0.81 of the time on a list of 18,880
  * short str, 0.98 on twitter (bench/README.md, "Update, 2026-12-06,
- * later"). The masked load reads exactly s[0, n) (masked-off bytes are not
- * accessed), and the store writes exactly p[0, n).
+ * later"), with src/simd/short_copy.h's sdx_json_escape_copy32_avx512,
+ * which reads exactly s[0, n) and writes exactly p[0, n).
  */
 
 static char *JD(value)(jd_ctx *j, char *p, PyObject *o, int depth);
@@ -32,20 +32,7 @@ static SDX_ALWAYS_INLINE char *JD(str)(jd_ctx *j, char *p, PyObject *o, int key)
     *p++ = '"';
     size_t k;
 #ifdef JD_SHORT_AVX512
-    if ((size_t)n <= 32) {
-        /* the tests of the kernel's (src/simd/avx512.c): a control byte is
-         * (v ^ 0x80) < 0xA0 as signed bytes; quote and backslash */
-        const __mmask32 live = (__mmask32)_bzhi_u32(0xFFFFFFFFu, (unsigned)n);
-        const __m256i v = _mm256_maskz_loadu_epi8(live, s);
-        _mm256_mask_storeu_epi8(p, live, v);
-        const __m256i ctl = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)0xA0), _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80)));
-        const __m256i q = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
-        const __m256i bs = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'));
-        const uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(ctl, _mm256_or_si256(q, bs))) & (uint32_t)live;
-        k = m ? (size_t)sdx_ctz64(m) : (size_t)n;
-    } else {
-        k = j->escape_copy(p, s, (size_t)n, 0);
-    }
+    k = (size_t)n <= 32 ? sdx_json_escape_copy32_avx512(p, s, (size_t)n) : j->escape_copy(p, s, (size_t)n, 0);
 #else
     k = j->escape_copy(p, s, (size_t)n, 0);
 #endif

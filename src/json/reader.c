@@ -1057,11 +1057,11 @@ SDX_API sdx_json_reader *sdx_json_reader_new(const char *data, size_t len,
     return r;
 }
 
-/* Everything r allocated but r itself (no call for what it did not
- * allocate: a reset reader over short messages usually has nothing). */
 /* The space for unescaped strings that sdx_json_reader_reset keeps. */
 #define SCRATCH_KEEP 8192
 
+/* Everything r allocated but r itself (no call for what it did not
+ * allocate: a reset reader over short messages usually has nothing). */
 static void free_parts(sdx_json_reader *r) {
     const sdx_alloc a = r->alloc;
     if (r->h.stack != r->inline_stack) a.free(a.ctx, r->h.stack);
@@ -1074,16 +1074,16 @@ SDX_API sdx_err sdx_json_reader_reset(sdx_json_reader *r, const char *data, size
     if (r->stream) return SDX_ERR_USAGE;
     const sdx_json_read_opts o = {.flags = r->flags, .max_depth = r->max_depth};
     const sdx_alloc a = r->alloc;
-    /* the space for unescaped strings is kept up to SCRATCH_KEEP bytes:
-     * else every message with an escape would allocate it again */
-    char *scratch = r->scratch;
-    size_t scratch_cap = r->scratch_cap;
-    if (scratch_cap > SCRATCH_KEEP) {
-        a.free(a.ctx, scratch);
-        scratch = NULL;
-        scratch_cap = 0;
+    /* the space for unescaped strings is kept up to SCRATCH_KEEP bytes
+     * (else every message with an escape would allocate it again); above,
+     * free_parts gives it back */
+    char *scratch = NULL;
+    size_t scratch_cap = 0;
+    if (r->scratch_cap <= SCRATCH_KEEP) {
+        scratch = r->scratch;
+        scratch_cap = r->scratch_cap;
+        r->scratch = NULL;
     }
-    r->scratch = NULL;
     free_parts(r);
     reader_init(r, &o, &a);
     r->scratch = scratch;

@@ -44,6 +44,25 @@ SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE uint32_t sdx_copy32_avx512(char *dst,
     _mm256_mask_storeu_epi8(dst, k, v);
     return (uint32_t)_mm256_movemask_epi8(v);
 }
+
+/* Copies s[0, n), n <= 32, to dst as sdx_copy32_avx512 does, and returns
+ * the index of the first byte JSON escapes by default ('"', '\\', a
+ * control byte: the tests of src/simd/avx512.c's json_escape_copy, a
+ * control byte being (v ^ 0x80) < 0xA0 as signed bytes), or n. For a
+ * caller that would otherwise call that kernel through its pointer for
+ * every short string: the Python package's JSON dumps walk, not the
+ * library itself (hence `unused`, for the amalgamation's single file). */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE __attribute__((unused)) size_t sdx_json_escape_copy32_avx512(char *dst, const char *s,
+                                                                             size_t n) {
+    const __mmask32 k = _cvtu32_mask32(_bzhi_u32(0xffffffffu, (unsigned)n));
+    const __m256i v = _mm256_maskz_loadu_epi8(k, s);
+    _mm256_mask_storeu_epi8(dst, k, v);
+    const __m256i ctl = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)0xA0), _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80)));
+    const __m256i q = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
+    const __m256i bs = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'));
+    const uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(ctl, _mm256_or_si256(q, bs))) & _cvtmask32_u32(k);
+    return m ? (size_t)sdx_ctz64(m) : n;
+}
 #endif
 
 #endif
