@@ -7,7 +7,7 @@ JSON, and msg:tweet, 2.5 KB: one small document per call) and the
 suite's generated data.
 
     python3 bench/python/bench.py [--quick] [--rounds N] [--round-ms MS]
-                                  [--filter REGEX] [--out DIR]
+                                  [--processes P] [--filter REGEX] [--out DIR]
 
 Runs itself in a virtualenv (build/bench-python-venv, from
 bench/python/requirements.txt, with ./python installed into it). For each
@@ -16,10 +16,16 @@ first (what it reads equals the document; what it writes reads back as the
 document), then the libraries take turns in rounds: each round gives every
 library one turn of about --round-ms of the thread's CPU time, in a new
 shuffled order (A B A B ..., so that the machine's slow phases fall on
-all alike). A cell's summary is the median over rounds of sdx's time over
-the other's in the same round, with a distribution-free 95 % interval
-(bench/stats.py, the suite's statistics). Writes DIR/REPORT.md and
-DIR/results.json (default build/bench-python).
+all alike). The rounds are shared out over P fresh processes run one
+after another (default 5; --quick 1), each with its own heap and address
+layout (and PYTHONHASHSEED 1 to P, so that two runs hash str alike): the
+median of one process's rounds can sit several hundredths away from
+another's on a small message, with intervals that do not overlap, and the
+summary should not inherit the luck of one (bench/README.md). A cell's
+summary is the median over rounds of sdx's time over the other's in the
+same round, with a distribution-free 95 % interval (bench/stats.py, the
+suite's statistics). Writes DIR/REPORT.md and DIR/results.json (default
+build/bench-python).
 """
 import argparse
 import datetime
@@ -216,25 +222,14 @@ def measure_cell(progs, rounds, round_ms, rng):
     return times
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="twitter and gen:2 only, few short rounds")
-    ap.add_argument("--rounds", type=int, default=None)
-    ap.add_argument("--round-ms", type=float, default=None)
-    ap.add_argument("--filter", default=None, help="only cells whose 'dataset format op' matches")
-    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-python"))
-    args = ap.parse_args()
-    ensure_venv()
-    sys.path.insert(0, os.path.join(ROOT, "bench"))
-    import stats
-
-    rounds = args.rounds or (5 if args.quick else 15)
-    round_ms = args.round_ms or (20 if args.quick else 100)
+def measure(args, rounds, rng):
+    """Every cell's verification and rounds in this process: (cells,
+    failures), each cell {"dataset", "format", "op", "bytes", "times":
+    {library: [ns per call, one per round]}}, sdx first."""
     libs = libraries()
     data = datasets(args.quick)
-    rng = random.Random(1)
     import sdx
-    results = []
+    cells = []
     failures = []
     for ds, text in data.items():
         doc = json.loads(text)
@@ -266,17 +261,123 @@ def main():
                 if not runnable or runnable[0][0] != "sdx":
                     continue
                 log("%s: %s" % (cell, ", ".join(n for n, _, _ in runnable)))
-                times = measure_cell(runnable, rounds, round_ms, rng)
-                row = {"dataset": ds, "format": fmt, "op": op, "bytes": len(encoded),
-                       "times": {n: stats.median(t) for n, t in times.items()}, "vs": {}}
-                for name, _, _ in runnable[1:]:
-                    row["vs"][name] = stats.ratio_summary(times["sdx"], times[name])
-                results.append(row)
+                cells.append({"dataset": ds, "format": fmt, "op": op, "bytes": len(encoded),
+                              "times": measure_cell(runnable, rounds, round_ms(args), rng)})
+    return cells, failures
+
+
+def round_ms(args):
+    return args.round_ms or (20 if args.quick else 100)
+
+
+def worker_args(args, seed, rounds, out):
+    """The command line of one measuring process."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", out, "--seed", str(seed),
+           "--rounds", str(rounds), "--round-ms", str(round_ms(args))]
+    if args.quick:
+        cmd.append("--quick")
+    if args.filter:
+        cmd += ["--filter", args.filter]
+    return cmd
+
+
+def join_rounds(parts):
+    """The cells of several processes as one: parts is [(rounds, cells,
+    failures)] in the order the processes ran, each as measure returns
+    them; a library's rounds are the processes' rounds one after another,
+    so round i of every library of a cell is the same turn of the same
+    process. A library left out of one process (its verification failed
+    there) has None for that process's rounds, which the ratios skip.
+    Returns (cells, failures)."""
+    cells, failures, index = [], [], {}
+    for share, part_cells, part_failures in parts:
+        failures += [x for x in part_failures if x not in failures]
+        for c in part_cells:
+            key = (c["dataset"], c["format"], c["op"])
+            if key not in index:
+                index[key] = [dict(c, times={}), 0]
+                cells.append(index[key][0])
+            merged, done = index[key]
+            names = list(merged["times"]) + [x for x in c["times"] if x not in merged["times"]]
+            for name in names:
+                merged["times"].setdefault(name, [None] * done)
+                merged["times"][name] += c["times"].get(name, [None] * share)
+            index[key][1] = done + share
+    return cells, failures
+
+
+def measure_in_processes(args, rounds):
+    """The rounds shared out over args.processes fresh processes, one after
+    another, process k with PYTHONHASHSEED=k (a fixed set, so that two runs
+    see the same str hashes) and its own heap and address layout: a
+    cell's rounds then span that many layouts instead of inheriting the
+    luck of one, as the suite's three processes per program do
+    (bench/README.md, "Update, 2026-12-06, third"). Each process verifies
+    and calibrates for itself. Returns what measure returns, the
+    processes' rounds joined."""
+    import tempfile
+    parts = []
+    n = args.processes
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(n):
+            share = rounds // n + (k < rounds % n)
+            if not share:
+                continue
+            out = os.path.join(tmp, "%d.json" % k)
+            env = dict(os.environ, PYTHONHASHSEED=str(k + 1))
+            log("process %d of %d (PYTHONHASHSEED=%d, %d rounds)" % (k + 1, n, k + 1, share))
+            if subprocess.run(worker_args(args, k + 1, share, out), env=env).returncode != 0:
+                sys.exit("bench.py: measuring process %d failed" % (k + 1))
+            with open(out) as f:
+                part = json.load(f)
+            parts.append((share, part["cells"], part["failures"]))
+    return join_rounds(parts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="twitter and gen:2 only, few short rounds")
+    ap.add_argument("--rounds", type=int, default=None)
+    ap.add_argument("--round-ms", type=float, default=None)
+    ap.add_argument("--processes", type=int, default=None,
+                    help="fresh processes the rounds are shared out over (default 5, --quick 1)")
+    ap.add_argument("--filter", default=None, help="only cells whose 'dataset format op' matches")
+    ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-python"))
+    ap.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
+    ap.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    ensure_venv()
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import stats
+
+    rounds = args.rounds or (5 if args.quick else 15)
+    if args.processes is None:
+        args.processes = 1 if args.quick else 5
+    if args.processes < 1:
+        sys.exit("bench.py: --processes must be at least 1")
+    if args.worker:
+        cells, failures = measure(args, rounds, random.Random(args.seed))
+        with open(args.worker, "w") as f:
+            json.dump({"cells": cells, "failures": failures}, f)
+        return
+    if args.processes == 1:
+        cells, failures = measure(args, rounds, random.Random(1))
+    else:
+        cells, failures = measure_in_processes(args, rounds)
+    results = []
+    for c in cells:
+        times = c["times"]
+        row = {"dataset": c["dataset"], "format": c["format"], "op": c["op"], "bytes": c["bytes"],
+               "times": {n: stats.median([x for x in t if x is not None]) for n, t in times.items()}, "vs": {}}
+        for name in times:
+            if name != "sdx":
+                row["vs"][name] = stats.ratio_summary(times["sdx"], times[name])
+        results.append(row)
     os.makedirs(args.out, exist_ok=True)
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "python": sys.version.split()[0], "machine": platform.machine(), "cpu": cpu_name(),
-           "commit": commit(), "versions": versions(), "rounds": rounds, "round_ms": round_ms,
-           "results": results, "failures": failures}
+           "commit": commit(), "versions": versions(), "rounds": rounds, "round_ms": round_ms(args),
+           "processes": args.processes, "results": results, "failures": failures}
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
     md = report(doc)
@@ -310,9 +411,11 @@ def fmt_ns(ns):
 
 def report(doc):
     lines = ["# sdx for Python against the Python libraries", "",
-             "Interleaved rounds (%d rounds of about %g ms CPU time per library), the thread's CPU clock; "
+             "Interleaved rounds (%d rounds of about %g ms CPU time per library, shared out over %d fresh "
+             "processes), the thread's CPU clock; "
              "each ratio is the median over rounds of sdx's time divided by the library's in the same round, "
-             "with its 95 %% interval: below 1 means sdx is faster." % (doc["rounds"], doc["round_ms"]), "",
+             "with its 95 %% interval: below 1 means sdx is faster." % (doc["rounds"], doc["round_ms"],
+                                                                       doc.get("processes", 1)), "",
              "Python %s on %s (%s), commit %s; %s." % (
                  doc["python"], doc["cpu"], doc["machine"], doc["commit"],
                  ", ".join("%s %s" % kv for kv in doc["versions"].items())), "",

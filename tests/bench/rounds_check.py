@@ -242,6 +242,36 @@ def test_report(got, wgot, work):
     check("MOVED" not in report.stability_text(rows, worst, 0.1), "stability text")
 
 
+def test_python_rounds():
+    """bench/python/bench.py's join of its processes' rounds."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "python"))
+    import bench as pybench
+
+    def cell(ds, times):
+        return {"dataset": ds, "format": "json", "op": "loads", "bytes": 1, "times": times}
+
+    parts = [
+        (2, [cell("a", {"sdx": [1, 2], "x": [2, 4]}), cell("b", {"sdx": [5, 5], "x": [10, 10]})], ["f1"]),
+        # b's library x failed its verification in this process
+        (1, [cell("a", {"sdx": [3], "x": [6]}), cell("b", {"sdx": [7]})], ["f1", "f2"]),
+        # a library only this process could run, and a cell only it has
+        (2, [cell("a", {"sdx": [4, 4], "x": [8, 8], "y": [1, 2]}), cell("c", {"sdx": [1, 1], "x": [1, 1]})], []),
+    ]
+    cells, failures = pybench.join_rounds(parts)
+    check([c["dataset"] for c in cells] == ["a", "b", "c"], "python rounds: cells in their first order")
+    check(failures == ["f1", "f2"], "python rounds: failures once each")
+    a = cells[0]["times"]
+    check(list(a) == ["sdx", "x", "y"], "python rounds: libraries in order")
+    check(a["sdx"] == [1, 2, 3, 4, 4] and a["x"] == [2, 4, 6, 8, 8], "python rounds: rounds joined in order")
+    check(a["y"] == [None, None, None, 1, 2], "python rounds: a library's missing rounds are None")
+    b = cells[1]["times"]
+    check(b["sdx"] == [5, 5, 7] and b["x"] == [10, 10, None], "python rounds: a library left out of a process")
+    s = stats.ratio_summary(b["sdx"], b["x"])
+    check(s["rounds"] == 2 and s["ratio"] == 0.5, "python rounds: ratios skip rounds without both libraries")
+    check(cells[2]["times"]["sdx"] == [1, 1], "python rounds: a cell of one process")
+    check(all(v is not parts[0][1][0]["times"]["sdx"] for v in a.values()), "python rounds: inputs not aliased")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -249,6 +279,7 @@ def main():
     programs, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.makedirs(work, exist_ok=True)
     test_stats()
+    test_python_rounds()
     got, wgot, _ = test_rounds(programs, work)
     test_report(got, wgot, work)
     return tally.finish()
