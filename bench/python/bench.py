@@ -321,8 +321,6 @@ def measure_in_processes(args, rounds):
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(n):
             share = rounds // n + (k < rounds % n)
-            if not share:
-                continue
             out = os.path.join(tmp, "%d.json" % k)
             env = dict(os.environ, PYTHONHASHSEED=str(k + 1))
             log("process %d of %d (PYTHONHASHSEED=%d, %d rounds)" % (k + 1, n, k + 1, share))
@@ -355,6 +353,7 @@ def main():
         args.processes = 1 if args.quick else 5
     if args.processes < 1:
         sys.exit("bench.py: --processes must be at least 1")
+    args.processes = min(args.processes, rounds)  # a process has at least one round
     if args.worker:
         cells, failures = measure(args, rounds, random.Random(args.seed))
         with open(args.worker, "w") as f:
