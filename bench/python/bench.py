@@ -295,14 +295,13 @@ def join_rounds(parts):
         for c in part_cells:
             key = (c["dataset"], c["format"], c["op"])
             if key not in index:
-                index[key] = [dict(c, times={}), 0]
-                cells.append(index[key][0])
-            merged, done = index[key]
-            names = list(merged["times"]) + [x for x in c["times"] if x not in merged["times"]]
-            for name in names:
-                merged["times"].setdefault(name, [None] * done)
-                merged["times"][name] += c["times"].get(name, [None] * share)
-            index[key][1] = done + share
+                index[key] = dict(c, times={})
+                cells.append(index[key])
+            merged = index[key]["times"]
+            done = len(merged["sdx"]) if merged else 0  # every library's list has this length
+            for name in list(merged) + [x for x in c["times"] if x not in merged]:
+                merged.setdefault(name, [None] * done)
+                merged[name] += c["times"].get(name, [None] * share)
     return cells, failures
 
 

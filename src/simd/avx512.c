@@ -30,6 +30,7 @@
 #include <immintrin.h>
 
 #include "core/platform.h"
+#include "simd/short_copy.h"
 #include "simd/utf8_kernel.h"
 
 /* Per `set` (SDX_ESC_SLASH | SDX_ESC_HIGH): bias, limit, and the table of
@@ -89,9 +90,7 @@ static inline uint64_t esc_mask512(__m512i v, const esc_vecs512 *k) {
  * latency to the branch than through the opmask registers, which pays off
  * when stops are frequent and so mispredicted. */
 static inline uint32_t esc_mask256(__m256i v, const esc_vecs256 *k) {
-    __m256i ctl = _mm256_cmpgt_epi8(k->limit, _mm256_xor_si256(v, k->bias));
-    __m256i chr = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(k->table, v), v);
-    return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(ctl, chr));
+    return sdx_esc_mask256(v, k->bias, k->limit, k->table);
 }
 
 static size_t avx512_json_escape_copy(char *dst, const char *src, size_t n, unsigned set) {
@@ -99,11 +98,7 @@ static size_t avx512_json_escape_copy(char *dst, const char *src, size_t n, unsi
     const esc_vecs256 k = esc_load256(consts);
     if (n <= 32) {
         /* most strings: one masked 32-byte step */
-        const __mmask32 live = (__mmask32)_bzhi_u32(0xFFFFFFFFu, (unsigned)n);
-        __m256i v = _mm256_maskz_loadu_epi8(live, src);
-        _mm256_mask_storeu_epi8(dst, live, v);
-        uint32_t m = esc_mask256(v, &k) & live;
-        return m ? sdx_ctz64(m) : n;
+        return sdx_escape_copy32_avx512(dst, src, n, k.bias, k.limit, k.table);
     }
     /* the first 32 bytes alone: most stops are near the start */
     __m256i first = _mm256_loadu_si256((const __m256i *)src);

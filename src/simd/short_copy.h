@@ -45,23 +45,41 @@ SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE uint32_t sdx_copy32_avx512(char *dst,
     return (uint32_t)_mm256_movemask_epi8(v);
 }
 
+/* One bit per byte of v (32 bytes) that the JSON escape kernels stop at:
+ * (v ^ bias) < limit as signed bytes (control bytes, and with a bias of 0
+ * every byte >= 0x80), or v equal to its entry in `table`, looked up by
+ * low nibble (vpshufb gives 0 for bytes >= 0x80, which so never match).
+ * src/simd/avx512.c builds bias, limit and table for each escape set. */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE uint32_t sdx_esc_mask256(__m256i v, __m256i bias, __m256i limit,
+                                                                    __m256i table) {
+    const __m256i ctl = _mm256_cmpgt_epi8(limit, _mm256_xor_si256(v, bias));
+    const __m256i chr = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(table, v), v);
+    return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(ctl, chr));
+}
+
 /* Copies s[0, n), n <= 32, to dst as sdx_copy32_avx512 does, and returns
- * the index of the first byte JSON escapes by default ('"', '\\', a
- * control byte: the tests of src/simd/avx512.c's json_escape_copy, a
- * control byte being (v ^ 0x80) < 0xA0 as signed bytes), or n. For a
- * caller that would otherwise call that kernel through its pointer for
- * every short string: the Python package's JSON dumps walk, not the
- * library itself (hence `unused`, for the amalgamation's single file). */
-SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE __attribute__((unused)) size_t sdx_json_escape_copy32_avx512(char *dst, const char *s,
-                                                                             size_t n) {
+ * the index of the first byte sdx_esc_mask256 stops at, or n: the short
+ * path of the AVX-512 json_escape_copy kernel (src/simd/avx512.c). */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE size_t sdx_escape_copy32_avx512(char *dst, const char *s, size_t n,
+                                                                           __m256i bias, __m256i limit,
+                                                                           __m256i table) {
     const __mmask32 k = _cvtu32_mask32(_bzhi_u32(0xffffffffu, (unsigned)n));
     const __m256i v = _mm256_maskz_loadu_epi8(k, s);
     _mm256_mask_storeu_epi8(dst, k, v);
-    const __m256i ctl = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)0xA0), _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80)));
-    const __m256i q = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'));
-    const __m256i bs = _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'));
-    const uint32_t m = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(ctl, _mm256_or_si256(q, bs))) & _cvtmask32_u32(k);
+    const uint32_t m = sdx_esc_mask256(v, bias, limit, table) & _cvtmask32_u32(k);
     return m ? (size_t)sdx_ctz64(m) : n;
+}
+
+/* The same with JSON's default escape set ('"', '\\', control bytes), for
+ * a caller that would otherwise call the kernel through its pointer for
+ * every short string: the Python package's JSON dumps walk, not the
+ * library itself (hence `unused`, for the amalgamation's single file). */
+SDX_TARGET_AVX512 static SDX_ALWAYS_INLINE __attribute__((unused)) size_t
+sdx_json_escape_copy32_avx512(char *dst, const char *s, size_t n) {
+    const char x = (char)0x80; /* no byte below 0x80 equals it */
+    const __m256i table = _mm256_setr_epi8(x, x, '"', x, x, x, x, x, x, x, x, x, '\\', x, x, x,
+                                           x, x, '"', x, x, x, x, x, x, x, x, x, '\\', x, x, x);
+    return sdx_escape_copy32_avx512(dst, s, n, _mm256_set1_epi8(x), _mm256_set1_epi8((char)0xA0), table);
 }
 #endif
 
