@@ -68,6 +68,8 @@
 /* The two-stage parse ("Two stages" below): x86-64 with GCC or clang. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SDX_NO_JSON_INDEX)
 #define SDX_JSON_INDEX 1
+#include <immintrin.h>
+#define SDX_TARGET_AVX512_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,pclmul,bmi,bmi2,popcnt")))
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -547,48 +549,62 @@ static size_t max_slots(size_t len) { return len / 2 + 2; }
  * the array rarely has to grow (growing copies it) and yet holds not much
  * more than the document needs. A text's slots are about its commas,
  * colons and opening brackets (one slot after each, and the root): those
- * of the sample are counted, the ones inside strings too, which only adds
- * to the margin. (Samples spread over the text, counting only the marks
- * outside strings, guess closer on generated data, but the count costs
- * about 1.5 ns a byte: 6 us of a 5 us parse of an 8 KiB text.) */
+ * of the sample are counted. Where the two-stage parse runs, its stage 1
+ * tells which bytes are inside strings at no extra cost, and only the
+ * marks outside strings count; elsewhere a byte loop counts them all,
+ * the ones inside strings too, which only adds to the margin (telling
+ * them apart byte by byte costs about 1.5 ns a byte: 6 us of a 5 us parse
+ * of an 8 KiB text). */
 #define SLOT_SAMPLE 4096
 
-/* The quotes among text[0, n), for the choice of the two-stage parse. */
-static size_t count_quotes(const char *text, size_t n) {
-    size_t quotes = 0, i = 0;
-    for (; i + 128 <= n; i += 128) { /* byte-sized counts, as below */
-        unsigned char block = 0;
-        for (size_t j = 0; j < 128; j++) block += (unsigned char)(text[i + j] == '"');
-        quotes += block;
-    }
-    for (; i < n; i++) quotes += text[i] == '"';
-    return quotes;
-}
-
-/* The estimate above; and when `quotes` is not NULL, the quotes of the
- * sample (the first min(len, 4 KiB) bytes) into *quotes. */
-static size_t initial_slots(const char *text, size_t len, size_t *quotes) {
-    if (len <= SLOT_SAMPLE) {
-        if (quotes) *quotes = count_quotes(text, len);
-        return max_slots(len);
-    }
-    /* counted in blocks of 128 bytes with a byte-sized count each, a loop
-     * compilers turn into byte-lane SIMD compares (a size_t count widened
-     * every byte to 64-bit lanes: 1.5 us for the 4 KiB); '[' and '{'
-     * differ only in bit 0x20 */
-    size_t marks = 1, q = 0;
-    for (size_t i = 0; i < SLOT_SAMPLE; i += 128) {
+/* The sample's counts: returns the quotes among text[0, n) (for the
+ * choice of the two-stage parse) and stores its commas, colons and opening
+ * brackets in *marks ('[' and '{' differ only in bit 0x20). In blocks of
+ * 128 bytes with a byte-sized count each, a loop compilers turn into
+ * byte-lane SIMD compares (a size_t count widened every byte to 64-bit
+ * lanes: 1.5 us for the 4 KiB). */
+static size_t sample_counts(const char *text, size_t n, size_t *marks) {
+    size_t q = 0, m = 0, i = 0;
+    for (; i + 128 <= n; i += 128) {
         unsigned char block = 0, qblock = 0;
         for (size_t j = 0; j < 128; j++) {
             const unsigned char c = (unsigned char)text[i + j];
             block += (unsigned char)((c == ',') | (c == ':') | ((c | 0x20) == '{'));
             qblock += (unsigned char)(c == '"');
         }
-        marks += block;
+        m += block;
         q += qblock;
     }
+    for (; i < n; i++) {
+        const unsigned char c = (unsigned char)text[i];
+        m += (c == ',') | (c == ':') | ((c | 0x20) == '{');
+        q += c == '"';
+    }
+    *marks = m;
+    return q;
+}
+
+#ifdef SDX_JSON_INDEX
+SDX_TARGET_AVX512_VBMI2 static size_t sample_counts_indexed(const char *text, size_t n, size_t *marks);
+#endif
+
+/* The estimate above; and when `quotes` is not NULL, the quotes of the
+ * sample (the first min(len, 4 KiB) bytes) into *quotes. `indexed`: the
+ * CPU runs the two-stage parse, whose instructions count the sample's
+ * marks outside strings only (sample_counts_indexed). */
+static size_t initial_slots(const char *text, size_t len, size_t *quotes, bool indexed) {
+    if (len <= SLOT_SAMPLE && !quotes) return max_slots(len);
+    const size_t n = len < SLOT_SAMPLE ? len : SLOT_SAMPLE;
+    size_t marks, q;
+#ifdef SDX_JSON_INDEX
+    q = indexed ? sample_counts_indexed(text, n, &marks) : sample_counts(text, n, &marks);
+#else
+    (void)indexed;
+    q = sample_counts(text, n, &marks);
+#endif
     if (quotes) *quotes = q;
-    const size_t est = (len / SLOT_SAMPLE + 1) * marks;
+    if (len <= SLOT_SAMPLE) return max_slots(len);
+    const size_t est = (len / SLOT_SAMPLE + 1) * (marks + 1);
     const size_t want = est + est / 4 + 64;
     return want < max_slots(len) ? want : max_slots(len);
 }
@@ -1006,8 +1022,6 @@ unsigned long sdx__json_parse_declines(void) {
  * IDX_MIN_LEN bytes or more (bench/README.md, "Update, 2026-12-03
  * (evening)", has the measurements behind both). */
 #ifdef SDX_JSON_INDEX
-#include <immintrin.h>
-#define SDX_TARGET_AVX512_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,pclmul,bmi,bmi2,popcnt")))
 #define IDX_CHUNK 4096
 #define IDX_MIN_QUOTES 224 /* in the first 4 KiB (or as many per byte) */
 #define IDX_MIN_LEN 64      /* shorter texts: one pass (the stages' setup costs more) */
@@ -1020,6 +1034,71 @@ typedef struct {
     uint64_t in_string; /* all ones when the last block ended inside a string */
     uint64_t scalar;    /* bit 0: the last block ended inside a scalar's run */
 } json_index;
+
+/* The strings of one 64-byte block, from its quote and backslash masks
+ * and the carries of the block before (*escaped: bit 0 set when the first
+ * byte is escaped; *in_string: all ones when a string is open): the
+ * quotes that open and close strings (*quotes), the backslashes that
+ * start escapes (*starts), and, returned, the bytes inside strings (an
+ * opening quote is inside, a closing one is not). Updates both carries.
+ * The escaped bytes come from a loop over the backslashes (rare), the
+ * bytes inside from a prefix XOR of the quotes (one carry-less
+ * multiplication by all ones, the paper's section 3.1.1). */
+SDX_TARGET_AVX512_VBMI2 static inline __attribute__((always_inline)) uint64_t
+idx_strings(uint64_t quote, uint64_t backslash, uint64_t *escaped_carry, uint64_t *in_string, uint64_t *quotes,
+            uint64_t *starts) {
+    /* escaped bytes: each one after a backslash that is not itself
+     * escaped; `starts` are those backslashes */
+    uint64_t escaped = *escaped_carry, st = 0;
+    *escaped_carry = 0;
+    if (SDX_UNLIKELY(backslash | escaped)) {
+        uint64_t b = backslash & ~escaped;
+        while (b) {
+            const unsigned i = (unsigned)__builtin_ctzll(b);
+            st |= (uint64_t)1 << i;
+            if (i == 63) {
+                *escaped_carry = 1;
+                break;
+            }
+            escaped |= (uint64_t)2 << i;
+            b &= ~((uint64_t)3 << i);
+        }
+    }
+    *starts = st;
+    *quotes = quote & ~escaped;
+    const uint64_t inside = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+                                _mm_set_epi64x(0, (long long)*quotes), _mm_set1_epi8((char)0xFF), 0)) ^
+                            *in_string;
+    *in_string = (uint64_t)((int64_t)inside >> 63);
+    return inside;
+}
+
+/* initial_slots' count on a CPU that runs the two-stage parse: returns
+ * the quotes among text[0, n), as sample_counts does, and stores in
+ * *marks the commas, colons and opening brackets outside strings, which
+ * come closer to the slots the sample's values take. (Counted inside
+ * strings too, the text of the generated data sets doubled the guess:
+ * ext3 got 2.1 times the slots it needs, 1.81 bytes of slots per input
+ * byte; outside strings 1.6 times, 1.39.) 64 bytes at a time. */
+SDX_TARGET_AVX512_VBMI2 static size_t sample_counts_indexed(const char *text, size_t n, size_t *marks) {
+    uint64_t escaped = 0, in_string = 0;
+    size_t q = 0, m = 0;
+    for (size_t i = 0; i < n; i += 64) {
+        const __m512i v = _mm512_maskz_loadu_epi8(n - i >= 64 ? ~(uint64_t)0 : _bzhi_u64(~(uint64_t)0, (unsigned)(n - i)),
+                                                  text + i);
+        const uint64_t quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+        uint64_t quotes, starts;
+        const uint64_t inside = idx_strings(quote, _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')), &escaped,
+                                            &in_string, &quotes, &starts);
+        const uint64_t mark = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(',')) |
+                              _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(':')) |
+                              _mm512_cmpeq_epi8_mask(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), _mm512_set1_epi8('{'));
+        q += (size_t)_mm_popcnt_u64(quote);
+        m += (size_t)_mm_popcnt_u64(mark & ~inside);
+    }
+    *marks = m;
+    return q;
+}
 
 /* Stage 1 over the next IDX_CHUNK bytes (or what is left): their entries'
  * offsets into out (room for IDX_CHUNK + 64: up to 63 are written past the
@@ -1059,30 +1138,8 @@ SDX_TARGET_AVX512_VBMI2 static size_t index_chunk(json_index *ix, uint32_t *out)
         const uint64_t quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
         const uint64_t backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
         const uint64_t control = _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(0x20));
-        /* escaped bytes: each one after a backslash that is not itself
-         * escaped; `starts` are those backslashes */
-        uint64_t escaped = ix->escaped, starts = 0;
-        ix->escaped = 0;
-        if (SDX_UNLIKELY(backslash | escaped)) {
-            uint64_t b = backslash & ~escaped;
-            while (b) {
-                const unsigned i = (unsigned)__builtin_ctzll(b);
-                starts |= (uint64_t)1 << i;
-                if (i == 63) {
-                    ix->escaped = 1;
-                    break;
-                }
-                escaped |= (uint64_t)2 << i;
-                b &= ~((uint64_t)3 << i);
-            }
-        }
-        /* the quotes that open and close strings, and the bytes inside
-         * (an opening quote is inside, a closing one is not) */
-        const uint64_t quotes = quote & ~escaped;
-        const uint64_t inside = (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
-                                    _mm_set_epi64x(0, (long long)quotes), _mm_set1_epi8((char)0xFF), 0)) ^
-                                ix->in_string;
-        ix->in_string = (uint64_t)((int64_t)inside >> 63);
+        uint64_t quotes, starts;
+        const uint64_t inside = idx_strings(quote, backslash, &ix->escaped, &ix->in_string, &quotes, &starts);
         /* runs of other bytes outside strings: their first bytes */
         const uint64_t other = ~(quote | structural | space) & ~inside;
         const uint64_t scalar_starts = other & ~(other << 1 | ix->scalar);
@@ -1392,15 +1449,16 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     /* the two-stage parse: whether it may take this text (see "Two
      * stages"); the sample's quotes decide, unless a test forces a path */
     const int path = atomic_load_explicit(&forced_path, memory_order_relaxed);
+    const bool indexed_cpu = two_stage_cpu(ps.k);
     const bool two_stage_ok = !wdata && ps.lim == ps.end && len <= UINT32_MAX - 128 &&
                               !(flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)) &&
                               (path == SDX_JSON_PATH_TWO_STAGE ||
                                (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
-                              two_stage_cpu(ps.k);
+                              indexed_cpu;
     size_t quotes = 0;
-    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
+    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL, indexed_cpu);
 #else
-    const size_t guess = initial_slots(data, len, NULL);
+    const size_t guess = initial_slots(data, len, NULL, false);
 #endif
     const size_t cap = sdx_doc_first_slots(doc, SDX_DOC_RATE_JSON, guess, len, max_slots(len));
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));

@@ -826,6 +826,35 @@ TEST(rate_of_last_document) {
     free(sparse.p);
 }
 
+/* The first guess of the value array counts, on a CPU that runs the
+ * two-stage parse, the commas, colons and opening brackets of the first
+ * 4 KiB outside strings only: records whose strings are full of them
+ * (here 5 slots and 29 such bytes each) get an array of about the slots
+ * they need, not five times as many. 20 KB: below what the rate of the
+ * last document applies to (32 KiB and more), so the guess is the
+ * parse's own. */
+TEST(first_guess_outside_strings) {
+    static const char rec[] = "{\"k\":\"a,b:c,d:e,f:g,h:i,j:k,l:m,n:o,p:q,r:s,t:u,v:w,x:y,z:0,1:2\",\"n\":1}";
+    sbuf t = {0};
+    sb_put(&t, "[", 1);
+    for (int i = 0; t.len < 20000; i++) {
+        if (i) sb_put(&t, ",", 1);
+        sb_put(&t, rec, strlen(rec));
+    }
+    sb_put(&t, "]", 1);
+    counting_alloc ca;
+    sdx_doc *d = parse_counted(t.p, t.len, &ca);
+    if (d) {
+        const size_t need = d->nvals * sizeof(sdx_val);
+        if (sdx__json_parse_two_stage_available() && !CHECK(ca.peak_bytes <= need + need / 2 + 4096))
+            fprintf(stderr, "  peak %zu bytes for %zu bytes of slots\n", ca.peak_bytes, need);
+        CHECK_EQ_INT(ca.grows, 0);
+    }
+    sdx_doc_free(d);
+    CHECK_EQ_INT(ca.live, 0);
+    free(t.p);
+}
+
 int main(int argc, char **argv) {
     return test_run(argc, argv,
                     (test_case[]){{"scalars_and_containers", scalars_and_containers},
@@ -846,5 +875,6 @@ int main(int argc, char **argv) {
                                   {"two_stage_random", two_stage_random},
                                   {"two_stage_corpus", two_stage_corpus},
                                   {"rate_of_last_document", rate_of_last_document},
+                                  {"first_guess_outside_strings", first_guess_outside_strings},
                                   {0}});
 }
