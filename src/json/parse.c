@@ -590,8 +590,10 @@ SDX_TARGET_AVX512_VBMI2 static size_t sample_counts_indexed(const char *text, si
 
 /* The estimate above; and when `quotes` is not NULL, the quotes of the
  * sample (the first min(len, 4 KiB) bytes) into *quotes. `indexed`: the
- * CPU runs the two-stage parse, whose instructions count the sample's
- * marks outside strings only (sample_counts_indexed). */
+ * text may take the two-stage parse (plain JSON, valid UTF-8, a CPU with
+ * its instructions), whose stage 1 counts the sample's marks outside
+ * strings only (sample_counts_indexed); texts read with options (comments
+ * may hold quotes) keep the byte loop. */
 static size_t initial_slots(const char *text, size_t len, size_t *quotes, bool indexed) {
     if (len <= SLOT_SAMPLE && !quotes) return max_slots(len);
     const size_t n = len < SLOT_SAMPLE ? len : SLOT_SAMPLE;
@@ -1084,15 +1086,16 @@ SDX_TARGET_AVX512_VBMI2 static size_t sample_counts_indexed(const char *text, si
     uint64_t escaped = 0, in_string = 0;
     size_t q = 0, m = 0;
     for (size_t i = 0; i < n; i += 64) {
-        const __m512i v = _mm512_maskz_loadu_epi8(n - i >= 64 ? ~(uint64_t)0 : _bzhi_u64(~(uint64_t)0, (unsigned)(n - i)),
-                                                  text + i);
+        const uint64_t valid = n - i >= 64 ? ~(uint64_t)0 : _bzhi_u64(~(uint64_t)0, (unsigned)(n - i));
+        const __m512i v = _mm512_maskz_loadu_epi8(valid, text + i);
         const uint64_t quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+        const uint64_t backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
         uint64_t quotes, starts;
-        const uint64_t inside = idx_strings(quote, _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\')), &escaped,
-                                            &in_string, &quotes, &starts);
+        const uint64_t inside = idx_strings(quote, backslash, &escaped, &in_string, &quotes, &starts);
+        const __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20)); /* '[' -> '{' */
         const uint64_t mark = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(',')) |
                               _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(':')) |
-                              _mm512_cmpeq_epi8_mask(_mm512_or_si512(v, _mm512_set1_epi8(0x20)), _mm512_set1_epi8('{'));
+                              _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{'));
         q += (size_t)_mm_popcnt_u64(quote);
         m += (size_t)_mm_popcnt_u64(mark & ~inside);
     }
@@ -1449,14 +1452,13 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
     /* the two-stage parse: whether it may take this text (see "Two
      * stages"); the sample's quotes decide, unless a test forces a path */
     const int path = atomic_load_explicit(&forced_path, memory_order_relaxed);
-    const bool indexed_cpu = two_stage_cpu(ps.k);
     const bool two_stage_ok = !wdata && ps.lim == ps.end && len <= UINT32_MAX - 128 &&
                               !(flags & ~(uint32_t)(SDX_JSON_READ_BOM | SDX_JSON_READ_BIGNUM_RAW)) &&
                               (path == SDX_JSON_PATH_TWO_STAGE ||
                                (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
-                              indexed_cpu;
+                              two_stage_cpu(ps.k);
     size_t quotes = 0;
-    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL, indexed_cpu);
+    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL, two_stage_ok);
 #else
     const size_t guess = initial_slots(data, len, NULL, false);
 #endif
