@@ -721,6 +721,13 @@ typedef struct sdx_cbor_reader_hot {
     const uint8_t *base;      /* offset 0 of the window is input offset */
     uint64_t base_offset;     /* base_offset */
     sdx_cbor_level *stack;    /* levels 0 .. depth */
+    uint64_t left;            /* the innermost level's `left`, bit 63 set
+                                 in a map (SDX_CB_HOT_MAP): what the
+                                 inline path counts down, one load at a
+                                 fixed place; while the inline path may
+                                 run the level's own `left` is stale (the
+                                 exported function takes this one back
+                                 first) */
     uint32_t depth;           /* the innermost level */
     uint32_t depth_limit;     /* the inline path runs at depths 1 to
                                  depth_limit - 1 (containers may open
@@ -736,6 +743,11 @@ typedef struct sdx_cbor_reader_hot {
                                  function's last event; NULL after an
                                  inline END */
 } sdx_cbor_reader_hot;
+
+/* Bit 63 of sdx_cbor_reader_hot.left: the innermost level is a map (no
+ * count reaches it: a count is checked against the input, or counts down
+ * from 2^62 at most). */
+#define SDX_CB_HOT_MAP (UINT64_C(1) << 63)
 
 /* The exported function into a copy of the event: the caller's event then
  * never has its address taken, and the compiler may keep it in registers. */
@@ -772,15 +784,16 @@ SDX_READER_HOT_FN bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event
     sdx_cbor_reader_hot *s = (sdx_cbor_reader_hot *)(void *)r;
     uint32_t d = s->depth;
     if (d == 0 || d >= s->depth_limit) return sdx_cb_hot_slow(r, ev);
-    sdx_cbor_level *L = &s->stack[d];
-    uint64_t left = L->left;
+    uint64_t left = s->left;
     const uint8_t *p = s->p;
     uint64_t n, v;
     size_t h;
     int map;
-    if (left == 0) { /* a definite-length container is complete */
+    if (left << 1 == 0) { /* a definite-length container is complete (the map bit aside) */
+        const sdx_cbor_level *L = &s->stack[d];
         if (L->capped) return sdx_cb_hot_slow(r, ev);
         sdx_hot_head(ev, SDX_END, d - 1);
+        s->left = L[-1].left | (L[-1].kind == 2 ? SDX_CB_HOT_MAP : 0);
         s->depth = d - 1;
         s->last_p = NULL;
         return true;
@@ -845,7 +858,7 @@ SDX_READER_HOT_FN bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event
         goto begin;
     default: return sdx_cb_hot_slow(r, ev);
     }
-    L->left = left - 1;
+    s->left = left - 1;
     s->p = p;
     return true;
 
@@ -855,10 +868,10 @@ str: {
     const uint8_t *q = p + h;
     if (!sdx_hot_text(q, (size_t)n, (size_t)(s->end - q), s->ascii_mask, s->utf8_valid))
         return sdx_cb_hot_slow(r, ev);
-    sdx_hot_head(ev, L->kind == 2 && !(left & 1) ? SDX_KEY : SDX_STR, d);
+    sdx_hot_head(ev, (left >> 63) && !(left & 1) ? SDX_KEY : SDX_STR, d);
     ev->v.str.ptr = (const char *)q;
     ev->v.str.len = (size_t)n;
-    L->left = left - 1;
+    s->left = left - 1;
     s->p = q + n;
     return true;
 }
@@ -868,14 +881,14 @@ str: {
  * stream. */
 begin: {
     if (n > ((size_t)(s->end - p) - h) >> map) return sdx_cb_hot_slow(r, ev);
-    sdx_cbor_level *c = L + 1;
-    c->left = n << map;
+    sdx_cbor_level *L = &s->stack[d], *c = L + 1;
     c->start = s->base_offset + (uint64_t)(p - s->base);
     c->kind = (uint8_t)(1 + map);
     c->indef = 0;
     c->capturing = 0;
     c->capped = 0;
-    L->left = left - 1;
+    L->left = (left - 1) & ~SDX_CB_HOT_MAP;
+    s->left = n << map | (uint64_t)map << 63;
     sdx_hot_head(ev, map ? SDX_MAP : SDX_ARRAY, d);
     ev->v.count = n;
     s->depth = d + 1;

@@ -870,9 +870,13 @@ static void hot_update(sdx_cbor_reader *r) {
     uint32_t limit = r->cap - 1 < r->max_depth ? r->cap - 1 : r->max_depth;
     r->hot.depth_limit =
         r->state == STATE_VALUE && !r->check_keys && r->tags_run == 0 ? limit : 0;
+    const level *L = &r->hot.stack[r->hot.depth];
+    r->hot.left = L->left | (L->kind == LEVEL_MAP ? SDX_CB_HOT_MAP : 0);
 }
 
 bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev) {
+    /* the inline path counts the innermost level in r->hot.left */
+    r->hot.stack[r->hot.depth].left = r->hot.left & ~SDX_CB_HOT_MAP;
     bool ok = next_event(r, ev);
     if (ok) {
         r->last_kind = ev->kind;

@@ -587,9 +587,19 @@ static const sdx_val *test_doc_vals(const sdx_doc *d, size_t *n) {
     return d->vals;
 }
 
+/* One event through the inline path (sdx_cbor_reader_next) or the
+ * exported function: use_inline 1 or 0, or 2 for either at random, so
+ * that the two hand the reader's state to each other at every kind of
+ * item (the inline path keeps the innermost count where the exported
+ * function does not look). */
+static bool next_by(sdx_cbor_reader *r, sdx_event *ev, int use_inline, unsigned *rng) {
+    if (use_inline == 2) use_inline = evtext_rand(rng) >> 4 & 1;
+    return use_inline ? sdx_cbor_reader_next(r, ev) : (sdx_cbor_reader_next)(r, ev);
+}
+
 /* Read the input to its end (skipping the item of the event numbered
- * skip_at), with the inline path (sdx_cbor_reader_next) or only the
- * exported function; events and offsets into ev/off (room for max). */
+ * skip_at), with the inline path, only the exported function or either
+ * (next_by); events and offsets into ev/off (room for max). */
 static size_t read_all(const unsigned char *in, size_t n, int use_inline, size_t skip_at,
                        size_t chunk, sdx_event *ev, uint64_t *off, size_t max, sdx_err *rc) {
     sdx_cbor_reader *r;
@@ -597,8 +607,8 @@ static size_t read_all(const unsigned char *in, size_t n, int use_inline, size_t
     if (chunk) r = sdx_cbor_reader_new_stream(mem_read, &m, chunk, NULL);
     else r = sdx_cbor_reader_new((const char *)in, n, NULL);
     size_t k = 0;
-    while (k < max && (use_inline ? sdx_cbor_reader_next(r, &ev[k])
-                                  : (sdx_cbor_reader_next)(r, &ev[k]))) {
+    unsigned rng = (unsigned)(n + skip_at + chunk);
+    while (k < max && next_by(r, &ev[k], use_inline, &rng)) {
         off[k] = sdx_cbor_reader_offset(r);
         if (k++ == skip_at) {
             if (!sdx_cbor_reader_skip(r)) break;
@@ -637,9 +647,15 @@ TEST(inline_path) {
         size_t bad = 0;
         for (size_t i = 0; i < na; i++) bad += !evtext_same_event(&a[i], &b[i]) || ao[i] != bo[i];
         CHECK_EQ_U64(bad, 0);
+        /* the two taking turns at random */
+        size_t nm = read_all(in, n, 2, SIZE_MAX, 0, a, ao, MAX, &ra);
+        CHECK_EQ_INT(ra, SDX_OK);
+        bad = nm != nb;
+        for (size_t i = 0; i < nm && !bad; i++) bad += !evtext_same_event(&a[i], &b[i]) || ao[i] != bo[i];
+        CHECK_EQ_U64(bad, 0);
         /* skip after every event: the same events and offsets after it */
         for (size_t at = 0; at < na && at < 600; at++) {
-            size_t ka = read_all(in, n, 1, at, 0, a, ao, MAX, &ra);
+            size_t ka = read_all(in, n, 1 + at % 2, at, 0, a, ao, MAX, &ra);
             size_t kb = read_all(in, n, 0, at, 0, b, bo, MAX, &rb);
             bad = ka != kb || ra != rb;
             for (size_t i = 0; i < ka && !bad; i++)
@@ -665,7 +681,7 @@ TEST(inline_path) {
             memcpy(flip, in, n);
             for (int k = 0; k < 1 + round % 3; k++)
                 flip[evtext_rand(&frng) % n] ^= (unsigned char)(1u << evtext_rand(&frng) % 8);
-            size_t ka = read_all(flip, n, 1, SIZE_MAX, 0, a, ao, MAX, &ra);
+            size_t ka = read_all(flip, n, 1 + round % 2, SIZE_MAX, 0, a, ao, MAX, &ra);
             size_t kb = read_all(flip, n, 0, SIZE_MAX, 0, b, bo, MAX, &rb);
             bad = ka != kb || ra != rb;
             for (size_t i = 0; i < ka && !bad; i++)
