@@ -226,11 +226,17 @@ def hash_floor_summary(doc):
     return out
 
 
-def hash_floor_cell_text(c, markdown=True):
+def bound_cell_text(c, bold, sdx, markdown=True):
+    """A bound's cell: its ratio and interval (in bold when `bold` and
+    markdown), the library, and sdx's ratio `sdx` (None: none)."""
     txt = "%.2f [%.2f–%.2f]" % (c["ratio"], c["lo"], c["hi"])
-    if markdown and c["lo"] > 0.80:
+    if markdown and bold:
         txt = "**%s**" % txt
-    return "%s vs %s%s" % (txt, c["vs"], "; sdx %.2f" % c["sdx"] if c.get("sdx") is not None else "")
+    return "%s vs %s%s" % (txt, c["vs"], "; sdx %.2f" % sdx if sdx is not None else "")
+
+
+def hash_floor_cell_text(c, markdown=True):
+    return bound_cell_text(c, c["lo"] > 0.80, c.get("sdx"), markdown)
 
 
 def hash_floor_md(doc):
@@ -238,10 +244,7 @@ def hash_floor_md(doc):
 
 
 def floor_cell_text(c, markdown=True):
-    txt = "%.2f [%.2f–%.2f]" % (c["ratio"], c["lo"], c["hi"])
-    if markdown and c["hi"] > 0.80:
-        txt = "**%s**" % txt
-    return "%s vs %s%s" % (txt, c["vs"], "; sdx %.2f" % c["sdx_over_floor"] if c.get("sdx_over_floor") else "")
+    return bound_cell_text(c, c["hi"] > 0.80, c.get("sdx_over_floor") or None, markdown)
 
 
 def floor_md(doc):
@@ -691,33 +694,28 @@ def text_tables(doc):
             for r in bad:
                 out.append("-   %-30s %-8s %-5s %s: %s" % (label(r), r["format"], r["language"], r["status"].upper(),
                                                          failure_text(r)[:160]))
-    s = summary(doc)
-    if s:
-        out.append("\n== Summary: sdx time / fastest other, median of per-round ratios [95% interval]")
-        for (fmt, test), row in s.items():
-            cells = ["%s %s" % (ds, cell_text(c, markdown=False)) for ds, c in row.items()]
-            out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
-    fl = floor_summary(doc)
-    if fl:
-        out.append("\n== Write: the writer without checks / the fastest other, median of per-round ratios "
-                   "[95% interval]; sdx / the floor")
-        for (fmt, test), row in fl.items():
-            cells = ["%s %s" % (ds, floor_cell_text(c, markdown=False)) for ds, c in row.items()]
-            out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
-    hf = hash_floor_summary(doc)
-    if hf:
-        out.append("\n== Tree and Incremental: the hashing alone / the fastest other, median of per-round "
-                   "ratios [95% interval]; sdx / the same library")
-        for (fmt, test), row in hf.items():
-            cells = ["%s %s" % (ds, hash_floor_cell_text(c, markdown=False)) for ds, c in row.items()]
-            out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
-    m = memory_summary(doc)
-    if m:
-        out.append("\n== Memory: sdx's Tree peak / the smallest other's (peak heap bytes per input byte)")
-        for (fmt, test), row in m.items():
-            cells = ["%s %s" % (ds, memory_cell_text(c, markdown=False)) for ds, c in row.items()]
-            out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
+    out += cells_text("Summary: sdx time / fastest other, median of per-round ratios [95% interval]",
+                      summary(doc), cell_text)
+    out += cells_text("Write: the writer without checks / the fastest other, median of per-round ratios "
+                      "[95% interval]; sdx / the floor", floor_summary(doc), floor_cell_text)
+    out += cells_text("Tree and Incremental: the hashing alone / the fastest other, median of per-round "
+                      "ratios [95% interval]; sdx / the same library", hash_floor_summary(doc),
+                      hash_floor_cell_text)
+    out += cells_text("Memory: sdx's Tree peak / the smallest other's (peak heap bytes per input byte)",
+                      memory_summary(doc), memory_cell_text)
     return "\n".join(out)
+
+
+def cells_text(title, rows, text):
+    """The text form of cells_md: a titled line per (format, test), each
+    cell written by text(cell, markdown=False); nothing without rows."""
+    if not rows:
+        return []
+    out = ["\n== " + title]
+    for (fmt, test), row in rows.items():
+        cells = ["%s %s" % (ds, text(c, markdown=False)) for ds, c in row.items()]
+        out.append("%-8s %-12s %s" % (fmt, test, "; ".join(cells)))
+    return out
 
 
 def stability_text(rows, worst, threshold):

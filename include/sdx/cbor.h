@@ -749,6 +749,11 @@ typedef struct sdx_cbor_reader_hot {
  * from 2^62 at most). */
 #define SDX_CB_HOT_MAP (UINT64_C(1) << 63)
 
+/* sdx_cbor_reader_hot.left for level L when it becomes the innermost. */
+static inline uint64_t sdx_cb_hot_left(const sdx_cbor_level *L) {
+    return L->left | (L->kind == 2 ? SDX_CB_HOT_MAP : 0);
+}
+
 /* The exported function into a copy of the event: the caller's event then
  * never has its address taken, and the compiler may keep it in registers. */
 static inline bool sdx_cb_hot_slow(sdx_cbor_reader *r, sdx_event *ev) {
@@ -793,7 +798,7 @@ SDX_READER_HOT_FN bool sdx_cbor_reader_next_inline(sdx_cbor_reader *r, sdx_event
         const sdx_cbor_level *L = &s->stack[d];
         if (L->capped) return sdx_cb_hot_slow(r, ev);
         sdx_hot_head(ev, SDX_END, d - 1);
-        s->left = L[-1].left | (L[-1].kind == 2 ? SDX_CB_HOT_MAP : 0);
+        s->left = sdx_cb_hot_left(L - 1);
         s->depth = d - 1;
         s->last_p = NULL;
         return true;

@@ -870,8 +870,7 @@ static void hot_update(sdx_cbor_reader *r) {
     uint32_t limit = r->cap - 1 < r->max_depth ? r->cap - 1 : r->max_depth;
     r->hot.depth_limit =
         r->state == STATE_VALUE && !r->check_keys && r->tags_run == 0 ? limit : 0;
-    const level *L = &r->hot.stack[r->hot.depth];
-    r->hot.left = L->left | (L->kind == LEVEL_MAP ? SDX_CB_HOT_MAP : 0);
+    r->hot.left = sdx_cb_hot_left(&r->hot.stack[r->hot.depth]);
 }
 
 bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev) {

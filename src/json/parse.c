@@ -588,20 +588,19 @@ static size_t sample_counts(const char *text, size_t n, size_t *marks) {
 SDX_TARGET_AVX512_VBMI2 static size_t sample_counts_indexed(const char *text, size_t n, size_t *marks);
 #endif
 
-/* The estimate above; and when `quotes` is not NULL, the quotes of the
- * sample (the first min(len, 4 KiB) bytes) into *quotes. `indexed`: the
- * text may take the two-stage parse (plain JSON, valid UTF-8, a CPU with
- * its instructions), whose stage 1 counts the sample's marks outside
- * strings only (sample_counts_indexed); texts read with options (comments
+/* The estimate above. `quotes` is not NULL where the text may take the
+ * two-stage parse (plain JSON, valid UTF-8, a CPU with its instructions):
+ * then the quotes of the sample (the first min(len, 4 KiB) bytes) go to
+ * *quotes, and stage 1 counts the sample's marks outside strings only
+ * (sample_counts_indexed); other texts (read with options, where comments
  * may hold quotes) keep the byte loop. */
-static size_t initial_slots(const char *text, size_t len, size_t *quotes, bool indexed) {
+static size_t initial_slots(const char *text, size_t len, size_t *quotes) {
     if (len <= SLOT_SAMPLE && !quotes) return max_slots(len);
     const size_t n = len < SLOT_SAMPLE ? len : SLOT_SAMPLE;
     size_t marks, q;
 #ifdef SDX_JSON_INDEX
-    q = indexed ? sample_counts_indexed(text, n, &marks) : sample_counts(text, n, &marks);
+    q = quotes ? sample_counts_indexed(text, n, &marks) : sample_counts(text, n, &marks);
 #else
-    (void)indexed;
     q = sample_counts(text, n, &marks);
 #endif
     if (quotes) *quotes = q;
@@ -1458,9 +1457,9 @@ static sdx_doc *parse(const char *data, char *wdata, size_t len, const sdx_json_
                                (path == SDX_JSON_PATH_AUTO && len >= IDX_MIN_LEN)) &&
                               two_stage_cpu(ps.k);
     size_t quotes = 0;
-    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL, two_stage_ok);
+    const size_t guess = initial_slots(data, len, two_stage_ok ? &quotes : NULL);
 #else
-    const size_t guess = initial_slots(data, len, NULL, false);
+    const size_t guess = initial_slots(data, len, NULL);
 #endif
     const size_t cap = sdx_doc_first_slots(doc, SDX_DOC_RATE_JSON, guess, len, max_slots(len));
     doc->vals = alloc->malloc(alloc->ctx, cap * sizeof(sdx_val));
