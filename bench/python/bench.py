@@ -17,11 +17,12 @@ document), then the libraries take turns in rounds: each round gives every
 library one turn of about --round-ms of the thread's CPU time, in a new
 shuffled order (A B A B ..., so that the machine's slow phases fall on
 all alike). The rounds are shared out over P fresh processes run one
-after another (default 5; --quick 1), each with its own heap and address
-layout (and PYTHONHASHSEED 1 to P, so that two runs hash str alike): the
-median of one process's rounds can sit several hundredths away from
-another's on a small message, with intervals that do not overlap, and the
-summary should not inherit the luck of one (bench/README.md). A cell's
+after another (default 30 rounds over 10 processes, three each; --quick
+5 rounds in 1), each with its own heap and address layout (and
+PYTHONHASHSEED 1 to P, so that two runs hash str alike): the median of
+one process's rounds can sit several hundredths away from another's on a
+small message, with intervals that do not overlap, and the summary
+should not inherit the luck of one (bench/README.md). A cell's
 summary is the median over rounds of sdx's time over the other's in the
 same round, with a distribution-free 95 % interval (bench/stats.py, the
 suite's statistics). Writes DIR/REPORT.md and DIR/results.json (default
@@ -337,7 +338,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--round-ms", type=float, default=None)
     ap.add_argument("--processes", type=int, default=None,
-                    help="fresh processes the rounds are shared out over (default 5, --quick 1)")
+                    help="fresh processes the rounds are shared out over (default 10, --quick 1)")
     ap.add_argument("--filter", default=None, help="only cells whose 'dataset format op' matches")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "bench-python"))
     ap.add_argument("--worker", metavar="FILE", help=argparse.SUPPRESS)
@@ -347,9 +348,9 @@ def main():
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import stats
 
-    rounds = args.rounds or (5 if args.quick else 15)
+    rounds = args.rounds or (5 if args.quick else 30)
     if args.processes is None:
-        args.processes = 1 if args.quick else 5
+        args.processes = 1 if args.quick else 10
     if args.processes < 1:
         sys.exit("bench.py: --processes must be at least 1")
     args.processes = min(args.processes, rounds)  # a process has at least one round
