@@ -693,6 +693,9 @@ SDX_API void sdx_cbor_reader_free(sdx_cbor_reader *r);
  * through its address, as with getc in the C library. */
 SDX_API bool (sdx_cbor_reader_next)(sdx_cbor_reader *r, sdx_event *ev);
 
+/* Level kinds (sdx_cbor_level.kind; private). */
+enum { SDX_CB_LEVEL_ROOT, SDX_CB_LEVEL_ARRAY, SDX_CB_LEVEL_MAP };
+
 /* One open level of the reader (private): the root (level 0) or a
  * container. `left` counts the items still due (a map's keys and values
  * both), or for an indefinite-length container counts down from 2^62. */
@@ -703,7 +706,7 @@ typedef struct sdx_cbor_level {
     size_t keys;      /* checked maps: its first key in the key list */
     size_t key_start; /* a key being captured: its start in the key buffer */
     uint64_t key_at;  /* ... and its input offset */
-    uint8_t kind;     /* 0 root, 1 array, 2 map */
+    uint8_t kind;     /* SDX_CB_LEVEL_ROOT, _ARRAY or _MAP */
     uint8_t indef;
     uint8_t capturing; /* a key of this map is being captured */
     uint8_t capped;    /* a stream's count of 2^62 or more: `left` counts
@@ -751,7 +754,7 @@ typedef struct sdx_cbor_reader_hot {
 
 /* sdx_cbor_reader_hot.left for level L when it becomes the innermost. */
 static inline uint64_t sdx_cb_hot_left(const sdx_cbor_level *L) {
-    return L->left | (L->kind == 2 ? SDX_CB_HOT_MAP : 0);
+    return L->left | (L->kind == SDX_CB_LEVEL_MAP ? SDX_CB_HOT_MAP : 0);
 }
 
 /* The exported function into a copy of the event: the caller's event then
@@ -888,7 +891,7 @@ begin: {
     if (n > ((size_t)(s->end - p) - h) >> map) return sdx_cb_hot_slow(r, ev);
     sdx_cbor_level *L = &s->stack[d], *c = L + 1;
     c->start = s->base_offset + (uint64_t)(p - s->base);
-    c->kind = (uint8_t)(1 + map);
+    c->kind = (uint8_t)(SDX_CB_LEVEL_ARRAY + map); /* map 0 or 1 */
     c->indef = 0;
     c->capturing = 0;
     c->capped = 0;

@@ -48,8 +48,6 @@
 #define INDEF (UINT64_C(1) << 62)
 #define INLINE_STACK 32
 
-enum { LEVEL_ROOT, LEVEL_ARRAY, LEVEL_MAP };
-
 typedef sdx_cbor_level level; /* cbor.h: the inline path opens levels too */
 
 /* A map key's preferred encoding in the key buffer, and where it was. */
@@ -143,7 +141,7 @@ static void reader_init(sdx_cbor_reader *r, const sdx_cbor_read_opts *opts, cons
     r->max_string = opts && opts->max_string ? opts->max_string : SDX_CBOR_DEFAULT_MAX_STRING;
     r->hot.stack = r->inline_stack;
     r->cap = INLINE_STACK;
-    r->hot.stack[0] = (level){.kind = LEVEL_ROOT, .left = 1}; /* the root item is due */
+    r->hot.stack[0] = (level){.kind = SDX_CB_LEVEL_ROOT, .left = 1}; /* the root item is due */
     r->state = STATE_VALUE;
     r->last_kind = SDX_NULL;
     r->check_keys =
@@ -483,7 +481,7 @@ static bool end_event(sdx_cbor_reader *r, sdx_event *ev, bool indef) {
     r->hot.depth--;
     set_ev(ev, SDX_END, r->hot.depth);
     if (r->check_keys) {
-        if (L->kind == LEVEL_MAP && !keys_end(r, L)) return false;
+        if (L->kind == SDX_CB_LEVEL_MAP && !keys_end(r, L)) return false;
         if (!keys_after(r, ev, indef)) return false;
     }
     return true;
@@ -613,7 +611,7 @@ static bool float_shortest(double d, unsigned width) {
 
 /* What is missing when the input ends inside the open container L. */
 static const char *ends_inside(const level *L) {
-    if (L->kind == LEVEL_MAP)
+    if (L->kind == SDX_CB_LEVEL_MAP)
         return L->indef ? "input ends before the break of an indefinite-length map"
                         : "input ends before a map has all its entries";
     return L->indef ? "input ends before the break of an indefinite-length array"
@@ -654,10 +652,10 @@ again:
         if (!L->indef)
             return fail_at(r, SDX_ERR_SYNTAX,
                            d == 0                 ? "break outside an indefinite-length item"
-                           : L->kind == LEVEL_MAP ? "break in a definite-length map"
+                           : L->kind == SDX_CB_LEVEL_MAP ? "break in a definite-length map"
                                                   : "break in a definite-length array",
                            p);
-        if (L->kind == LEVEL_MAP && (L->left & 1))
+        if (L->kind == SDX_CB_LEVEL_MAP && (L->left & 1))
             return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
         r->hot.p = p + 1;
         return end_event(r, ev, true);
@@ -677,7 +675,7 @@ again:
         return fail_at(r, SDX_ERR_SYNTAX, "head not in its shortest form", p);
 
     /* A key item starts with its first tag or, untagged, with itself. */
-    bool key = L->kind == LEVEL_MAP && !(L->left & 1);
+    bool key = L->kind == SDX_CB_LEVEL_MAP && !(L->left & 1);
     if (r->check_keys && key && r->tags_run == 0) key_start(r, L, item);
 
     if (major == SDX_CB_TAG) {
@@ -769,7 +767,7 @@ again:
         if (d >= r->max_depth) return fail_at(r, SDX_ERR_DEPTH, "nesting deeper than the limit", p);
         if (d + 1 >= r->cap && !grow_stack(r, p)) return false;
         level *c = &r->hot.stack[d + 1];
-        c->kind = map ? LEVEL_MAP : LEVEL_ARRAY;
+        c->kind = map ? SDX_CB_LEVEL_MAP : SDX_CB_LEVEL_ARRAY;
         c->indef = ai == 31;
         c->start = item;
         c->capped = capped;
