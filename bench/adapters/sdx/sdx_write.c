@@ -47,9 +47,9 @@ static int sdx_write(const bt_node *root, bench_emit_fn emit, void *ctx) {
     sdx_buf_init(&b, NULL);
     writer_t w;
 #ifdef SDX_BENCH_WRITE_FLAGS
-    /* measurement builds only (bench/README.md, "what the checks cost"):
-     * e.g. -DSDX_BENCH_WRITE_FLAGS=SDX_CBOR_WRITE_NO_UTF8_CHECK; the
-     * suite's programs never define it */
+    /* measurement builds only (bench/README.md, "Update, 2026-12-06,
+     * seventh"), e.g. -DSDX_BENCH_WRITE_FLAGS=SDX_CBOR_WRITE_NO_UTF8_CHECK;
+     * the suite's programs never define it */
     W(_write_opts) opts = {0};
     opts.flags = SDX_BENCH_WRITE_FLAGS;
     W(_writer_init)(&w, &b, &opts);
