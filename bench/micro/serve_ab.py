@@ -1,75 +1,63 @@
 #!/usr/bin/env python3
-"""Any benchmark programs side by side, in interleaved rounds, through their
-serve mode (bench/harness/main.c): suite programs, measurement builds and
+"""Any benchmark programs side by side, measured exactly as the suite
+measures a cell (bench/rounds.py: servers, the suite's malloc tunables,
+three processes per program, calibrated turns, interleaved rounds, pinned
+to the last CPU): suite programs, measurement builds and
 bench/micro/tree_walk.c alike, which bench/run.py cannot run because they
-are not in its program lists.
+are not in its program lists and their outputs are not verified.
 
-    python3 bench/micro/serve_ab.py [--rounds 31] [--iters 16] [--hash 20]
-                                    [--input FILE] SPEC PROG...
+    python3 bench/micro/serve_ab.py [--rounds 31] [--round-ms 10]
+                                    [--instances 3] [--input FILE] SPEC PROG...
 
 SPEC is the tree (gen:4:1, tree:build/bench/data/canada.tree, ...; see
 bench/harness/SPEC.md), --input the encoded input of a Tree or
-Incremental program. Every program is started once, pinned to the last
-CPU; every round runs each of them for --iters iterations (and --hash
-iterations of its hashing alone) in a new shuffled order. Prints each
-program's median µs per iteration and of its hashing alone, and the
-median over rounds of its time over the first program's, with a
-distribution-free 95 % interval (bench/stats.py, the suite's statistics).
+Incremental program. Nothing is verified beyond each program giving the
+same result in every turn. Prints each program's median µs per iteration
+and of its hashing alone, and the median over rounds of its time over the
+first program's, with a distribution-free 95 % interval (bench/stats.py).
 """
 import argparse
 import os
-import random
-import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import rounds  # noqa: E402
 import stats  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=31)
-    ap.add_argument("--iters", type=int, default=16, help="timed iterations per turn")
-    ap.add_argument("--hash", type=int, default=20, help="iterations of the hashing alone per turn (0: none)")
+    ap.add_argument("--round-ms", type=float, default=10.0)
+    ap.add_argument("--instances", type=int, default=3)
     ap.add_argument("--input")
     ap.add_argument("spec")
     ap.add_argument("programs", nargs="+")
     a = ap.parse_args()
-    cpu = str(os.cpu_count() - 1)
-    procs = []
-    for p in a.programs:
-        argv = ["taskset", "-c", cpu, p, "--tree", a.spec] + (["--input", a.input] if a.input else [])
-        pr = subprocess.Popen(argv + ["--once", os.devnull, "--serve"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-        first = pr.stdout.readline()
-        if '"ready"' not in first and '"ok"' not in first:
-            sys.exit("%s: %s" % (p, first.strip() or "no answer"))
-        procs.append(pr)
-    times = [[] for _ in procs]
-    hashes = [[] for _ in procs]
-    for _ in range(a.rounds):
-        order = list(range(len(procs)))
-        random.shuffle(order)
-        for i in order:
-            procs[i].stdin.write("time %d %d 1\n" % (a.iters, a.hash))
-            procs[i].stdin.flush()
-            ans = procs[i].stdout.readline().split()
-            if not ans or ans[0] != "ok":
-                sys.exit("%s: %s" % (a.programs[i], " ".join(ans) or "no answer"))
-            times[i].append(int(ans[1]) / a.iters)
-            if a.hash:
-                hashes[i].append(int(ans[2]) / a.hash)
-    for pr in procs:
-        pr.stdin.write("quit\n")
-        pr.stdin.flush()
-        pr.wait()
+    cpus = sorted(os.sched_getaffinity(0))
+    # each path once, named by its position (two builds may share a name)
+    progs = [{"program": "%d:%s" % (i, os.path.basename(p)), "path": p} for i, p in enumerate(a.programs)]
+    opts = rounds.Options(rounds=a.rounds, round_ms=a.round_ms, hash_share=0.2, clock="cpu",
+                          cpu=cpus[-1] if len(cpus) >= 2 else None, seed=1, verify=lambda p, info, once: None,
+                          timeout=300, instances=a.instances)
+
+    def argv_of(p):
+        return [p["path"], "--tree", a.spec] + (["--input", a.input] if a.input else [])
+
+    with tempfile.TemporaryDirectory() as tmp:
+        results, _ = rounds.measure_cell(progs, argv_of, opts, tmp)
+    first = results[progs[0]["program"]]
     print("%-44s %10s %10s  %s" % ("program", "µs", "hash µs", "/ first [95 %]"))
-    for i, p in enumerate(a.programs):
-        line = "%-44s %10.1f %10s" % (os.path.basename(p), stats.median(times[i]) / 1e3,
-                                      "%.1f" % (stats.median(hashes[i]) / 1e3) if a.hash else "-")
-        if i:
-            r = stats.ratio_summary(times[i], times[0])
-            line += "  %.3f [%.3f, %.3f]" % (r["ratio"], r["lo"], r["hi"])
+    for i, p in enumerate(progs):
+        r = results[p["program"]]
+        if r["status"] != "ok":
+            print("%-44s %s" % (p["program"], r.get("message", r["status"])))
+            continue
+        line = "%-44s %10.1f %10.1f" % (p["program"], r["median_ns"] / 1e3, r["hash_ns"] / 1e3)
+        if i and first["status"] == "ok":
+            s = stats.ratio_summary(r["rounds_ns"], first["rounds_ns"])
+            line += "  %.3f [%.3f, %.3f]" % (s["ratio"], s["lo"], s["hi"])
         print(line)
 
 

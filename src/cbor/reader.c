@@ -651,9 +651,9 @@ again:
         if (r->tags_run) return fail_at(r, SDX_ERR_SYNTAX, "break after a tag", p);
         if (!L->indef)
             return fail_at(r, SDX_ERR_SYNTAX,
-                           d == 0                 ? "break outside an indefinite-length item"
+                           d == 0                        ? "break outside an indefinite-length item"
                            : L->kind == SDX_CB_LEVEL_MAP ? "break in a definite-length map"
-                                                  : "break in a definite-length array",
+                                                         : "break in a definite-length array",
                            p);
         if (L->kind == SDX_CB_LEVEL_MAP && (L->left & 1))
             return fail_at(r, SDX_ERR_SYNTAX, "break where a map value is due", p);
